@@ -1,0 +1,18 @@
+/* The `ponytail` subcommands. Each lives in its own file, takes the arguments after the
+ * program name (argv[0] is the subcommand's name) and returns the process exit status.
+ * To add one: write clients/cli/<name>.c with cmd_<name>(), declare it here, and add a
+ * line to the table in main.c. */
+#ifndef PONYTAIL_CLI_COMMANDS_H
+#define PONYTAIL_CLI_COMMANDS_H
+
+/* Exit statuses shared by every subcommand. */
+enum {
+	CLI_EXIT_OK = 0,
+	CLI_EXIT_FAIL = 1,  /* bad input file, invalid instance, I/O or runtime failure */
+	CLI_EXIT_USAGE = 2, /* unknown flag, bad flag value, missing argument */
+};
+
+/* ponytail sim INSTANCE.json [...]: run an instance offline, print frames or a summary. */
+int cmd_sim(int argc, char **argv);
+
+#endif

@@ -1,0 +1,51 @@
+/* `ponytail sim` outputs: frames as JSON lines or CSV, written as they are produced, and
+ * the --summary metrics, accumulated per tick in constant memory. */
+#ifndef PONYTAIL_CLI_SIM_OUTPUT_H
+#define PONYTAIL_CLI_SIM_OUTPUT_H
+
+#include <stdio.h>
+
+#include "ponytail/instance.h"
+#include "ponytail/types.h"
+
+typedef enum sim_format { SIM_FORMAT_JSONL = 0, SIM_FORMAT_CSV = 1 } sim_format;
+
+/* Where the points of the instance live: strand s has points[s] points starting at
+ * index first[s] of the flat array pt_world_read_points() fills. */
+typedef struct sim_layout {
+	int strands, total;
+	int points[PT_MAX_STRANDS], first[PT_MAX_STRANDS];
+} sim_layout;
+
+/* CSV: the header line "tick,t,strand,point,x,y,z". JSON lines: nothing. */
+void sim_write_header(FILE *out, sim_format fmt);
+
+/* One frame: DESIGN.md's {"tick", "t", "head": {"p", "q"}, "strands"} on one line, or one
+ * CSV row per point. Non-finite coordinates are written as null / nan. */
+void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pose *head,
+                     const sim_layout *lay, const pt_vec3 *pts);
+
+typedef struct sim_metrics {
+	const pt_instance_def *def; /* borrowed */
+	sim_layout lay;
+	double tick_hz;
+	int ticks;
+	double max_penetration, max_segment_error, max_tip_speed;
+	long nan_count;            /* points with a non-finite coordinate, over all frames */
+	int head_stop_tick;        /* last tick whose pose differs from the previous one */
+	int last_fast_tick;        /* last tick where some tip moved at >= 1 cm/s (-1: none) */
+	pt_vec3 tips[PT_MAX_STRANDS]; /* tip positions of the previous frame */
+	pt_pose prev_head;
+} sim_metrics;
+
+/* `initial` holds the points right after creation (before tick 0), head at `head0`. */
+void sim_metrics_init(sim_metrics *m, const pt_instance_def *def, const sim_layout *lay,
+                      double tick_hz, const pt_pose *head0, const pt_vec3 *initial);
+
+/* Accounts for the frame of `tick` (ticks come in order 0, 1, 2, ...). */
+void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec3 *pts);
+
+/* Prints the summary object on one line; see `ponytail sim --help` for the fields. */
+void sim_metrics_print(const sim_metrics *m, FILE *out, int substeps);
+
+#endif

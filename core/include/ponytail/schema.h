@@ -1,0 +1,73 @@
+/* Ponytail schema: the JSON form of pt_instance_def (DESIGN.md's instance schema).
+ *
+ * The field-by-field reference is core/SCHEMA.md. JSON names are the C field names of
+ * ponytail/instance.h, with a few grouped into objects ("mass": {"root", "tip"},
+ * "verlet.stretch": {"mode", "stiffness", "max_strain"}, "limit": {"type", "angle_deg",
+ * "axis"}) and angles in degrees where C holds radians (limit.angle_deg).
+ *
+ * Errors come back in a pt_error (ponytail/instance.h): `field` is the JSON path of the
+ * offending value ("strands[0].springbone.stiffness[3]", "" for the document itself) and
+ * `message` says what was expected ("unknown field", "expected a number", "must be in
+ * [0, 1]"). Range checks are core's pt_instance_validate(); this module adds everything
+ * JSON-level (types, enums, unknown fields, array lengths) and renames core's field names
+ * to the JSON paths a user wrote.
+ *
+ * Built on jansson (libpt_schema.a; link -ljansson), but this header does not include it:
+ * core/include stays free of I/O libraries (the core-deps-check rule), so json_t is
+ * declared here the way jansson declares it. No global state: any thread may call.
+ */
+#ifndef PONYTAIL_SCHEMA_H
+#define PONYTAIL_SCHEMA_H
+
+#include <stddef.h>
+
+#include "ponytail/instance.h"
+
+typedef struct json_t json_t; /* jansson's value type (same declaration as jansson.h) */
+
+/* Reads an instance definition from `obj` (borrowed; not modified).
+ *
+ * Every field is optional: a missing one keeps pt_instance_def_default()'s value. A
+ * "strands" array replaces the default strand list, each listed strand starting from
+ * pt_strand_def_default() and the top-level "springbone" joint defaults. Unknown fields
+ * at any level are rejected, except top-level keys listed in `extra_keys` (a NULL-ended
+ * array, or NULL for none): those are the caller's to read (e.g. the server's "driver").
+ * The result is checked with pt_instance_validate().
+ *
+ * Returns 0 and fills *out on success (err->ok = 1); returns -1 and leaves *out untouched
+ * on any error (err->ok = 0, field and message set). `err` may be NULL. */
+int pt_schema_parse(const json_t *obj, pt_instance_def *out, const char *const *extra_keys,
+                    pt_error *err);
+
+/* The JSON form of `def`: a new reference (the caller json_decref()s it), or NULL when
+ * out of memory or when name, room or an anchor_bone is not UTF-8. Every field is
+ * written explicitly, except a strand's "colliders" when it sees all of them, an empty
+ * "anchor_bone", and per-strand "springbone" overrides equal to
+ * the top-level joint defaults (taken from strands[0]'s first joint). Floats are written
+ * as the shortest decimal that reads back to the same float, so for every def that
+ * passes pt_instance_validate(), pt_schema_parse(pt_schema_dump(def)) gives `def` back
+ * (in every field that has a meaning: unused joints and collider fields that the shape
+ * ignores are not written). Serialise it with PT_SCHEMA_DUMP_FLAGS to print those
+ * decimals as written. */
+json_t *pt_schema_dump(const pt_instance_def *def);
+
+/* json_dumps()/json_dumpf() flags that print pt_schema_dump's reals without noise
+ * (0.96, not 0.95999999999999996); OR in JSON_INDENT(n) etc. as wanted. */
+#define PT_SCHEMA_DUMP_FLAGS 0x7800 /* == JSON_REAL_PRECISION(15), checked in dump.c */
+
+/* Reads a JSON document from the file at `path`: a new reference, or NULL with `err` set
+ * (err->field = "", message such as "cannot open: No such file or directory" or
+ * "line 3, column 14: '}' expected near ','"). Duplicate object keys are an error. The
+ * path is not repeated in the message: the caller prefixes it. `err` may be NULL. */
+json_t *pt_schema_read_file(const char *path, pt_error *err);
+
+/* The same for `len` bytes of JSON text at `buf` (e.g. a REST body): a new reference, or
+ * NULL with `err` set ("line 1, column 9: ..."). */
+json_t *pt_schema_read_buffer(const char *buf, size_t len, pt_error *err);
+
+/* pt_schema_read_file() followed by pt_schema_parse(): 0 on success, -1 with `err` set
+ * (*out untouched). */
+int pt_schema_load_file(const char *path, pt_instance_def *out, const char *const *extra_keys,
+                        pt_error *err);
+
+#endif
