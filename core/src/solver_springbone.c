@@ -1,0 +1,162 @@
+/* The springbone solver: VRMC_springBone 1.0 joints ("vrm") and the spring-bone lesson's
+ * variant ("pull") on the world's point pool.
+ *
+ * The pool holds the tails: x = currentTail, px = prevTail, point 0 of a strand the root.
+ * Teleport carry, reset, prewarm, hashing and read-back therefore need nothing from this
+ * file beyond rest(). The chain step itself, and the derivation of its per-substep
+ * terms, live in springbone_chain.c.
+ *
+ * center = head (VRMC_springBone's `center` set to the head): the spec stores tails in
+ * the center's space and evaluates inertia there ("The inertia is evaluated in the center
+ * space"), i.e. both stored tails are carried rigidly with the head to its current pose
+ * before the step. The pool holds world positions, so the head poses at which x and px
+ * were written (pose_x, pose_px) are kept here: cur = H_now H_x^-1 x, prev = H_now
+ * H_px^-1 px. Gravity and stiffness stay in world space, as the spec says.
+ */
+#include <stdlib.h>
+
+#include "springbone.h"
+#include "world_internal.h"
+
+typedef struct sb_data {
+	pt_springbone_form form;
+	int center_head;
+	int njoints;
+	float h;          /* substep the `run` terms were converted for; 0 = stale */
+	uint32_t teleports; /* in->teleports when pose_x / pose_px were last valid */
+	pt_pose pose_x, pose_px; /* head poses at which x and px were written */
+	pt_sb_chain chain[PT_MAX_STRANDS];
+	pt_sb_param *par; /* authored, per joint, strand after strand */
+	pt_sb_joint *run; /* per substep (hot) */
+	pt_sb_limit *lim;
+} sb_data;
+
+/* Copies the joint parameters of def into d (topology unchanged since init). */
+static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
+{
+	d->form = def->springbone.form;
+	d->center_head = def->springbone.center_head;
+	d->h = 0.0f;
+	int k = 0;
+	for (int s = 0; s < in->strand_count; s++) {
+		const pt_strand_rt *st = &in->strands[s];
+		const pt_strand_def *sd = &def->strands[s];
+		pt_sb_chain *c = &d->chain[s];
+		int has_limit = 0;
+		for (int j = 0; j < st->points - 1; j++, k++) {
+			const pt_joint_def *jd = &sd->joints[j];
+			pt_sb_param *p = &d->par[k];
+			p->stiffness = jd->stiffness;
+			p->drag = jd->drag_force;
+			p->gravity_power = jd->gravity_power;
+			p->gravity_dir = v3_norm_or(jd->gravity_dir, pt_v3(0.0f, -1.0f, 0.0f));
+			p->hit_radius = jd->hit_radius;
+			d->lim[k] = pt_sb_limit_from_def(jd);
+			has_limit |= d->lim[k].type != PT_LIMIT_NONE;
+		}
+		int first = k - (st->points - 1);
+		c->form = d->form;
+		c->joints = st->points - 1;
+		c->length = st->length;
+		c->anchor = st->anchor;
+		c->direction = st->direction;
+		c->j = d->run + first;
+		c->lim = has_limit ? d->lim + first : NULL;
+		c->collider_mask = st->collider_mask;
+		c->free_length = 0;
+	}
+}
+
+static int sb_init(pt_inst *in, const pt_instance_def *def)
+{
+	int n = 0;
+	for (int s = 0; s < in->strand_count; s++)
+		n += in->strands[s].points - 1;
+	sb_data *d = calloc(1, sizeof *d);
+	if (!d)
+		return 0;
+	d->njoints = n;
+	d->par = malloc((size_t)n * sizeof *d->par);
+	d->run = malloc((size_t)n * sizeof *d->run);
+	d->lim = malloc((size_t)n * sizeof *d->lim);
+	if (!d->par || !d->run || !d->lim) {
+		free(d->par), free(d->run), free(d->lim), free(d);
+		return 0;
+	}
+	load(d, in, def);
+	d->teleports = in->teleports;
+	in->solver_data = d;
+	return 1;
+}
+
+static void sb_update(pt_inst *in, const pt_instance_def *def)
+{
+	load(in->solver_data, in, def);
+}
+
+static void sb_destroy(pt_inst *in)
+{
+	sb_data *d = in->solver_data;
+	if (d) {
+		free(d->par), free(d->run), free(d->lim);
+		free(d);
+	}
+	in->solver_data = NULL;
+}
+
+static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
+{
+	sb_data *d = in->solver_data;
+	pt_inst_place_rest(w, in, head);
+	d->pose_x = d->pose_px = *head;
+	d->teleports = in->teleports;
+}
+
+/* The rigid motion taking the head from pose `from` to `to` (rotation rt = R_to) as
+ * p -> m p + t. */
+static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_mat3 *m,
+		  pt_vec3 *t)
+{
+	pt_mat3 rf = m3_from_quat(from->q);
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++)
+			m->m[3 * r + c] = rt->m[3 * r] * rf.m[3 * c] + rt->m[3 * r + 1] * rf.m[3 * c + 1] +
+					  rt->m[3 * r + 2] * rf.m[3 * c + 2];
+	*t = v3_sub(to->p, m3_mul(m, from->p));
+}
+
+static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
+		       const pt_collider_rt *cols, float h, double t)
+{
+	(void)t;
+	sb_data *d = in->solver_data;
+	if (d->h != h) {
+		pt_sb_convert(d->form, d->par, d->njoints, h, in->gravity, d->run);
+		d->h = h;
+	}
+	/* A teleport in "keep" mode carried x and px rigidly to the new head pose: the poses
+	 * they were written at are now that pose. */
+	if (d->teleports != in->teleports) {
+		d->pose_x = d->pose_px = *head;
+		d->teleports = in->teleports;
+	}
+	pt_sb_frame f;
+	f.head = head;
+	f.rot = rot;
+	f.cols = cols;
+	f.ncols = in->collider_count;
+	f.center = d->center_head;
+	if (f.center) {
+		carry(&d->pose_x, head, rot, &f.mc, &f.tc);
+		carry(&d->pose_px, head, rot, &f.mp, &f.tp);
+	}
+	for (int s = 0; s < in->strand_count; s++) {
+		int b = in->offset + in->strands[s].first;
+		pt_sb_step_chain(&d->chain[s], &f, w->x + b, w->y + b, w->z + b, w->px + b,
+				 w->py + b, w->pz + b);
+	}
+	d->pose_px = d->pose_x;
+	d->pose_x = *head;
+}
+
+const pt_solver_ops pt_springbone_ops = {sb_init, sb_update, sb_destroy, sb_rest, sb_substep};

@@ -1,0 +1,80 @@
+/* The spring-bone chain step, shared by the world solver (solver_springbone.c) and the
+ * tests that need options the instance schema does not expose (private to core).
+ *
+ * A chain is a straight strand of `joints` segments of equal length: point 0 is the root
+ * (joint 0's position, pinned to the head), point j + 1 is the tail of joint j. Both
+ * forms (DESIGN.md "springbone") are defined per 1/60 s frame; pt_sb_convert() turns the
+ * per-frame parameters into the terms of one substep of any length, and at exactly
+ * h = 1/60 s it gives the per-frame terms themselves.
+ */
+#ifndef PT_SPRINGBONE_H
+#define PT_SPRINGBONE_H
+
+#include <stdint.h>
+
+#include "collide.h"
+
+/* One joint's parameters as authored: per 1/60 s frame (pt_joint_def's units). */
+typedef struct pt_sb_param {
+	float stiffness;     /* vrm: m/s push along the rest axis; pull: fraction per frame */
+	float drag;          /* fraction of the tail's motion removed per frame, [0, 1] */
+	float gravity_power; /* vrm: m/s push along gravity_dir; unused by pull */
+	pt_vec3 gravity_dir; /* unit, world */
+	float hit_radius;    /* m */
+} pt_sb_param;
+
+/* One joint's terms for one substep (pt_sb_convert's output; hot data). */
+typedef struct pt_sb_joint {
+	float kept;       /* inertia factor: tail motion kept from the last substep */
+	float stiff;      /* vrm: push along the rest axis, m; pull: fraction toward rest */
+	pt_vec3 push;     /* constant displacement, world m (vrm gravity; pull g h^2) */
+	float hit_radius; /* m: colliders push the tail out to their surface + this */
+} pt_sb_joint;
+
+/* One joint's angle limit (draft VRMC_springBone_limit cone / hinge). */
+typedef struct pt_sb_limit {
+	pt_limit_type type;
+	float cos_a, sin_a; /* of the limit angle */
+	pt_vec3 axis;       /* hinge: plane normal in the parent's frame (head-local at rest) */
+} pt_sb_limit;
+
+typedef struct pt_sb_chain {
+	pt_springbone_form form;
+	int joints;                /* segments; the chain has joints + 1 points */
+	float length;              /* segment length, m */
+	pt_vec3 anchor, direction; /* head-local root position and unit rest direction */
+	const pt_sb_joint *j;      /* `joints` entries */
+	const pt_sb_limit *lim;    /* `joints` entries, or NULL when no joint has a limit */
+	uint32_t collider_mask;    /* bit i: the chain collides with cols[i] */
+	int free_length;           /* 1: skip the length step (the lesson's table 3 only) */
+} pt_sb_chain;
+
+/* Where the head is for one substep, and how to read the stored tails. */
+typedef struct pt_sb_frame {
+	const pt_pose *head;      /* head pose at the end of the substep */
+	const pt_mat3 *rot;       /* its rotation matrix */
+	const pt_collider_rt *cols;
+	int ncols;
+	/* center = head: the stored tails x (previous tails px) were computed with the head at
+	 * another pose; cur = mc x + tc and prev = mp px + tp carry them rigidly to `head`, so
+	 * that inertia is the tail's motion relative to the head. 0: world space. */
+	int center;
+	pt_mat3 mc, mp;
+	pt_vec3 tc, tp;
+} pt_sb_frame;
+
+/* The terms of `n` joints for one substep of h seconds (h > 0). `gravity` is the
+ * instance's acceleration (pull form only), m/s^2. */
+void pt_sb_convert(pt_springbone_form form, const pt_sb_param *p, int n, float h, pt_vec3 gravity,
+		   pt_sb_joint *out);
+
+/* The limit of a joint definition (angle in radians, axis normalised here). */
+pt_sb_limit pt_sb_limit_from_def(const pt_joint_def *j);
+
+/* Advances one chain by one substep: pins the root to the head, then joint by joint,
+ * root to tip, updates tails x (previous px) in place: arrays of joints + 1 floats,
+ * point 0 the root. Never allocates. */
+void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
+		      float *px, float *py, float *pz);
+
+#endif

@@ -1,0 +1,230 @@
+/* The spring-bone chain step (both forms) and the per-substep form of its terms.
+ *
+ * Per substep, per joint j, root to tip (DESIGN.md "springbone"; VRMC_springBone 1.0):
+ *   next = cur + (cur - prev) kept                       inertia
+ *   vrm:  next += stiff axis_j + push                    stiffness, external
+ *   pull: next += push; next += stiff (rest - next)      gravity, pull toward rest
+ *   next = joint + normalize(next - joint) L;  limit     length, angle limit
+ *   per collider with signed distance d < 0 (beyond hit_radius):
+ *         next -= dir d;  length;  limit
+ *   prev = cur; cur = next
+ *
+ * axis_j is "parentWorldRotation * initialLocalRotation * boneAxis". A strand is straight
+ * at rest, so joint j's bone axis, in its parent's rest frame, is the parent's own bone
+ * axis. For joint 0 the parent is the head: axis_0 = R_head direction. For j > 0 the
+ * parent's world rotation is its rest frame turned by the shortest arc from the parent's
+ * axis to where its segment now points (the spec's fromToQuaternion(boneAxis, to)), so
+ * applied to that same axis it gives exactly the parent's current segment direction:
+ * axis_j = e_{j-1}, the unit direction of segment j-1 after its update this substep
+ * (its tail is joint j's world position). No rotation is needed for stiffness; the full
+ * parent frame (the product of those arcs and the head rotation, twist included) is only
+ * tracked, as a quaternion, on chains with limits, where a hinge axis needs it.
+ */
+#include "springbone.h"
+
+/* ---- per-substep terms ---------------------------------------------------------------
+ *
+ * Both forms are written per 1/60 s frame; a substep of h seconds is f = 60 h frames.
+ *
+ * Inertia. The spec keeps (1 - drag) of the tail's motion per frame, so over a substep
+ * kept = (1 - drag)^f: the same decay per second at every substep count.
+ *
+ * VRM pushes. Without the length step, the tail's displacement per frame u follows
+ * u' = (1 - d) u + p with p = c / 60, c = stiffness axis + gravity_power gravity_dir (m/s).
+ * That is the 1/60 s sampling of dv/dt = -λ v + a with e^(-λ/60) = 1 - d, whose exact
+ * step over τ seconds is v' = e^(-λτ) v + (a/λ)(1 - e^(-λτ)). Per frame this reads
+ * 60 p = (a/λ) d, so the terminal velocity is a/λ = c / d (m/s), and over a substep
+ * the displacement increment is
+ *     q = h (a/λ)(1 - kept) = c h (1 - kept) / d,
+ * which tends to c h f (= 60 c h^2, a plain acceleration) as d -> 0 and is c h at d = 1.
+ * At f = 1, q = c / 60 = p: the spec itself. Decay rate and terminal velocity per second
+ * are the spec's at every substep count, and the steady direction is exactly the spec's
+ * because it does not depend on q's size at all: at rest the push must be radial, so
+ * the segment lies along normalize(c) (tanθ = gravity_power / stiffness when the two
+ * are perpendicular).
+ *
+ * Pull stiffness. The lesson pulls a fraction s of the way to rest per frame: a force
+ * proportional to the displacement. Against gravity (g h^2 per frame, h = 1/60 s) one
+ * joint settles where tanθ = g h^2 (1 - s) / (s L), the balance of a spring constant
+ * K = s / ((1 - s) h^2) per s^2 with g. Keeping K over a substep of h_s = f h (gravity
+ * stays an acceleration, g h_s^2 per substep) means
+ *     s_s / (1 - s_s) = s f^2 / (1 - s),   s_s = s f^2 / (1 - s + s f^2),
+ * which leaves every steady angle unchanged. At f = 1 both terms are the lesson's.
+ */
+enum { FRAME_HZ = 60 };
+
+/* kept = (1 - d)^f and gain = (1 - kept) / d, the substep's share of the terminal push. */
+static void inertia_terms(float d, float f, float *kept, float *gain)
+{
+	if (f == 1.0f) {
+		*kept = 1.0f - d;
+		*gain = 1.0f;
+	} else if (d >= 1.0f) {
+		*kept = 0.0f;
+		*gain = 1.0f;
+	} else if (d <= 0.0f) {
+		*kept = 1.0f;
+		*gain = f;
+	} else {
+		float l = f * log1pf(-d);
+		*kept = expf(l);
+		*gain = -expm1f(l) / d; /* expm1: no cancellation for small drag */
+	}
+}
+
+void pt_sb_convert(pt_springbone_form form, const pt_sb_param *p, int n, float h, pt_vec3 gravity,
+		   pt_sb_joint *out)
+{
+	float f = h * (float)FRAME_HZ;
+	/* h = 1/60 in float times 60 is 1 within rounding: snap it, so that a 60 Hz step is
+	 * the spec's arithmetic and nothing else. */
+	if (fabsf(f - 1.0f) < 1e-5f)
+		f = 1.0f;
+	for (int i = 0; i < n; i++) {
+		const pt_sb_param *q = &p[i];
+		pt_sb_joint *o = &out[i];
+		float gain;
+		inertia_terms(q->drag, f, &o->kept, &gain);
+		o->hit_radius = q->hit_radius;
+		if (form == PT_SPRINGBONE_PULL) {
+			float s = q->stiffness, sf2 = s * f * f;
+			o->stiff = f == 1.0f ? s : sf2 / (1.0f - s + sf2);
+			o->push = v3_scale(gravity, h * h);
+		} else {
+			float hg = h * gain;
+			o->stiff = q->stiffness * hg;
+			o->push = v3_scale(q->gravity_dir, q->gravity_power * hg);
+		}
+	}
+}
+
+pt_sb_limit pt_sb_limit_from_def(const pt_joint_def *j)
+{
+	pt_sb_limit l;
+	l.type = j->limit;
+	l.cos_a = cosf(j->limit_angle);
+	l.sin_a = sinf(j->limit_angle);
+	l.axis = v3_norm_or(j->limit_axis, pt_v3(1.0f, 0.0f, 0.0f));
+	/* A cone of pi allows every direction: skip it in the step. */
+	if (l.type == PT_LIMIT_CONE && !(j->limit_angle < 3.14159265f))
+		l.type = PT_LIMIT_NONE;
+	return l;
+}
+
+/* ---- the step ------------------------------------------------------------------------ */
+
+/* A unit vector perpendicular to unit a, chosen deterministically. */
+static pt_vec3 any_perp(pt_vec3 a)
+{
+	pt_vec3 t = fabsf(a.x) < 0.9f ? pt_v3(1.0f, 0.0f, 0.0f) : pt_v3(0.0f, 1.0f, 0.0f);
+	return v3_norm_or(v3_cross(a, t), pt_v3(0.0f, 0.0f, 1.0f));
+}
+
+/* Shortest-arc rotation taking unit a to unit b: normalize(a x b, 1 + a.b) is the
+ * half-angle quaternion without any trigonometry. */
+static pt_quat q_from_to(pt_vec3 a, pt_vec3 b)
+{
+	float c = v3_dot(a, b);
+	if (c < -0.99999f) {
+		pt_vec3 t = any_perp(a);
+		pt_quat r = {t.x, t.y, t.z, 0.0f};
+		return r;
+	}
+	pt_vec3 k = v3_cross(a, b);
+	pt_quat r = {k.x, k.y, k.z, 1.0f + c};
+	return q_norm(r);
+}
+
+/* Clamps unit direction e of a segment whose rest direction (rotated by the parent) is
+ * `rest`; `n` is the hinge's plane normal in world space. Works on cosines and
+ * sines only: the clamped direction is cos_a rest + sin_a t, t the unit tangent toward
+ * e, so no acos/atan2 is needed. */
+static pt_vec3 apply_limit(const pt_sb_limit *l, pt_vec3 e, pt_vec3 rest, pt_vec3 n)
+{
+	if (l->type == PT_LIMIT_CONE) {
+		float c = v3_dot(e, rest);
+		if (c >= l->cos_a)
+			return e;
+		pt_vec3 t = v3_norm_or(v3_sub(e, v3_scale(rest, c)), any_perp(rest));
+		return v3_add(v3_scale(rest, l->cos_a), v3_scale(t, l->sin_a));
+	}
+	/* Hinge: into the plane normal to n, then within the angle of the rest direction's
+	 * projection on that plane (the plane's zero). An axis along the bone leaves no
+	 * zero direction: then only the plane applies. */
+	pt_vec3 r = v3_sub(rest, v3_scale(n, v3_dot(rest, n)));
+	pt_vec3 ep = v3_sub(e, v3_scale(n, v3_dot(e, n)));
+	if (!(v3_len2(r) > 1e-12f))
+		return v3_norm_or(ep, any_perp(n));
+	r = v3_scale(r, 1.0f / v3_len(r));
+	ep = v3_norm_or(ep, r);
+	if (v3_dot(ep, r) >= l->cos_a)
+		return ep;
+	pt_vec3 t = v3_cross(n, r);
+	float side = v3_dot(ep, t) >= 0.0f ? l->sin_a : -l->sin_a;
+	return v3_add(v3_scale(r, l->cos_a), v3_scale(t, side));
+}
+
+static inline pt_vec3 load3(const float *x, const float *y, const float *z, int i)
+{
+	return pt_v3(x[i], y[i], z[i]);
+}
+
+void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
+		      float *px, float *py, float *pz)
+{
+	const pt_mat3 *R = f->rot;
+	pt_vec3 joint = v3_add(f->head->p, m3_mul(R, c->anchor));
+	x[0] = px[0] = joint.x;
+	y[0] = py[0] = joint.y;
+	z[0] = pz[0] = joint.z;
+	pt_vec3 axis = m3_mul(R, c->direction);
+	pt_quat parent = f->head->q; /* the parent's world rotation; tracked for limits */
+	const float L = c->length;
+	const int pull = c->form == PT_SPRINGBONE_PULL, fixed = !c->free_length;
+	const uint32_t mask = c->collider_mask;
+	const int nc = f->ncols;
+	for (int j = 0; j < c->joints; j++) {
+		const pt_sb_joint *J = &c->j[j];
+		const pt_sb_limit *lim = c->lim && c->lim[j].type != PT_LIMIT_NONE ? &c->lim[j] : 0;
+		int i = j + 1;
+		pt_vec3 cur = load3(x, y, z, i), prev = load3(px, py, pz, i);
+		px[i] = cur.x, py[i] = cur.y, pz[i] = cur.z;
+		if (f->center) {
+			cur = v3_add(m3_mul(&f->mc, cur), f->tc);
+			prev = v3_add(m3_mul(&f->mp, prev), f->tp);
+		}
+		pt_vec3 next = v3_add(cur, v3_scale(v3_sub(cur, prev), J->kept));
+		if (pull) {
+			next = v3_add(next, J->push);
+			pt_vec3 rest = v3_add(joint, v3_scale(axis, L));
+			next = v3_add(next, v3_scale(v3_sub(rest, next), J->stiff));
+		} else {
+			next = v3_add(v3_add(next, v3_scale(axis, J->stiff)), J->push);
+		}
+		pt_vec3 n = lim && lim->type == PT_LIMIT_HINGE ? q_rotate(parent, lim->axis) : axis;
+		pt_vec3 e = v3_norm_or(v3_sub(next, joint), axis);
+		if (lim)
+			e = apply_limit(lim, e, axis, n);
+		if (fixed || lim)
+			next = v3_add(joint, v3_scale(e, fixed ? L : v3_len(v3_sub(next, joint))));
+		for (int k = 0; k < nc; k++) {
+			if (!((mask >> k) & 1u))
+				continue;
+			pt_vec3 dir;
+			float d = pt_collider_distance(&f->cols[k], next, &dir) - J->hit_radius;
+			if (!(d < 0.0f))
+				continue;
+			next = v3_sub(next, v3_scale(dir, d));
+			float len = fixed ? L : v3_len(v3_sub(next, joint));
+			e = v3_norm_or(v3_sub(next, joint), e);
+			if (lim)
+				e = apply_limit(lim, e, axis, n);
+			next = v3_add(joint, v3_scale(e, len));
+		}
+		x[i] = next.x, y[i] = next.y, z[i] = next.z;
+		if (c->lim)
+			parent = q_norm(q_mul(q_from_to(axis, e), parent));
+		axis = e;
+		joint = next;
+	}
+}
