@@ -1,0 +1,167 @@
+/* Ponytail core: the instance definition (what a client asks for) and its defaults.
+ *
+ * Box2D style: call pt_instance_def_default(), set the fields you care about, then
+ * pt_instance_validate() and pt_world_create_instance(). The JSON form of this struct
+ * (DESIGN.md's schema) is read and written by core/schema (pt_schema.h); field names
+ * below are the JSON names.
+ *
+ * A definition is plain data: no pointers, so it can be copied, stored and compared.
+ */
+#ifndef PONYTAIL_INSTANCE_H
+#define PONYTAIL_INSTANCE_H
+
+#include <stddef.h>
+
+#include "ponytail/types.h"
+
+typedef enum pt_solver {
+	PT_SOLVER_VERLET = 0,     /* position-based particle chain (DESIGN.md "verlet") */
+	PT_SOLVER_SPRINGBONE = 1, /* VRMC_springBone 1.0 joints (DESIGN.md "springbone") */
+} pt_solver;
+
+typedef enum pt_springbone_form {
+	PT_SPRINGBONE_VRM = 0,  /* the VRMC_springBone 1.0 update */
+	PT_SPRINGBONE_PULL = 1, /* the spring-bone lesson's variant */
+} pt_springbone_form;
+
+typedef enum pt_shape {
+	PT_SHAPE_SPHERE = 0,         /* center, radius */
+	PT_SHAPE_ELLIPSOID = 1,      /* center, radii (axis-aligned in the attach frame) */
+	PT_SHAPE_CAPSULE = 2,        /* a, b, radius at a, radius_b at b (tapered when they differ) */
+	PT_SHAPE_PLANE = 3,          /* point, normal: the half-space behind the normal is solid */
+	PT_SHAPE_INSIDE_SPHERE = 4,  /* center, radius: points are kept inside */
+	PT_SHAPE_INSIDE_CAPSULE = 5, /* a, b, radius: points are kept inside */
+	PT_SHAPE_COUNT
+} pt_shape;
+
+typedef enum pt_attach {
+	PT_ATTACH_HEAD = 0,  /* coordinates are head-local and move with the head */
+	PT_ATTACH_WORLD = 1, /* coordinates are world and never move */
+} pt_attach;
+
+typedef enum pt_teleport_mode {
+	PT_TELEPORT_KEEP = 0,  /* carry every point rigidly with the head: shape kept, no whip */
+	PT_TELEPORT_RESET = 1, /* put every strand back to its rest pose */
+} pt_teleport_mode;
+
+typedef enum pt_stretch_mode {
+	PT_STRETCH_EXACT = 0,     /* exact segment lengths (follow-the-leader + velocity fix) */
+	PT_STRETCH_NONLINEAR = 1, /* soft at small strain, stiff at large (see stretch_*) */
+} pt_stretch_mode;
+
+typedef enum pt_limit_type {
+	PT_LIMIT_NONE = 0,
+	PT_LIMIT_CONE = 1,  /* segment stays within angle of its rest direction */
+	PT_LIMIT_HINGE = 2, /* segment stays in the plane normal to axis, within angle */
+} pt_limit_type;
+
+typedef struct pt_collider_def {
+	pt_shape shape;
+	pt_attach attach;
+	pt_vec3 center; /* sphere/ellipsoid/inside_sphere centre; plane: a point on it. m */
+	pt_vec3 radii;  /* ellipsoid semi-axes, m, each in [0.001, 10] */
+	pt_vec3 a, b;   /* capsule / inside_capsule segment ends, m */
+	pt_vec3 normal; /* plane normal (normalised on creation) */
+	float radius;   /* sphere/capsule radius (capsule: at a), m, [0, 10] */
+	float radius_b; /* capsule radius at b, m; < 0 means "same as radius" */
+} pt_collider_def;
+
+/* Per-joint spring-bone parameters. Joint j drives segment j (point j -> point j+1). */
+typedef struct pt_joint_def {
+	float stiffness;     /* vrm: m/s push toward rest per unit; pull: fraction per frame. [0, 100] */
+	float drag_force;    /* fraction of velocity removed per 1/60 s frame, [0, 1] */
+	float gravity_power; /* vrm: m/s push along gravity_dir, [0, 100] */
+	float hit_radius;    /* radius of the tail sphere for collisions, m, [0, 1] */
+	pt_vec3 gravity_dir; /* unit direction (normalised on creation), world space */
+	pt_limit_type limit;
+	float limit_angle;  /* radians, [0, pi] */
+	pt_vec3 limit_axis; /* hinge axis in head-local coordinates (normalised on creation) */
+} pt_joint_def;
+
+typedef struct pt_strand_def {
+	pt_vec3 anchor;       /* root position, head-local, m */
+	pt_vec3 direction;    /* rest direction, head-local (normalised on creation) */
+	int points;           /* particles including the root, [2, PT_MAX_POINTS] */
+	float segment_length; /* m, [0.001, 1] */
+	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
+	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
+	/* verlet */
+	float mass_root;      /* relative mass of point 1, (0, 100]; masses interpolate linearly */
+	float mass_tip;       /* relative mass of the tip, (0, 100] */
+	float radius;         /* particle radius for colliders and self-collision, m, [0, 0.1] */
+	/* springbone: one entry per joint, joints 0 .. points-2 */
+	pt_joint_def joints[PT_MAX_POINTS - 1];
+} pt_strand_def;
+
+typedef struct pt_instance_def {
+	char name[PT_NAME_MAX]; /* free text, UTF-8 */
+	char room[PT_NAME_MAX]; /* room for subscriptions, [A-Za-z0-9_.-]* */
+	pt_solver solver;
+	int substeps;    /* substeps per tick, [0, 16]; 0 = the world step's value. Usually 4 */
+	float prewarm_s; /* seconds simulated with the head still at creation, [0, 10] */
+	pt_vec3 gravity; /* m/s^2, |g| <= 100. Default (0, -9.81, 0) */
+	struct {
+		pt_vec3 velocity; /* m/s, |v| <= 100 */
+		float turbulence; /* gust amplitude as a fraction of |velocity|, [0, 2] */
+		float drag;       /* 1/s: air drag, acceleration = drag * (wind - point velocity), [0, 100] */
+		uint32_t seed;    /* turbulence phase seed */
+	} wind;
+	struct {
+		float damping;     /* velocity kept per 1/60 s frame, [0, 1]. Usually 0.96 */
+		int iterations;    /* distance-constraint passes per substep, [1, 32] */
+		float bend_stiffness; /* fraction of the bend toward rest removed per 1/60 s, [0, 1] */
+		pt_stretch_mode stretch;
+		float stretch_stiffness; /* nonlinear: correction fraction at zero strain, (0, 1] */
+		float stretch_max_strain; /* nonlinear: strain at which it becomes rigid, [0.001, 1] */
+		int self_collision;       /* 0/1: strands push each other apart (spatial hash) */
+	} verlet;
+	struct {
+		pt_springbone_form form;
+		int center_head; /* 1: inertia in the head's space ("center" = head); 0: world */
+	} springbone;
+	pt_strand_def strands[PT_MAX_STRANDS];
+	int strand_count; /* [1, PT_MAX_STRANDS] */
+	pt_collider_def colliders[PT_MAX_COLLIDERS];
+	int collider_count; /* [0, PT_MAX_COLLIDERS] */
+	struct {
+		float distance;  /* m per tick that counts as a teleport, (0, 1000] */
+		float angle_deg; /* head rotation per tick that counts as a teleport, (0, 180] */
+		pt_teleport_mode mode;
+	} teleport;
+} pt_instance_def;
+
+/* Documented defaults: verlet, substeps 0 (world's), prewarm 1 s, gravity -9.81 Y,
+ * no wind (drag 2/s), damping 0.96, 3 iterations, exact stretch, no bending, no
+ * self-collision, springbone vrm (stiffness 1, drag 0.4, gravity_power 0, dir -Y,
+ * hit_radius 0.02), one strand of 12 points x 0.03 m at (0, 0.06, -0.09) hanging -Y,
+ * no colliders, teleport 0.5 m / 60 deg / keep. */
+pt_instance_def pt_instance_def_default(void);
+
+/* The defaults for one strand (used by pt_instance_def_default for strands[0]). */
+pt_strand_def pt_strand_def_default(void);
+
+/* The defaults for one spring-bone joint. */
+pt_joint_def pt_joint_def_default(void);
+
+/* Sets every joint of strand s to j. */
+void pt_strand_set_joints(pt_strand_def *s, pt_joint_def j);
+
+/* Result of validation: ok, or the first offending field as a JSON-path-like name
+ * ("strands[1].points", "colliders[0].radius") and a message with the allowed range. */
+typedef struct pt_error {
+	int ok;
+	char field[96];
+	char message[256];
+} pt_error;
+
+/* Checks every field against its range; rejects NaN/inf. Never asserts.
+ * Returns e.ok = 1 when the definition can be created. */
+pt_error pt_instance_validate(const pt_instance_def *def);
+
+/* Solver name <-> enum ("verlet", "springbone"); -1 / NULL when unknown. */
+int pt_solver_from_name(const char *name);
+const char *pt_solver_name(pt_solver s);
+int pt_shape_from_name(const char *name);
+const char *pt_shape_name(pt_shape s);
+
+#endif

@@ -1,0 +1,45 @@
+/* Ponytail core: basic math types and limits.
+ *
+ * Right-handed, +Y up, metres, seconds, kilograms (glTF / three.js conventions).
+ * Quaternions are [x, y, z, w] and must be unit length where the API says so.
+ */
+#ifndef PONYTAIL_TYPES_H
+#define PONYTAIL_TYPES_H
+
+#include <stdint.h>
+
+typedef struct pt_vec3 {
+	float x, y, z;
+} pt_vec3;
+
+typedef struct pt_quat {
+	float x, y, z, w;
+} pt_quat;
+
+/* A rigid pose: world position of a point p_local is p + rotate(q, p_local). */
+typedef struct pt_pose {
+	pt_vec3 p; /* metres */
+	pt_quat q; /* unit quaternion */
+} pt_pose;
+
+/* Hard limits of one instance. Validation rejects definitions beyond them. */
+enum {
+	PT_MAX_STRANDS = 32,   /* strands per instance */
+	PT_MAX_POINTS = 64,    /* points per strand, including the root */
+	PT_MAX_COLLIDERS = 32, /* colliders per instance (a strand selects a subset by bit mask) */
+	PT_NAME_MAX = 64       /* bytes of name/room/anchor_bone including the terminating NUL */
+};
+
+static inline pt_vec3 pt_v3(float x, float y, float z)
+{
+	pt_vec3 v = {x, y, z};
+	return v;
+}
+
+static inline pt_quat pt_quat_identity(void)
+{
+	pt_quat q = {0.0f, 0.0f, 0.0f, 1.0f};
+	return q;
+}
+
+#endif

@@ -1,0 +1,314 @@
+/* Instance definition defaults, validation and enum names. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h> /* snprintf only: core does no I/O */
+#include <string.h>
+
+#include "ponytail/instance.h"
+#include "vecmath.h"
+
+pt_joint_def pt_joint_def_default(void)
+{
+	/* UniVRM / three-vrm component defaults (the VRM schema says drag 0.5; the runtimes
+	 * everybody authors against use 0.4) with UniVRM's 2 cm joint radius. */
+	pt_joint_def j;
+	memset(&j, 0, sizeof j);
+	j.stiffness = 1.0f;
+	j.drag_force = 0.4f;
+	j.gravity_power = 0.0f;
+	j.hit_radius = 0.02f;
+	j.gravity_dir = pt_v3(0.0f, -1.0f, 0.0f);
+	j.limit = PT_LIMIT_NONE;
+	j.limit_angle = 3.14159265f;
+	j.limit_axis = pt_v3(1.0f, 0.0f, 0.0f);
+	return j;
+}
+
+void pt_strand_set_joints(pt_strand_def *s, pt_joint_def j)
+{
+	for (int i = 0; i < PT_MAX_POINTS - 1; i++)
+		s->joints[i] = j;
+}
+
+pt_strand_def pt_strand_def_default(void)
+{
+	pt_strand_def s;
+	memset(&s, 0, sizeof s);
+	s.anchor = pt_v3(0.0f, 0.06f, -0.09f);
+	s.direction = pt_v3(0.0f, -1.0f, 0.0f);
+	s.points = 12;
+	s.segment_length = 0.03f;
+	s.collider_mask = 0xffffffffu;
+	s.mass_root = 1.0f;
+	s.mass_tip = 1.0f;
+	s.radius = 0.005f;
+	pt_strand_set_joints(&s, pt_joint_def_default());
+	return s;
+}
+
+pt_instance_def pt_instance_def_default(void)
+{
+	pt_instance_def d;
+	memset(&d, 0, sizeof d);
+	d.solver = PT_SOLVER_VERLET;
+	d.substeps = 0;
+	d.prewarm_s = 1.0f;
+	d.gravity = pt_v3(0.0f, -9.81f, 0.0f);
+	d.wind.drag = 2.0f;
+	d.wind.seed = 1;
+	d.verlet.damping = 0.96f;
+	d.verlet.iterations = 3;
+	d.verlet.bend_stiffness = 0.0f;
+	d.verlet.stretch = PT_STRETCH_EXACT;
+	d.verlet.stretch_stiffness = 0.2f;
+	d.verlet.stretch_max_strain = 0.05f;
+	d.springbone.form = PT_SPRINGBONE_VRM;
+	d.strands[0] = pt_strand_def_default();
+	d.strand_count = 1;
+	d.collider_count = 0;
+	d.teleport.distance = 0.5f;
+	d.teleport.angle_deg = 60.0f;
+	d.teleport.mode = PT_TELEPORT_KEEP;
+	return d;
+}
+
+static const char *const solver_names[] = {"verlet", "springbone"};
+static const char *const shape_names[] = {"sphere",        "ellipsoid",     "capsule",
+					  "plane",         "inside_sphere", "inside_capsule"};
+
+static int name_index(const char *const *names, int n, const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+int pt_solver_from_name(const char *name) { return name_index(solver_names, 2, name); }
+const char *pt_solver_name(pt_solver s) { return (unsigned)s < 2 ? solver_names[s] : NULL; }
+int pt_shape_from_name(const char *name) { return name_index(shape_names, PT_SHAPE_COUNT, name); }
+const char *pt_shape_name(pt_shape s)
+{
+	return (unsigned)s < PT_SHAPE_COUNT ? shape_names[s] : NULL;
+}
+
+/* ---- validation ------------------------------------------------------------------ */
+
+typedef struct vctx {
+	pt_error *e;
+	char prefix[64]; /* "strands[3]." etc. */
+} vctx;
+
+/* Records the first error only; returns 0 so callers can `return fail(...)`. */
+static int fail(vctx *c, const char *field, const char *fmt, ...)
+{
+	if (!c->e->ok)
+		return 0;
+	c->e->ok = 0;
+	/* Truncation is acceptable for over-long names; the return values say by how much. */
+	int n1 = snprintf(c->e->field, sizeof c->e->field, "%s%s", c->prefix, field);
+	va_list ap;
+	va_start(ap, fmt);
+	char msg[96];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	int n2 = snprintf(c->e->message, sizeof c->e->message, "%s%s: %s", c->prefix, field, msg);
+	(void)n1, (void)n2;
+	return 0;
+}
+
+static int check_range(vctx *c, const char *field, float v, float lo, float hi)
+{
+	if (!isfinite(v))
+		return fail(c, field, "must be a finite number in [%g, %g]", lo, hi);
+	if (v < lo || v > hi)
+		return fail(c, field, "%g is out of range [%g, %g]", v, lo, hi);
+	return 1;
+}
+
+static int check_open_low(vctx *c, const char *field, float v, float lo, float hi)
+{
+	if (!isfinite(v) || v <= lo || v > hi)
+		return fail(c, field, "must be a finite number in (%g, %g]", lo, hi);
+	return 1;
+}
+
+static int check_int(vctx *c, const char *field, int v, int lo, int hi)
+{
+	if (v < lo || v > hi)
+		return fail(c, field, "%d is out of range [%d, %d]", v, lo, hi);
+	return 1;
+}
+
+static int check_vec(vctx *c, const char *field, pt_vec3 v, float max_len, int nonzero)
+{
+	if (!v3_finite(v))
+		return fail(c, field, "components must be finite numbers");
+	float l = v3_len(v);
+	if (!(l <= max_len))
+		return fail(c, field, "length %g exceeds %g", l, max_len);
+	if (nonzero && !(l > 1e-6f))
+		return fail(c, field, "must be a non-zero vector");
+	return 1;
+}
+
+static int check_string(vctx *c, const char *field, const char *s, int room_charset)
+{
+	if (!memchr(s, 0, PT_NAME_MAX))
+		return fail(c, field, "longer than %d bytes", PT_NAME_MAX - 1);
+	if (room_charset)
+		for (const char *p = s; *p; p++) {
+			char ch = *p;
+			int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+				 (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.';
+			if (!ok)
+				return fail(c, field, "may contain only A-Z a-z 0-9 _ - .");
+		}
+	return 1;
+}
+
+static void set_prefix(vctx *c, const char *list, int i)
+{
+	int n = snprintf(c->prefix, sizeof c->prefix, "%s[%d].", list, i);
+	(void)n;
+}
+
+static int validate_joint(vctx *c, const pt_joint_def *j, int idx, pt_springbone_form form)
+{
+	char f[48];
+	float stiff_max = form == PT_SPRINGBONE_PULL ? 1.0f : 100.0f;
+#define JF(name) (snprintf(f, sizeof f, "springbone." name "[%d]", idx) > 0 ? f : name)
+#define LF(name) (snprintf(f, sizeof f, "springbone.limit[%d]." name, idx) > 0 ? f : name)
+	if (!check_range(c, JF("stiffness"), j->stiffness, 0.0f, stiff_max) ||
+	    !check_range(c, JF("drag_force"), j->drag_force, 0.0f, 1.0f) ||
+	    !check_range(c, JF("gravity_power"), j->gravity_power, 0.0f, 100.0f) ||
+	    !check_range(c, JF("hit_radius"), j->hit_radius, 0.0f, 1.0f) ||
+	    !check_vec(c, JF("gravity_dir"), j->gravity_dir, 1e6f, 1))
+		return 0;
+	if ((unsigned)j->limit > PT_LIMIT_HINGE)
+		return fail(c, LF("type"), "must be none, cone or hinge");
+	if (j->limit != PT_LIMIT_NONE) {
+		if (!check_range(c, LF("angle_deg"), j->limit_angle * 57.29578f, 0.0f, 180.0f))
+			return 0;
+		if (j->limit == PT_LIMIT_HINGE && !check_vec(c, LF("axis"), j->limit_axis, 1e6f, 1))
+			return 0;
+	}
+#undef JF
+#undef LF
+	return 1;
+}
+
+static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_def *s)
+{
+	if (!check_vec(c, "anchor", s->anchor, 10.0f, 0) ||
+	    !check_vec(c, "direction", s->direction, 1e6f, 1) ||
+	    !check_int(c, "points", s->points, 2, PT_MAX_POINTS) ||
+	    !check_range(c, "segment_length", s->segment_length, 0.001f, 1.0f) ||
+	    !check_string(c, "anchor_bone", s->anchor_bone, 0) ||
+	    !check_open_low(c, "mass.root", s->mass_root, 0.0f, 100.0f) ||
+	    !check_open_low(c, "mass.tip", s->mass_tip, 0.0f, 100.0f) ||
+	    !check_range(c, "radius", s->radius, 0.0f, 0.1f))
+		return 0;
+	uint32_t allowed = d->collider_count >= 32 ? 0xffffffffu : ((1u << d->collider_count) - 1u);
+	/* The default mask selects "all"; an explicit list may only name existing colliders. */
+	if (s->collider_mask != 0xffffffffu && (s->collider_mask & ~allowed))
+		return fail(c, "colliders", "names a collider index >= colliders count %d",
+			    d->collider_count);
+	if (d->solver == PT_SOLVER_SPRINGBONE)
+		for (int j = 0; j < s->points - 1; j++)
+			if (!validate_joint(c, &s->joints[j], j, d->springbone.form))
+				return 0;
+	return 1;
+}
+
+static int validate_collider(vctx *c, const pt_collider_def *k)
+{
+	if ((unsigned)k->shape >= PT_SHAPE_COUNT)
+		return fail(c, "shape",
+			    "must be sphere, ellipsoid, capsule, plane, inside_sphere or inside_capsule");
+	if ((unsigned)k->attach > PT_ATTACH_WORLD)
+		return fail(c, "attach", "must be head or world");
+	switch (k->shape) {
+	case PT_SHAPE_SPHERE:
+	case PT_SHAPE_INSIDE_SPHERE:
+		return check_vec(c, "center", k->center, 1000.0f, 0) &&
+		       (k->shape == PT_SHAPE_SPHERE ? check_range(c, "radius", k->radius, 0.0f, 10.0f)
+						    : check_range(c, "radius", k->radius, 0.001f, 100.0f));
+	case PT_SHAPE_ELLIPSOID:
+		return check_vec(c, "center", k->center, 1000.0f, 0) &&
+		       check_range(c, "radii[0]", k->radii.x, 0.001f, 10.0f) &&
+		       check_range(c, "radii[1]", k->radii.y, 0.001f, 10.0f) &&
+		       check_range(c, "radii[2]", k->radii.z, 0.001f, 10.0f);
+	case PT_SHAPE_CAPSULE:
+	case PT_SHAPE_INSIDE_CAPSULE:
+		if (!check_vec(c, "a", k->a, 1000.0f, 0) || !check_vec(c, "b", k->b, 1000.0f, 0))
+			return 0;
+		if (k->shape == PT_SHAPE_INSIDE_CAPSULE)
+			return check_range(c, "radius", k->radius, 0.001f, 100.0f);
+		if (!check_range(c, "radius", k->radius, 0.0f, 10.0f))
+			return 0;
+		if (!isfinite(k->radius_b) || k->radius_b > 10.0f)
+			return fail(c, "radius_b", "must be a finite number in [0, 10]");
+		return 1;
+	case PT_SHAPE_PLANE:
+		return check_vec(c, "point", k->center, 1000.0f, 0) &&
+		       check_vec(c, "normal", k->normal, 1e6f, 1);
+	default:
+		return 0;
+	}
+}
+
+pt_error pt_instance_validate(const pt_instance_def *d)
+{
+	pt_error e;
+	memset(&e, 0, sizeof e);
+	e.ok = 1;
+	vctx c = {&e, ""};
+	if (!d)
+		return fail(&c, "", "no definition"), e;
+	if (!check_string(&c, "name", d->name, 0) || !check_string(&c, "room", d->room, 1))
+		return e;
+	if ((unsigned)d->solver > PT_SOLVER_SPRINGBONE)
+		return fail(&c, "solver", "must be verlet or springbone"), e;
+	if (!check_int(&c, "substeps", d->substeps, 0, 16) ||
+	    !check_range(&c, "prewarm_s", d->prewarm_s, 0.0f, 10.0f) ||
+	    !check_vec(&c, "gravity", d->gravity, 100.0f, 0) ||
+	    !check_vec(&c, "wind.velocity", d->wind.velocity, 100.0f, 0) ||
+	    !check_range(&c, "wind.turbulence", d->wind.turbulence, 0.0f, 2.0f) ||
+	    !check_range(&c, "wind.drag", d->wind.drag, 0.0f, 100.0f) ||
+	    !check_range(&c, "verlet.damping", d->verlet.damping, 0.0f, 1.0f) ||
+	    !check_int(&c, "verlet.iterations", d->verlet.iterations, 1, 32) ||
+	    !check_range(&c, "verlet.bend_stiffness", d->verlet.bend_stiffness, 0.0f, 1.0f))
+		return e;
+	if ((unsigned)d->verlet.stretch > PT_STRETCH_NONLINEAR)
+		return fail(&c, "verlet.stretch.mode", "must be exact or nonlinear"), e;
+	if (!check_open_low(&c, "verlet.stretch.stiffness", d->verlet.stretch_stiffness, 0.0f, 1.0f) ||
+	    !check_range(&c, "verlet.stretch.max_strain", d->verlet.stretch_max_strain, 0.001f, 1.0f) ||
+	    !check_int(&c, "verlet.self_collision", d->verlet.self_collision, 0, 1))
+		return e;
+	if ((unsigned)d->springbone.form > PT_SPRINGBONE_PULL)
+		return fail(&c, "springbone.form", "must be vrm or pull"), e;
+	if (!check_int(&c, "springbone.center", d->springbone.center_head, 0, 1) ||
+	    !check_int(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
+	    !check_int(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))
+		return e;
+	for (int i = 0; i < d->collider_count; i++) {
+		set_prefix(&c, "colliders", i);
+		if (!validate_collider(&c, &d->colliders[i]))
+			return e;
+	}
+	for (int i = 0; i < d->strand_count; i++) {
+		set_prefix(&c, "strands", i);
+		if (!validate_strand(&c, d, &d->strands[i]))
+			return e;
+	}
+	c.prefix[0] = 0;
+	if (!check_open_low(&c, "teleport.distance", d->teleport.distance, 0.0f, 1000.0f) ||
+	    !check_open_low(&c, "teleport.angle_deg", d->teleport.angle_deg, 0.0f, 180.0f))
+		return e;
+	if ((unsigned)d->teleport.mode > PT_TELEPORT_RESET)
+		return fail(&c, "teleport.mode", "must be keep or reset"), e;
+	return e;
+}

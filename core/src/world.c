@@ -1,0 +1,527 @@
+/* World: id registry, point pool, instance lifetime, step orchestration. */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+pt_world_def pt_world_def_default(void)
+{
+	pt_world_def d;
+	memset(&d, 0, sizeof d);
+	d.initial_capacity = 16;
+	d.prewarm_tick_hz = 60.0f;
+	d.prewarm_substeps = 4;
+	d.kernel = PT_KERNEL_AUTO;
+	return d;
+}
+
+static pt_kernel resolve_kernel(pt_kernel k)
+{
+#ifdef PT_NO_SIMD
+	(void)k;
+	return PT_KERNEL_SCALAR;
+#else
+	if (k == PT_KERNEL_SCALAR)
+		return PT_KERNEL_SCALAR;
+	return pt_cpu_has_avx2() ? PT_KERNEL_AVX2 : PT_KERNEL_SCALAR;
+#endif
+}
+
+pt_world *pt_world_create(const pt_world_def *def)
+{
+	pt_world *w = calloc(1, sizeof *w);
+	if (!w)
+		return NULL;
+	w->def = def ? *def : pt_world_def_default();
+	if (w->def.initial_capacity < 1)
+		w->def.initial_capacity = 1;
+	if (!(w->def.prewarm_tick_hz > 0.0f))
+		w->def.prewarm_tick_hz = 60.0f;
+	if (w->def.prewarm_substeps < 1)
+		w->def.prewarm_substeps = 4;
+	w->kernel = resolve_kernel(w->def.kernel);
+	return w;
+}
+
+void pt_world_destroy(pt_world *w)
+{
+	if (!w)
+		return;
+	for (int i = 0; i < w->count; i++)
+		if (w->inst[i].ops->destroy)
+			w->inst[i].ops->destroy(&w->inst[i]);
+	free(w->slot_gen);
+	free(w->slot_dense);
+	free(w->free_slots);
+	free(w->inst);
+	float **arrays[] = {&w->x, &w->y, &w->z, &w->px, &w->py, &w->pz, &w->w};
+	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+		free(*arrays[i]);
+	free(w);
+}
+
+pt_kernel pt_world_kernel(const pt_world *w) { return w->kernel; }
+
+int pt_world_count(const pt_world *w) { return w->count; }
+
+/* ---- storage -------------------------------------------------------------------- */
+
+static int grow(void **p, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 1;
+	int nc = *cap ? *cap : 16;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, (size_t)nc * elem);
+	if (!np)
+		return 0;
+	*p = np;
+	*cap = nc;
+	return 1;
+}
+
+static int reserve_points(pt_world *w, int need)
+{
+	if (need <= w->pool_cap)
+		return 1;
+	int nc = w->pool_cap ? w->pool_cap : 256;
+	while (nc < need)
+		nc *= 2;
+	float **arrays[] = {&w->x, &w->y, &w->z, &w->px, &w->py, &w->pz, &w->w};
+	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
+		float *np = realloc(*arrays[i], (size_t)nc * sizeof(float));
+		if (!np)
+			return 0; /* arrays already grown keep their larger size: harmless */
+		*arrays[i] = np;
+	}
+	w->pool_cap = nc;
+	return 1;
+}
+
+static int reserve_slot(pt_world *w)
+{
+	if (w->free_count > 0)
+		return w->free_slots[--w->free_count];
+	int cap = w->slot_cap, s = cap;
+	int c1 = cap, c2 = cap, c3 = cap;
+	if (!grow((void **)&w->slot_gen, &c1, s + 1, sizeof(uint32_t)) ||
+	    !grow((void **)&w->slot_dense, &c2, s + 1, sizeof(int)) ||
+	    !grow((void **)&w->free_slots, &c3, s + 1, sizeof(int)))
+		return -1;
+	for (int i = cap; i < c1; i++) {
+		w->slot_gen[i] = 1;
+		w->slot_dense[i] = -1;
+	}
+	/* Slots beyond s become free; push them in reverse so low indices are used first. */
+	for (int i = c1 - 1; i > s; i--)
+		w->free_slots[w->free_count++] = i;
+	w->slot_cap = c1;
+	return s;
+}
+
+static pt_inst *lookup(const pt_world *w, pt_id id)
+{
+	if (id.index == 0 || (int)id.index > w->slot_cap)
+		return NULL;
+	uint32_t s = id.index - 1;
+	if (w->slot_gen[s] != id.generation || w->slot_dense[s] < 0)
+		return NULL;
+	return &w->inst[w->slot_dense[s]];
+}
+
+int pt_world_valid(const pt_world *w, pt_id id) { return lookup(w, id) != NULL; }
+
+pt_id pt_world_id_at(const pt_world *w, int i)
+{
+	pt_id id = {0, 0};
+	if (i < 0 || i >= w->count)
+		return id;
+	id.index = w->inst[i].slot + 1;
+	id.generation = w->slot_gen[w->inst[i].slot];
+	return id;
+}
+
+/* ---- definition -> runtime ------------------------------------------------------ */
+
+static int topology_of(const pt_instance_def *d)
+{
+	int n = 0;
+	for (int s = 0; s < d->strand_count; s++)
+		n += d->strands[s].points;
+	return n;
+}
+
+static void load_params(pt_inst *in, const pt_instance_def *d)
+{
+	in->substeps = d->substeps;
+	in->prewarm_s = d->prewarm_s;
+	in->gravity = d->gravity;
+	in->wind_velocity = d->wind.velocity;
+	in->wind_turbulence = d->wind.turbulence;
+	in->wind_drag = d->wind.drag;
+	in->wind_seed = d->wind.seed;
+	in->damping = d->verlet.damping;
+	in->iterations = d->verlet.iterations;
+	in->bend = d->verlet.bend_stiffness;
+	in->stretch = d->verlet.stretch;
+	in->stretch_stiffness = d->verlet.stretch_stiffness;
+	in->stretch_max_strain = d->verlet.stretch_max_strain;
+	in->collider_count = d->collider_count;
+	memcpy(in->colliders, d->colliders, sizeof(pt_collider_def) * (size_t)d->collider_count);
+	for (int s = 0; s < d->strand_count; s++) {
+		in->strands[s].collider_mask = d->strands[s].collider_mask;
+		in->strands[s].radius = d->strands[s].radius;
+	}
+	in->teleport_distance = d->teleport.distance;
+	in->teleport_angle = d->teleport.angle_deg * 3.14159265f / 180.0f;
+	in->teleport_mode = d->teleport.mode;
+}
+
+static void load_topology(pt_world *w, pt_inst *in, const pt_instance_def *d)
+{
+	in->solver = d->solver;
+	in->ops = d->solver == PT_SOLVER_SPRINGBONE ? &pt_springbone_ops : &pt_verlet_ops;
+	in->strand_count = d->strand_count;
+	int first = 0;
+	for (int s = 0; s < d->strand_count; s++) {
+		const pt_strand_def *sd = &d->strands[s];
+		pt_strand_rt *st = &in->strands[s];
+		st->anchor = sd->anchor;
+		st->direction = v3_norm_or(sd->direction, pt_v3(0, -1, 0));
+		st->length = sd->segment_length;
+		st->first = first;
+		st->points = sd->points;
+		float *iw = w->w + in->offset + first;
+		iw[0] = 0.0f; /* the root is pinned */
+		for (int j = 1; j < sd->points; j++) {
+			float t = sd->points > 2 ? (float)(j - 1) / (float)(sd->points - 2) : 0.0f;
+			iw[j] = 1.0f / (sd->mass_root + (sd->mass_tip - sd->mass_root) * t);
+		}
+		first += sd->points;
+	}
+}
+
+void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head)
+{
+	pt_mat3 R = m3_from_quat(head->q);
+	for (int s = 0; s < in->strand_count; s++) {
+		const pt_strand_rt *st = &in->strands[s];
+		pt_vec3 a = v3_add(head->p, m3_mul(&R, st->anchor));
+		pt_vec3 dir = m3_mul(&R, st->direction);
+		for (int j = 0; j < st->points; j++) {
+			int i = in->offset + st->first + j;
+			pt_vec3 p = v3_add(a, v3_scale(dir, st->length * (float)j));
+			w->x[i] = w->px[i] = p.x;
+			w->y[i] = w->py[i] = p.y;
+			w->z[i] = w->pz[i] = p.z;
+		}
+	}
+}
+
+static void step_instance(pt_world *w, pt_inst *in, float dt, int substeps);
+
+static void rest_and_prewarm(pt_world *w, pt_inst *in)
+{
+	in->head_prev = in->head_target;
+	in->ops->rest(w, in, &in->head_target);
+	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
+	float dt = 1.0f / w->def.prewarm_tick_hz;
+	for (int t = 0; t < ticks; t++)
+		step_instance(w, in, dt, w->def.prewarm_substeps);
+	in->time = 0.0;
+}
+
+static pt_pose normalised(pt_pose p, int *ok)
+{
+	float l2 = q_dot(p.q, p.q);
+	*ok = v3_finite(p.p) && isfinite(p.q.x) && isfinite(p.q.y) && isfinite(p.q.z) &&
+	      isfinite(p.q.w) && l2 > 1e-12f && isfinite(l2) && fabsf(p.p.x) < 1e6f &&
+	      fabsf(p.p.y) < 1e6f && fabsf(p.p.z) < 1e6f;
+	if (*ok)
+		p.q = q_norm(p.q);
+	return p;
+}
+
+/* Fills the next dense header for `slot` at the end of the pool. */
+static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head, int slot)
+{
+	int n = topology_of(def);
+	if (!grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
+	    !reserve_points(w, w->pool_count + n))
+		return 0;
+	pt_inst *in = &w->inst[w->count];
+	memset(in, 0, sizeof *in);
+	in->slot = (uint32_t)slot;
+	in->offset = w->pool_count;
+	in->npoints = n;
+	load_topology(w, in, def);
+	load_params(in, def);
+	if (in->ops->init && !in->ops->init(in, def))
+		return 0;
+	in->head_target = head;
+	w->pool_count += n;
+	w->slot_dense[slot] = w->count++;
+	rest_and_prewarm(w, in);
+	return 1;
+}
+
+pt_id pt_world_create_instance(pt_world *w, const pt_instance_def *def, pt_pose head)
+{
+	pt_id id = {0, 0};
+	assert(pt_instance_validate(def).ok);
+	int ok;
+	head = normalised(head, &ok);
+	if (!ok)
+		head.q = pt_quat_identity(), head.p = pt_v3(0, 0, 0);
+	int slot = reserve_slot(w);
+	if (slot < 0)
+		return id;
+	if (!append_instance(w, def, head, slot)) {
+		w->free_slots[w->free_count++] = slot;
+		return id;
+	}
+	id.index = (uint32_t)slot + 1;
+	id.generation = w->slot_gen[slot];
+	return id;
+}
+
+/* Removes dense entry `di` and its points, keeping the rest densely packed. */
+static void remove_dense(pt_world *w, int di)
+{
+	pt_inst *in = &w->inst[di];
+	if (in->ops->destroy)
+		in->ops->destroy(in);
+	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
+	float *arrays[] = {w->x, w->y, w->z, w->px, w->py, w->pz, w->w};
+	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+		memmove(arrays[i] + off, arrays[i] + off + n, (size_t)tail * sizeof(float));
+	w->pool_count -= n;
+	w->slot_dense[in->slot] = -1;
+	memmove(&w->inst[di], &w->inst[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst));
+	w->count--;
+	for (int i = di; i < w->count; i++) {
+		w->inst[i].offset -= n;
+		w->slot_dense[w->inst[i].slot] = i;
+	}
+}
+
+int pt_world_destroy_instance(pt_world *w, pt_id id)
+{
+	pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	uint32_t slot = in->slot;
+	remove_dense(w, (int)(in - w->inst));
+	w->slot_gen[slot]++;
+	if (w->slot_gen[slot] == 0)
+		w->slot_gen[slot] = 1;
+	w->free_slots[w->free_count++] = (int)slot;
+	return 1;
+}
+
+static int same_topology(const pt_inst *in, const pt_instance_def *d)
+{
+	if (in->solver != d->solver || in->strand_count != d->strand_count)
+		return 0;
+	for (int s = 0; s < d->strand_count; s++) {
+		const pt_strand_rt *st = &in->strands[s];
+		const pt_strand_def *sd = &d->strands[s];
+		pt_vec3 dir = v3_norm_or(sd->direction, pt_v3(0, -1, 0));
+		if (st->points != sd->points || st->length != sd->segment_length ||
+		    memcmp(&st->anchor, &sd->anchor, sizeof(pt_vec3)) != 0 ||
+		    memcmp(&st->direction, &dir, sizeof(pt_vec3)) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
+{
+	pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	assert(pt_instance_validate(def).ok);
+	if (same_topology(in, def)) {
+		load_params(in, def);
+		/* Masses are parameters too; they live in the pool. */
+		load_topology(w, in, def);
+		if (in->ops->update_params)
+			in->ops->update_params(in, def);
+		return 1;
+	}
+	/* Topology change: reserve first so a failure leaves the instance untouched. */
+	if (!reserve_points(w, w->pool_count + topology_of(def)) ||
+	    !grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)))
+		return -1;
+	in = lookup(w, id);
+	pt_pose head = in->head_target;
+	uint32_t teleports = in->teleports;
+	int slot = (int)in->slot;
+	remove_dense(w, (int)(in - w->inst));
+	if (!append_instance(w, def, head, slot))
+		return -1;
+	w->inst[w->count - 1].teleports = teleports;
+	return 1;
+}
+
+int pt_world_set_head(pt_world *w, pt_id id, pt_pose head)
+{
+	pt_inst *in = lookup(w, id);
+	int ok;
+	head = normalised(head, &ok);
+	if (!in || !ok)
+		return 0;
+	in->head_target = head;
+	return 1;
+}
+
+int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	*out = in->head_target;
+	return 1;
+}
+
+int pt_world_reset_instance(pt_world *w, pt_id id)
+{
+	pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	rest_and_prewarm(w, in);
+	return 1;
+}
+
+/* ---- stepping ------------------------------------------------------------------- */
+
+/* Moves every point rigidly from pose a to pose b (teleport "keep"). */
+static void carry_rigidly(pt_world *w, pt_inst *in, const pt_pose *a, const pt_pose *b)
+{
+	pt_mat3 Ra = m3_from_quat(a->q), Rb = m3_from_quat(b->q);
+	float *xs[2] = {w->x, w->px}, *ys[2] = {w->y, w->py}, *zs[2] = {w->z, w->pz};
+	for (int k = 0; k < 2; k++)
+		for (int i = in->offset; i < in->offset + in->npoints; i++) {
+			pt_vec3 local = m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
+			pt_vec3 p = v3_add(b->p, m3_mul(&Rb, local));
+			xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
+		}
+}
+
+static void handle_teleport(pt_world *w, pt_inst *in)
+{
+	float dist = v3_len(v3_sub(in->head_target.p, in->head_prev.p));
+	float ang = q_angle_between(in->head_prev.q, in->head_target.q);
+	if (!(dist > in->teleport_distance || ang > in->teleport_angle))
+		return;
+	in->teleports++;
+	if (in->teleport_mode == PT_TELEPORT_KEEP)
+		carry_rigidly(w, in, &in->head_prev, &in->head_target);
+	else
+		in->ops->rest(w, in, &in->head_target);
+	in->head_prev = in->head_target;
+}
+
+static void step_instance(pt_world *w, pt_inst *in, float dt, int substeps)
+{
+	int n = in->substeps > 0 ? in->substeps : substeps;
+	if (n < 1)
+		n = 1;
+	handle_teleport(w, in);
+	float h = dt / (float)n;
+	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	for (int s = 0; s < n; s++) {
+		float alpha = (float)(s + 1) / (float)n;
+		pt_pose pose;
+		pose.p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
+		pose.q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
+		pt_mat3 R = m3_from_quat(pose.q);
+		pt_colliders_to_world(in->colliders, in->collider_count, &pose, &R, cols);
+		in->time += h;
+		in->ops->substep(w, in, &pose, &R, cols, h, in->time);
+	}
+	in->head_prev = in->head_target;
+}
+
+void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end)
+{
+	assert(dt > 0.0f && dt <= 1.0f && substeps >= 1);
+	if (begin < 0)
+		begin = 0;
+	if (end > w->count)
+		end = w->count;
+	for (int i = begin; i < end; i++)
+		step_instance(w, &w->inst[i], dt, substeps);
+}
+
+void pt_world_step(pt_world *w, float dt, int substeps)
+{
+	pt_world_step_range(w, dt, substeps, 0, w->count);
+}
+
+/* ---- read back ------------------------------------------------------------------ */
+
+int pt_world_shape(const pt_world *w, pt_id id, int *strand_count, int *points_per_strand)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return -1;
+	if (strand_count)
+		*strand_count = in->strand_count;
+	if (points_per_strand)
+		for (int s = 0; s < in->strand_count; s++)
+			points_per_strand[s] = in->strands[s].points;
+	return in->npoints;
+}
+
+int pt_world_read_points(const pt_world *w, pt_id id, pt_vec3 *out, int cap)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return -1;
+	if (in->npoints > cap)
+		return in->npoints;
+	for (int i = 0; i < in->npoints; i++) {
+		int k = in->offset + i;
+		out[i] = pt_v3(w->x[k], w->y[k], w->z[k]);
+	}
+	return in->npoints;
+}
+
+uint32_t pt_world_teleports(const pt_world *w, pt_id id)
+{
+	const pt_inst *in = lookup(w, id);
+	return in ? in->teleports : 0;
+}
+
+static uint64_t fnv(uint64_t h, const float *v, int n)
+{
+	const unsigned char *b = (const unsigned char *)v;
+	for (size_t i = 0; i < (size_t)n * sizeof(float); i++) {
+		h ^= b[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t hash_range(const pt_world *w, uint64_t h, int off, int n)
+{
+	const float *arrays[] = {w->x, w->y, w->z, w->px, w->py, w->pz};
+	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+		h = fnv(h, arrays[i] + off, n);
+	return h;
+}
+
+uint64_t pt_world_hash(const pt_world *w)
+{
+	return hash_range(w, 14695981039346656037ull, 0, w->pool_count);
+}
+
+uint64_t pt_world_instance_hash(const pt_world *w, pt_id id)
+{
+	const pt_inst *in = lookup(w, id);
+	return in ? hash_range(w, 14695981039346656037ull, in->offset, in->npoints) : 0;
+}

@@ -1,0 +1,112 @@
+/* Private layout of a world, shared by world.c and the solvers.
+ *
+ * Hot state is structure-of-arrays across instances: one pool of point positions
+ * (x, y, z and previous px, py, pz) in which each instance owns the contiguous range
+ * [pt_inst.offset, offset + npoints), strand after strand, root first. Per-instance
+ * headers (pt_inst) are dense, in the same order as their point ranges; destroying an
+ * instance compacts both. Ids map to dense indices through generation-checked slots.
+ */
+#ifndef PT_WORLD_INTERNAL_H
+#define PT_WORLD_INTERNAL_H
+
+#include "collide.h"
+#include "ponytail/world.h"
+#include "vecmath.h"
+
+typedef struct pt_strand_rt {
+	pt_vec3 anchor;    /* head-local */
+	pt_vec3 direction; /* head-local, unit */
+	float length;      /* segment length */
+	int first;         /* index of the root relative to the instance's offset */
+	int points;
+	uint32_t collider_mask;
+	float radius;
+} pt_strand_rt;
+
+struct pt_world;
+struct pt_inst;
+
+/* A solver steps one instance by one substep. `head` is the interpolated head pose for
+ * the end of the substep, `rot` its rotation matrix, `cols` the colliders in world space
+ * at that pose. The solver owns instance-specific data in inst->solver_data. */
+typedef struct pt_solver_ops {
+	/* Allocates solver data from def; returns 0 on allocation failure. May be NULL. */
+	int (*init)(struct pt_inst *in, const pt_instance_def *def);
+	/* Copies parameters that change without a topology change. May be NULL. */
+	void (*update_params)(struct pt_inst *in, const pt_instance_def *def);
+	void (*destroy)(struct pt_inst *in);
+	/* Puts the state at rest for the given head pose. */
+	void (*rest)(struct pt_world *w, struct pt_inst *in, const pt_pose *head);
+	void (*substep)(struct pt_world *w, struct pt_inst *in, const pt_pose *head,
+			const pt_mat3 *rot, const pt_collider_rt *cols, float h, double t);
+} pt_solver_ops;
+
+typedef struct pt_inst {
+	uint32_t slot; /* slot index owning this instance */
+	int offset;    /* first point in the pool */
+	int npoints;
+	pt_solver solver;
+	const pt_solver_ops *ops;
+	void *solver_data;
+
+	int substeps; /* 0 = world step's value */
+	float prewarm_s;
+	pt_vec3 gravity;
+	pt_vec3 wind_velocity;
+	float wind_turbulence, wind_drag;
+	uint32_t wind_seed;
+
+	/* verlet parameters, per 1/60 s frame; converted per substep when stepping */
+	float damping;
+	int iterations;
+	float bend;
+	pt_stretch_mode stretch;
+	float stretch_stiffness, stretch_max_strain;
+	int self_collision;
+	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
+
+	int strand_count;
+	pt_strand_rt strands[PT_MAX_STRANDS];
+	int collider_count;
+	pt_collider_def colliders[PT_MAX_COLLIDERS];
+
+	float teleport_distance, teleport_angle; /* m, radians */
+	pt_teleport_mode teleport_mode;
+	uint32_t teleports;
+
+	pt_pose head_prev;   /* pose at the end of the previous step */
+	pt_pose head_target; /* newest pose */
+	double time;         /* simulated seconds since creation (drives turbulence) */
+} pt_inst;
+
+struct pt_world {
+	pt_world_def def;
+	pt_kernel kernel;
+
+	/* slots: id.index - 1 -> dense index, or -1 when free */
+	int slot_cap;
+	uint32_t *slot_gen;
+	int *slot_dense;
+	int *free_slots;
+	int free_count;
+
+	int count, cap;
+	pt_inst *inst;
+
+	int pool_count, pool_cap;
+	float *x, *y, *z, *px, *py, *pz;
+	float *w; /* inverse mass; 0 for roots */
+};
+
+extern const pt_solver_ops pt_verlet_ops;
+extern const pt_solver_ops pt_springbone_ops;
+
+/* Rest pose of every strand at `head`: points along direction, previous = current. */
+void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
+
+/* The kernel that integrates positions: x' = x + (x - px) k + a h^2 over [i0, i1). */
+void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2);
+void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2);
+int pt_cpu_has_avx2(void);
+
+#endif

@@ -1,0 +1,102 @@
+#include "scenario.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "collide.h"
+#include "vecmath.h"
+
+pt_instance_def scenario_twin_tails(void)
+{
+	pt_instance_def d = pt_instance_def_default();
+	d.strand_count = 2;
+	for (int s = 0; s < 2; s++) {
+		d.strands[s] = pt_strand_def_default();
+		d.strands[s].anchor = pt_v3(s == 0 ? -0.05f : 0.05f, 0.04f, -0.11f);
+	}
+	d.collider_count = 2;
+	memset(d.colliders, 0, sizeof d.colliders[0] * 2);
+	d.colliders[0].shape = PT_SHAPE_SPHERE;
+	d.colliders[0].attach = PT_ATTACH_HEAD;
+	d.colliders[0].radius = 0.1f;
+	d.colliders[1].shape = PT_SHAPE_CAPSULE;
+	d.colliders[1].attach = PT_ATTACH_HEAD;
+	d.colliders[1].a = pt_v3(0, -0.08f, 0);
+	d.colliders[1].b = pt_v3(0, -0.2f, 0);
+	d.colliders[1].radius = 0.05f;
+	d.colliders[1].radius_b = -1.0f;
+	return d;
+}
+
+double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def, pt_pose head,
+			double dt, pt_vec3 *prev_tips, scenario_stats *st)
+{
+	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	int n = pt_world_read_points(w, id, pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+	pt_mat3 R = m3_from_quat(head.q);
+	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	pt_colliders_to_world(def->colliders, def->collider_count, &head, &R, cols);
+	double tip_max = 0;
+	int base = 0;
+	for (int s = 0; s < def->strand_count; s++) {
+		const pt_strand_def *sd = &def->strands[s];
+		for (int j = 0; j < sd->points; j++) {
+			pt_vec3 p = pts[base + j];
+			if (!v3_finite(p)) {
+				st->nan_count++;
+				continue;
+			}
+			if (j > 0) {
+				double len = v3_len(v3_sub(p, pts[base + j - 1]));
+				double e = fabs(len - sd->segment_length) / sd->segment_length;
+				if (e > st->max_segment_error)
+					st->max_segment_error = e;
+				for (int c = 0; c < def->collider_count; c++) {
+					if (!(sd->collider_mask & (1u << c)))
+						continue;
+					pt_vec3 dir;
+					double dist = pt_collider_distance(&cols[c], p, &dir) - sd->radius;
+					if (-dist > st->max_penetration_m)
+						st->max_penetration_m = -dist;
+				}
+			}
+		}
+		pt_vec3 tip = pts[base + sd->points - 1];
+		if (prev_tips && dt > 0) {
+			double v = v3_len(v3_sub(tip, prev_tips[s])) / dt;
+			if (v > tip_max)
+				tip_max = v;
+		}
+		if (prev_tips)
+			prev_tips[s] = tip;
+		base += sd->points;
+	}
+	(void)n;
+	if (tip_max > st->max_tip_speed)
+		st->max_tip_speed = tip_max;
+	return tip_max;
+}
+
+scenario_stats scenario_run(pt_world *w, pt_id id, const pt_instance_def *def,
+			    const pt_motion *motion, double seconds, double tick_hz, int substeps,
+			    double still_from, double *settle_s)
+{
+	scenario_stats st;
+	memset(&st, 0, sizeof st);
+	pt_vec3 tips[PT_MAX_STRANDS];
+	scenario_measure(w, id, def, pt_motion_pose(motion, 0), 0.0, tips, &st);
+	int ticks = (int)lround(seconds * tick_hz);
+	double last_fast = still_from;
+	for (int k = 1; k <= ticks; k++) {
+		double t = k / tick_hz;
+		pt_pose head = pt_motion_pose(motion, t);
+		pt_world_set_head(w, id, head);
+		pt_world_step(w, (float)(1.0 / tick_hz), substeps);
+		double v = scenario_measure(w, id, def, head, 1.0 / tick_hz, tips, &st);
+		if (t > still_from && v >= 0.01)
+			last_fast = t;
+	}
+	if (settle_s)
+		*settle_s = last_fast < seconds - 0.5 ? last_fast - still_from : -1.0;
+	return st;
+}

@@ -1,0 +1,33 @@
+/* Scenario builders and measurements shared by the core tests and benchmarks. */
+#ifndef PT_TEST_SCENARIO_H
+#define PT_TEST_SCENARIO_H
+
+#include "ponytail/instance.h"
+#include "ponytail/motion.h"
+#include "ponytail/world.h"
+
+/* The default instance with twin tails (two 12 x 0.03 m strands behind the head), a
+ * head sphere (r 0.1) and a neck capsule (r 0.05), verlet, 3 iterations. */
+pt_instance_def scenario_twin_tails(void);
+
+/* Per-tick measurements of one instance against its definition. */
+typedef struct scenario_stats {
+	double max_penetration_m;  /* deepest point inside any collider it selects */
+	double max_segment_error;  /* max |len - L| / L */
+	double max_tip_speed;      /* m/s */
+	int nan_count;             /* non-finite coordinates seen */
+} scenario_stats;
+
+/* Measures the current state (head pose `head`) into `st` (max-accumulating) and
+ * returns the largest tip speed of this tick given the previous tips (may be NULL),
+ * which it updates; dt = 0 only records the tips. */
+double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def, pt_pose head,
+			double dt, pt_vec3 *prev_tips, scenario_stats *st);
+
+/* Runs `motion` for `seconds` at tick_hz x substeps; returns stats, and the time after
+ * `still_from` at which every tip stayed below 1 cm/s for good (-1 if never). */
+scenario_stats scenario_run(pt_world *w, pt_id id, const pt_instance_def *def,
+			    const pt_motion *motion, double seconds, double tick_hz, int substeps,
+			    double still_from, double *settle_s);
+
+#endif

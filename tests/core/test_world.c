@@ -1,0 +1,330 @@
+/* World API: ids, lifetime, updates, teleport, determinism, input safety. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "scenario.h"
+#include "vecmath.h"
+
+static pt_pose head_at(float x, float y, float z)
+{
+	pt_pose p = {pt_v3(x, y, z), pt_quat_identity()};
+	return p;
+}
+
+static void test_ids_are_generation_checked(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = pt_instance_def_default();
+	d.prewarm_s = 0;
+	pt_id a = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	assert_false(pt_id_is_null(a));
+	assert_true(pt_world_valid(w, a));
+	assert_int_equal(pt_world_destroy_instance(w, a), 1);
+	assert_false(pt_world_valid(w, a));
+	assert_int_equal(pt_world_destroy_instance(w, a), 0);
+	pt_id b = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	assert_int_equal(b.index, a.index); /* slot reused ... */
+	assert_int_not_equal(b.generation, a.generation);
+	assert_false(pt_world_valid(w, a)); /* ... but the stale id stays stale */
+	pt_vec3 buf[12];
+	assert_int_equal(pt_world_read_points(w, a, buf, 12), -1);
+	assert_int_equal(pt_world_set_head(w, a, head_at(0, 0, 0)), 0);
+	pt_id zero = {0, 0}, wild = {999, 1};
+	assert_false(pt_world_valid(w, zero));
+	assert_false(pt_world_valid(w, wild));
+	assert_true(pt_id_to_u64(pt_id_from_u64(pt_id_to_u64(b))) == pt_id_to_u64(b));
+	pt_world_destroy(w);
+	pt_world_destroy(NULL);
+}
+
+/* Destroying instances compacts storage; the survivors' state is untouched. */
+static void test_compaction_keeps_state(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = scenario_twin_tails();
+	pt_id ids[20];
+	for (int i = 0; i < 20; i++) {
+		d.strands[0].points = 3 + i; /* different sizes */
+		ids[i] = pt_world_create_instance(w, &d, head_at((float)i, 1.5f, 0));
+	}
+	uint64_t h[20];
+	for (int i = 0; i < 20; i++)
+		h[i] = pt_world_instance_hash(w, ids[i]);
+	for (int i = 0; i < 20; i += 3)
+		pt_world_destroy_instance(w, ids[i]);
+	assert_int_equal(pt_world_count(w), 13);
+	for (int i = 0; i < 20; i++) {
+		if (i % 3 == 0)
+			continue;
+		assert_true(pt_world_instance_hash(w, ids[i]) == h[i]);
+		int sc, pps[PT_MAX_STRANDS];
+		assert_int_equal(pt_world_shape(w, ids[i], &sc, pps), 3 + i + 12);
+		assert_int_equal(pps[0], 3 + i);
+	}
+	/* iteration by storage index visits exactly the live ids */
+	int seen = 0;
+	for (int i = 0; i < pt_world_count(w); i++)
+		seen += pt_world_valid(w, pt_world_id_at(w, i));
+	assert_int_equal(seen, 13);
+	pt_world_destroy(w);
+}
+
+/* The stress sequence twice gives bit-identical state; so do scalar and AVX2 kernels. */
+static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
+{
+	pt_world_def wd = pt_world_def_default();
+	wd.kernel = k;
+	pt_world *w = pt_world_create(&wd);
+	*used = pt_world_kernel(w);
+	pt_instance_def d = scenario_twin_tails();
+	d.wind.velocity = pt_v3(1, 0, 0.5f);
+	d.wind.turbulence = 0.5f;
+	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
+	for (int i = 0; i < 3; i++)
+		pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
+	for (int t = 1; t <= 300; t++) {
+		for (int i = 0; i < 3; i++)
+			pt_world_set_head(w, pt_world_id_at(w, i), pt_motion_pose(&m, t / 60.0));
+		pt_world_step(w, 1.0f / 60.0f, 4);
+	}
+	uint64_t h = pt_world_hash(w);
+	pt_world_destroy(w);
+	return h;
+}
+
+static void test_determinism(void **state)
+{
+	(void)state;
+	pt_kernel k1, k2, k3;
+	uint64_t a = stress_hash(PT_KERNEL_AUTO, &k1), b = stress_hash(PT_KERNEL_AUTO, &k2);
+	uint64_t s = stress_hash(PT_KERNEL_SCALAR, &k3);
+	assert_true(a == b);
+	assert_int_equal(k3, PT_KERNEL_SCALAR);
+	print_message("auto kernel: %s; scalar and auto hashes %016llx %016llx\n",
+		      k1 == PT_KERNEL_AVX2 ? "avx2" : "scalar", (unsigned long long)s,
+		      (unsigned long long)a);
+	assert_true(a == s);
+}
+
+/* A 10 m jump in one tick is a teleport: with "keep" the tip's offset from the head
+ * changes by less than 5 cm across it (no whip); "reset" puts the strands at rest.
+ * Control: with detection off (distance 1000 m) the same jump whips the tips. */
+static double teleport_tip_change(pt_teleport_mode mode, float distance, uint32_t *count)
+{
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = scenario_twin_tails();
+	d.teleport.mode = mode;
+	d.teleport.distance = distance;
+	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
+	pt_id id = pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
+	for (int t = 1; t <= 20; t++) {
+		pt_world_set_head(w, id, pt_motion_pose(&m, t / 60.0));
+		pt_world_step(w, 1.0f / 60.0f, 4);
+	}
+	pt_pose before = pt_motion_pose(&m, 20 / 60.0), after = pt_motion_pose(&m, 21 / 60.0);
+	after.p.x += 10.0f;
+	pt_vec3 p0[24], p1[24];
+	pt_world_read_points(w, id, p0, 24);
+	pt_world_set_head(w, id, after);
+	pt_world_step(w, 1.0f / 60.0f, 4);
+	pt_world_read_points(w, id, p1, 24);
+	double max_change = 0;
+	for (int s = 0; s < 2; s++) {
+		pt_vec3 o0 = q_rotate(q_conj(before.q), v3_sub(p0[s * 12 + 11], before.p));
+		pt_vec3 o1 = q_rotate(q_conj(after.q), v3_sub(p1[s * 12 + 11], after.p));
+		max_change = fmax(max_change, v3_len(v3_sub(o1, o0)));
+	}
+	*count = pt_world_teleports(w, id);
+	pt_world_destroy(w);
+	return max_change;
+}
+
+static void test_teleport(void **state)
+{
+	(void)state;
+	uint32_t n_keep, n_reset, n_off;
+	double keep = teleport_tip_change(PT_TELEPORT_KEEP, 0.5f, &n_keep);
+	double reset = teleport_tip_change(PT_TELEPORT_RESET, 0.5f, &n_reset);
+	double off = teleport_tip_change(PT_TELEPORT_KEEP, 1000.0f, &n_off);
+	print_message("10 m jump, tip offset change (head frame): keep %.3f m, reset %.3f m, "
+		      "undetected %.3f m\n", keep, reset, off);
+	assert_int_equal(n_keep, 1);
+	assert_int_equal(n_reset, 1);
+	assert_int_equal(n_off, 0);
+	assert_true(keep < 0.05);
+	assert_true(reset < 0.3);
+	assert_true(off > 0.2);
+}
+
+/* A rotation beyond teleport.angle_deg in one tick also counts. */
+static void test_teleport_angle(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = pt_instance_def_default();
+	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	pt_pose p = head_at(0, 1.5f, 0);
+	p.q = q_axis_angle(pt_v3(0, 1, 0), 1.2f); /* 69 deg > 60 */
+	pt_world_set_head(w, id, p);
+	pt_world_step(w, 1.0f / 60.0f, 4);
+	assert_int_equal(pt_world_teleports(w, id), 1);
+	p.q = q_axis_angle(pt_v3(0, 1, 0), 1.9f); /* +40 deg: not a teleport */
+	pt_world_set_head(w, id, p);
+	pt_world_step(w, 1.0f / 60.0f, 4);
+	assert_int_equal(pt_world_teleports(w, id), 1);
+	pt_world_destroy(w);
+}
+
+/* A 90 degree turn inside one tick is interpolated: the root follows an arc, it does
+ * not jump, and the strand keeps its lengths. */
+static void test_substep_interpolation(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = pt_instance_def_default();
+	d.teleport.angle_deg = 180.0f;
+	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	pt_pose p = head_at(0, 1.5f, 0);
+	p.q = q_axis_angle(pt_v3(0, 1, 0), 1.5707963f);
+	pt_world_set_head(w, id, p);
+	pt_world_step(w, 1.0f / 60.0f, 8);
+	pt_vec3 pts[12];
+	pt_world_read_points(w, id, pts, 12);
+	pt_vec3 root = v3_add(p.p, q_rotate(p.q, d.strands[0].anchor));
+	assert_float_equal(pts[0].x, root.x, 1e-5f);
+	assert_float_equal(pts[0].z, root.z, 1e-5f);
+	for (int j = 1; j < 12; j++)
+		assert_float_equal(v3_len(v3_sub(pts[j], pts[j - 1])), 0.03f, 3e-4f);
+	pt_world_destroy(w);
+}
+
+/* Non-finite or degenerate head poses are ignored; the state never becomes NaN. */
+static void test_bad_poses_ignored(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = pt_instance_def_default();
+	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	pt_pose bad[4] = {head_at(NAN, 0, 0), head_at(0, INFINITY, 0), head_at(0, 0, 0),
+			  head_at(1e30f, 0, 0)};
+	bad[2].q.w = 0.0f;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pt_world_set_head(w, id, bad[i]), 0);
+	pt_pose unnormalised = head_at(0, 1.5f, 0);
+	unnormalised.q.w = 5.0f;
+	assert_int_equal(pt_world_set_head(w, id, unnormalised), 1);
+	pt_pose got;
+	assert_true(pt_world_get_head(w, id, &got));
+	assert_float_equal(got.q.w, 1.0f, 1e-6f);
+	for (int t = 0; t < 30; t++)
+		pt_world_step(w, 1.0f / 60.0f, 4);
+	pt_vec3 pts[12];
+	pt_world_read_points(w, id, pts, 12);
+	for (int j = 0; j < 12; j++)
+		assert_true(v3_finite(pts[j]));
+	pt_world_destroy(w);
+}
+
+/* Changing a parameter keeps the motion; changing the topology resets it. */
+static void test_update_instance(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = scenario_twin_tails();
+	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
+	pt_id id = pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
+	for (int t = 1; t <= 10; t++) {
+		pt_world_set_head(w, id, pt_motion_pose(&m, t / 60.0));
+		pt_world_step(w, 1.0f / 60.0f, 4);
+	}
+	uint64_t h = pt_world_instance_hash(w, id);
+	d.verlet.damping = 0.5f;
+	d.gravity = pt_v3(0, -5, 0);
+	assert_int_equal(pt_world_update_instance(w, id, &d), 1);
+	assert_true(pt_world_instance_hash(w, id) == h); /* positions untouched */
+	d.strands[1].points = 20;
+	assert_int_equal(pt_world_update_instance(w, id, &d), 1);
+	assert_true(pt_world_valid(w, id)); /* same id survives a topology change */
+	int sc, pps[PT_MAX_STRANDS];
+	assert_int_equal(pt_world_shape(w, id, &sc, pps), 32);
+	assert_int_equal(pps[1], 20);
+	pt_id stale = id;
+	stale.generation++;
+	assert_int_equal(pt_world_update_instance(w, stale, &d), 0);
+	pt_world_destroy(w);
+}
+
+static void test_reset_and_read_capacity(void **state)
+{
+	(void)state;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d = pt_instance_def_default();
+	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+	uint64_t settled = pt_world_instance_hash(w, id);
+	pt_motion m = pt_motion_default(PT_MOTION_NOD);
+	for (int t = 1; t <= 10; t++) {
+		pt_world_set_head(w, id, pt_motion_pose(&m, t / 60.0));
+		pt_world_step(w, 1.0f / 60.0f, 4);
+	}
+	assert_true(pt_world_instance_hash(w, id) != settled);
+	pt_world_set_head(w, id, head_at(0, 1.5f, 0));
+	pt_world_step(w, 1.0f / 60.0f, 4);
+	assert_int_equal(pt_world_reset_instance(w, id), 1);
+	assert_true(pt_world_instance_hash(w, id) == settled); /* rest + prewarm is a function of the head */
+	pt_vec3 small[4];
+	assert_int_equal(pt_world_read_points(w, id, small, 4), 12); /* needs 12, copied nothing */
+	pt_world_destroy(w);
+}
+
+/* Built-in motions: the stress sequence reaches its amplitudes. */
+static void test_motions(void **state)
+{
+	(void)state;
+	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
+	double max_yaw = 0, max_pitch = 0, max_acc = 0;
+	double dt = 1e-3, y0 = 0, y1 = 0;
+	for (double t = 0; t < pt_motion_stress_end() + 0.5; t += dt) {
+		pt_pose p = pt_motion_pose(&m, t);
+		pt_vec3 fwd = q_rotate(p.q, pt_v3(0, 0, 1));
+		double yaw = fabs(atan2(fwd.x, fwd.z)) * 57.29577951308232;
+		double pitch = fabs(asin(fwd.y)) * 57.29577951308232;
+		max_yaw = fmax(max_yaw, yaw);
+		max_pitch = fmax(max_pitch, pitch);
+		if (t > 2 * dt)
+			max_acc = fmax(max_acc, fabs(p.p.y - 2 * y1 + y0) / (dt * dt));
+		y0 = y1, y1 = p.p.y;
+	}
+	assert_float_equal(max_yaw, 45.0, 0.1);
+	assert_float_equal(max_pitch, 30.0, 0.1);
+	assert_true(max_acc >= 2.0 * 9.81);
+	assert_int_equal(pt_motion_from_name("nod"), PT_MOTION_NOD);
+	assert_int_equal(pt_motion_from_name("wobble"), -1);
+	assert_string_equal(pt_motion_name(PT_MOTION_CIRCLE), "circle");
+	pt_pose still = pt_motion_pose(&m, 100.0);
+	assert_float_equal(still.p.y, 1.5f, 1e-6f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_ids_are_generation_checked),
+	    cmocka_unit_test(test_compaction_keeps_state),
+	    cmocka_unit_test(test_determinism),
+	    cmocka_unit_test(test_teleport),
+	    cmocka_unit_test(test_teleport_angle),
+	    cmocka_unit_test(test_substep_interpolation),
+	    cmocka_unit_test(test_bad_poses_ignored),
+	    cmocka_unit_test(test_update_instance),
+	    cmocka_unit_test(test_reset_and_read_capacity),
+	    cmocka_unit_test(test_motions),
+	};
+	return cmocka_run_group_tests_name("world", tests, NULL, NULL);
+}

@@ -1,0 +1,21 @@
+# tests/: every tests/<module>/test_*.c is a cmocka binary linked against all libraries;
+# every tests/<module>/*.test.sh is a script run after them; tests/bench/bench_*.c are
+# benchmark programs (not run by `make test`).
+LIBS_ALL := $(PROTO_LIB) $(SCHEMA_LIB) $(CORE_LIB)
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TESTS    += $(TEST_SRC:tests/%.c=$(B)/tests/%)
+TEST_SCRIPTS += $(sort $(wildcard tests/*/*.test.sh))
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCHES  += $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
+TEST_HELPERS := $(wildcard tests/common/*.c)
+TEST_HELPER_OBJ := $(TEST_HELPERS:%.c=$(B)/obj/%.o)
+
+CFLAGS_tests := -Icore/include -Icore/src -Iproto/include -Itests/common
+
+$(B)/tests/%: $(B)/obj/tests/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(LIBS_ALL) $(PKG_CMOCKA) $(PKG_JANSSON) -lm
+
+$(B)/bench/%: $(B)/obj/tests/bench/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(LIBS_ALL) $(PKG_JANSSON) -lm
