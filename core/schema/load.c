@@ -72,61 +72,27 @@ int pt_schema_load_file(const char *path, pt_instance_def *out, const char *cons
 
 /* --- core field names -> JSON paths ------------------------------------------------- */
 
-/* Renames of a dotted tail between the C struct and JSON, for core names that follow the
- * C struct rather than the JSON form. */
-static const struct {
-	const char *core, *json;
-} renames[] = {
-    {"verlet.stretch_stiffness", "verlet.stretch.stiffness"},
-    {"verlet.stretch_max_strain", "verlet.stretch.max_strain"},
-    {"springbone.center_head", "springbone.center"},
-    {"mass_root", "mass.root"},
-    {"mass_tip", "mass.tip"},
-    {"collider_mask", "colliders"},
-    {"strand_count", "strands"},
-    {"collider_count", "colliders"},
-};
-
-static void rename_tail(const char *s, char *out, size_t cap)
-{
-	size_t n = strlen(s);
-	for (size_t i = 0; i < sizeof renames / sizeof renames[0]; i++) {
-		size_t k = strlen(renames[i].core);
-		if (n >= k && strcmp(s + n - k, renames[i].core) == 0 &&
-		    (n == k || s[n - k - 1] == '.')) {
-			snprintf(out, cap, "%.*s%s", (int)(n - k), s, renames[i].json);
-			return;
-		}
-	}
-	snprintf(out, cap, "%s", s);
-}
-
-/* Core names joint j's field "strands[S].springbone.KEY[.SUB][J]" (or with "joints[J]."
- * as in the C struct). The user wrote it in one of three places: the strand's per-joint
- * array, the strand's single value, or the top-level springbone default. Name that one. */
+/* pt_instance_validate() names fields by their JSON paths already, with one exception it
+ * cannot know about: a joint's value ("strands[S].springbone.KEY[J]", "...KEY[J].SUB" for
+ * a limit) may have been written as that per-joint array entry, as the strand's single
+ * value, or as the top-level springbone default. Name the place the user wrote. */
 static int joint_field(const json_t *doc, const char *f, char *out, size_t cap)
 {
-	int s, j, n = 0;
+	int s, j = -1, n = 0;
 	char key[24] = "", sub[24] = "";
-	if (sscanf(f, "strands[%d].springbone.%23[a-z_]%n", &s, key, &n) == 2) {
-		const char *p = f + n;
-		int m = 0;
-		if (sscanf(p, ".%23[a-z_]%n", sub, &m) == 1)
-			p += m;
-		if (sscanf(p, "[%d]%n", &j, &m) != 1 || p[m] != '\0')
-			return 0;
-	} else if (sscanf(f, "strands[%d].joints[%d].%23[a-z_]%n", &s, &j, key, &n) == 3 &&
-	           f[n] == '\0') {
-		static const char *const limit_fields[][2] = {
-		    {"limit", "type"}, {"limit_angle", "angle_deg"}, {"limit_axis", "axis"}};
-		for (size_t i = 0; i < 3; i++)
-			if (strcmp(key, limit_fields[i][0]) == 0) {
-				snprintf(sub, sizeof sub, "%s", limit_fields[i][1]);
-				snprintf(key, sizeof key, "limit");
-			}
-	} else {
+	if (sscanf(f, "strands[%d].springbone.%23[a-z_]%n", &s, key, &n) != 2)
 		return 0;
+	for (const char *p = f + n; *p;) { /* "[J]" and ".SUB", in either order */
+		int m = 0;
+		if (j < 0 && sscanf(p, "[%d]%n", &j, &m) == 1 && m > 0)
+			p += m;
+		else if (!sub[0] && sscanf(p, ".%23[a-z_]%n", sub, &m) == 1 && m > 0)
+			p += m;
+		else
+			return 0;
 	}
+	if (j < 0)
+		return 0;
 	char tail[32] = "";
 	if (sub[0])
 		snprintf(tail, sizeof tail, ".%s", sub);
@@ -145,25 +111,13 @@ static int joint_field(const json_t *doc, const char *f, char *out, size_t cap)
 
 void pt_schema_field_from_core(const json_t *doc, const char *core_field, char *out, size_t cap)
 {
-	int c;
-	if (joint_field(doc, core_field, out, cap))
-		return;
-	/* A plane keeps its point in `center`; the JSON calls it "point". */
-	if (sscanf(core_field, "colliders[%d].center", &c) == 1) {
-		const json_t *col = json_array_get(json_object_get(doc, "colliders"), (size_t)c);
-		const char *shape = json_string_value(json_object_get(col, "shape"));
-		const char *rest = strstr(core_field, ".center") + strlen(".center");
-		if (shape && strcmp(shape, "plane") == 0) {
-			snprintf(out, cap, "colliders[%d].point%s", c, rest);
-			return;
-		}
-	}
-	rename_tail(core_field, out, cap);
+	if (!joint_field(doc, core_field, out, cap))
+		snprintf(out, cap, "%s", core_field);
 }
 
 void pt_schema_message_from_core(const char *core_field, const char *msg, char *out, size_t cap)
 {
-	/* Core may repeat its field name in the message ("x.y: must be ..."); we report the
+	/* Core repeats its field name in the message ("x.y: must be ..."); we report the
 	 * field separately, under its JSON name. */
 	size_t n = strlen(core_field);
 	if (n > 0 && strncmp(msg, core_field, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')

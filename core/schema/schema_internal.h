@@ -92,7 +92,7 @@ int pt_schema_parse_colliders(pt_schema_rd *r, const json_t *arr, pt_instance_de
 int pt_schema_parse_joint_object(pt_schema_rd *r, const json_t *obj, pt_joint_def *j);
 int pt_schema_parse_limit(pt_schema_rd *r, const json_t *v, pt_joint_def *j);
 
-/* Rewrites a field name from pt_instance_validate() ("strands[0].joints[3].limit_angle")
+/* Rewrites a field name from pt_instance_validate() ("strands[0].springbone.stiffness[3]")
  * into the JSON path the user wrote, looking at `doc` to see where a value came from. */
 void pt_schema_field_from_core(const json_t *doc, const char *core_field, char *out, size_t cap);
 
