@@ -42,8 +42,9 @@ double sim_sdf_round_cone(const double p[3], const double a[3], const double b[3
 
 /* The closest surface point is x_i = r_i^2 p_i / (t + r_i^2) where t > -min r_i^2 solves
  * F(t) = sum (r_i p_i / (t + r_i^2))^2 - 1 = 0; F falls monotonically there, so bisect.
- * A zero component is nudged by 1e-9 m so F has a pole at the left end; the distance is
- * 1-Lipschitz, so that moves the answer by at most 1e-9 m. */
+ * The unknown is u = t + min r_i^2 > 0, which keeps full precision when the root is
+ * near the pole (points deep inside). A zero component is nudged to 1e-9 m so F has
+ * that pole; the distance is 1-Lipschitz, so this moves the answer by at most 2e-9 m. */
 double sim_sdf_ellipsoid(const double p[3], const double radii[3])
 {
 	double q[3], r2[3], rmin2 = INFINITY, rmax = 0, len = 0;
@@ -55,23 +56,24 @@ double sim_sdf_ellipsoid(const double p[3], const double radii[3])
 		len += q[i] * q[i];
 	}
 	len = sqrt(len);
-	double lo = -rmin2, hi = rmax * len; /* F(hi) <= 0: each term <= (q_i / |q|)^2 */
-	for (int it = 0; it < 200 && lo < hi; it++) {
-		double t = 0.5 * (lo + hi), f = -1.0;
-		if (t == lo || t == hi)
+	double off[3] = {r2[0] - rmin2, r2[1] - rmin2, r2[2] - rmin2}; /* t + r2[i] = u + off */
+	double lo = 0, hi = rmax * len + rmin2; /* F <= 0 at t = rmax |q|: each term <= q_i^2/|q|^2 */
+	for (int it = 0; it < 2000; it++) {
+		double u = 0.5 * (lo + hi), f = -1.0;
+		if (u <= lo || u >= hi)
 			break;
 		for (int i = 0; i < 3; i++) {
-			double s = radii[i] * q[i] / (t + r2[i]);
+			double s = radii[i] * q[i] / (u + off[i]);
 			f += s * s;
 		}
 		if (f > 0)
-			lo = t;
+			lo = u;
 		else
-			hi = t;
+			hi = u;
 	}
-	double t = 0.5 * (lo + hi), d2 = 0, inside = -1.0;
+	double u = 0.5 * (lo + hi), d2 = 0, inside = -1.0;
 	for (int i = 0; i < 3; i++) {
-		double x = r2[i] * q[i] / (t + r2[i]);
+		double x = r2[i] * q[i] / (u + off[i]);
 		d2 += (q[i] - x) * (q[i] - x);
 		inside += (q[i] * q[i]) / r2[i];
 	}
