@@ -50,6 +50,14 @@
  * stays an acceleration, g h_s^2 per substep) means
  *     s_s / (1 - s_s) = s f^2 / (1 - s),   s_s = s f^2 / (1 - s + s f^2),
  * which leaves every steady angle unchanged. At f = 1 both terms are the lesson's.
+ *
+ * What no conversion can keep. A chain is follow-the-leader: each tail is projected onto
+ * its parent's new position and never acts back on the parent, which feeds energy into
+ * the chain. At 60 Hz the spec's large steps dissipate it (each projection of a long
+ * per-frame step shortens the motion); with more substeps less is lost, so a driven
+ * chain swings wider and longer (tests/springbone/test_sb_substeps.c measures it), and
+ * with little drag it may not settle for seconds. Single joints and steady states are
+ * unaffected.
  */
 enum { FRAME_HZ = 60 };
 
