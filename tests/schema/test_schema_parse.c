@@ -195,6 +195,30 @@ static void test_fixture_instance_parses(void **state)
 	free(d);
 }
 
+/* The example at the top of core/SCHEMA.md is a valid definition. */
+static void test_documented_example_parses(void **state)
+{
+	(void)state;
+	FILE *f = fopen("core/SCHEMA.md", "rb");
+	static char doc[65536];
+	assert_non_null(f);
+	size_t n = fread(doc, 1, sizeof doc - 1, f);
+	fclose(f);
+	doc[n] = '\0';
+	char *start = strstr(doc, "```json\n");
+	assert_non_null(start);
+	start += strlen("```json\n");
+	char *end = strstr(start, "```");
+	assert_non_null(end);
+	*end = '\0';
+	pt_instance_def *d = parse_ok(start);
+	assert_string_equal(d->name, "alice");
+	assert_int_equal(d->strands[0].collider_mask, 3);
+	assert_true(d->strands[0].joints[10].stiffness == 0.5f);
+	assert_true(d->colliders[1].radius_b == 0.04f);
+	free(d);
+}
+
 /* --- reading text and files ----------------------------------------------------------- */
 
 static void assert_read_error(const char *text, const char *says)
@@ -265,6 +289,7 @@ int main(void)
 	    cmocka_unit_test(test_springbone_defaults_reach_default_strands),
 	    cmocka_unit_test(test_integral_reals_are_integers),
 	    cmocka_unit_test(test_fixture_instance_parses),
+	    cmocka_unit_test(test_documented_example_parses),
 	    cmocka_unit_test(test_syntax_errors_say_line_and_column),
 	    cmocka_unit_test(test_files),
 	};
