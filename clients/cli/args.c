@@ -7,8 +7,7 @@
 
 #include "args.h"
 
-int cli_flag(const char *cmd, const char *flag, int argc, char **argv, int *i,
-             const char **value)
+int cli_flag(const char *cmd, const char *flag, int argc, char **argv, int *i, const char **value)
 {
 	const char *arg = argv[*i];
 	size_t n = strlen(flag);
@@ -40,15 +39,14 @@ int cli_switch(const char *cmd, const char *flag, const char *arg)
 	return 1;
 }
 
-int cli_parse_int(const char *cmd, const char *flag, const char *s, long lo, long hi,
-                  long *out)
+int cli_parse_int(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out)
 {
 	char *end;
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
-		fprintf(stderr, "ponytail %s: %s: expected an integer in [%ld, %ld], got '%s'\n", cmd,
-		        flag, lo, hi, s);
+		fprintf(stderr, "ponytail %s: %s: expected an integer in [%ld, %ld], got '%s'\n",
+		        cmd, flag, lo, hi, s);
 		return -1;
 	}
 	*out = v;
@@ -70,8 +68,7 @@ int cli_parse_real(const char *cmd, const char *flag, const char *s, double lo, 
 	return 0;
 }
 
-int cli_parse_choice(const char *cmd, const char *flag, const char *s,
-                     const char *const *names)
+int cli_parse_choice(const char *cmd, const char *flag, const char *s, const char *const *names)
 {
 	for (int i = 0; names[i]; i++)
 		if (strcmp(s, names[i]) == 0)

@@ -8,20 +8,17 @@
 /* Does argv[*i] name `flag`? 0: no. 1: yes, *value is its value (borrowed from argv) and
  * *i is advanced past a separate value argument. -1: yes but the value is missing
  * (printed). */
-int cli_flag(const char *cmd, const char *flag, int argc, char **argv, int *i,
-             const char **value);
+int cli_flag(const char *cmd, const char *flag, int argc, char **argv, int *i, const char **value);
 
 /* Is argv[*i] exactly the value-less `flag`? A "--flag=..." is an error (-1, printed). */
 int cli_switch(const char *cmd, const char *flag, const char *arg);
 
 /* Whole string as an integer / finite real in [lo, hi]: 0, or -1 (printed). */
-int cli_parse_int(const char *cmd, const char *flag, const char *s, long lo, long hi,
-                  long *out);
+int cli_parse_int(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out);
 int cli_parse_real(const char *cmd, const char *flag, const char *s, double lo, double hi,
                    double *out);
 
 /* Index of s in the NULL-ended `names`, or -1 with "expected one of ..." printed. */
-int cli_parse_choice(const char *cmd, const char *flag, const char *s,
-                     const char *const *names);
+int cli_parse_choice(const char *cmd, const char *flag, const char *s, const char *const *names);
 
 #endif

@@ -57,7 +57,8 @@ double sim_sdf_ellipsoid(const double p[3], const double radii[3])
 	}
 	len = sqrt(len);
 	double off[3] = {r2[0] - rmin2, r2[1] - rmin2, r2[2] - rmin2}; /* t + r2[i] = u + off */
-	double lo = 0, hi = rmax * len + rmin2; /* F <= 0 at t = rmax |q|: each term <= q_i^2/|q|^2 */
+	double lo = 0,
+	       hi = rmax * len + rmin2; /* F <= 0 at t = rmax |q|: each term <= q_i^2/|q|^2 */
 	for (int it = 0; it < 2000; it++) {
 		double u = 0.5 * (lo + hi), f = -1.0;
 		if (u <= lo || u >= hi)
@@ -83,7 +84,8 @@ double sim_sdf_ellipsoid(const double p[3], const double radii[3])
 /* v rotated by the inverse of unit quaternion q: q* v q. */
 static void rotate_inv(pt_quat q, const double v[3], double out[3])
 {
-	double n = sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w);
+	double n =
+	    sqrt((double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z + (double)q.w * q.w);
 	double u[3] = {-q.x / n, -q.y / n, -q.z / n}, w = q.w / n;
 	double t[3] = {2 * (u[1] * v[2] - u[2] * v[1]), 2 * (u[2] * v[0] - u[0] * v[2]),
 	               2 * (u[0] * v[1] - u[1] * v[0])};

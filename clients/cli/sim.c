@@ -65,15 +65,16 @@ typedef struct sim_opts {
 static int parse_args(int argc, char **argv, sim_opts *o)
 {
 	static const char *const formats[] = {"jsonl", "csv", NULL};
-	static const char *const motions[] = {"still", "shake", "nod", "jump", "circle", "stress",
-	                                      NULL};
+	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
+	                                      "circle", "stress", NULL};
 	const char *v;
 	int r, only_files = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_files || a[0] != '-' || a[1] == '\0') {
 			if (o->instance)
-				return USAGE_ERR("unexpected argument '%s' (one INSTANCE.json only)\n", a);
+				return USAGE_ERR(
+				    "unexpected argument '%s' (one INSTANCE.json only)\n", a);
 			o->instance = a;
 		} else if (strcmp(a, "--") == 0) {
 			only_files = 1;
@@ -123,12 +124,14 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 	if (o->poses && o->motion)
 		return USAGE_ERR("--poses and --motion exclude each other\n");
 	if ((o->has_amplitude || o->has_period) && !o->motion)
-		return USAGE_ERR("--%s needs --motion\n", o->has_amplitude ? "amplitude" : "period");
+		return USAGE_ERR("--%s needs --motion\n",
+		                 o->has_amplitude ? "amplitude" : "period");
 	if (o->motion && strcmp(o->motion, "stress") == 0 && (o->has_amplitude || o->has_period))
 		return USAGE_ERR("--%s: the stress motion is fixed (no amplitude or period)\n",
 		                 o->has_amplitude ? "amplitude" : "period");
 	if (o->has_amplitude && strcmp(o->motion, "jump") == 0 && o->amplitude > 50)
-		return USAGE_ERR("--amplitude: for jump, peak g in [0, 50], got %g\n", o->amplitude);
+		return USAGE_ERR("--amplitude: for jump, peak g in [0, 50], got %g\n",
+		                 o->amplitude);
 	if (o->has_amplitude && strcmp(o->motion, "circle") == 0 && o->amplitude > 10)
 		return USAGE_ERR("--amplitude: for circle, radius in metres [0, 10], got %g\n",
 		                 o->amplitude);
@@ -136,8 +139,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 }
 
 /* Runs the loop; 0 on success, -1 on a failure already reported. */
-static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long ticks,
-               int substeps)
+static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long ticks, int substeps)
 {
 	pt_world_def wd = pt_world_def_default();
 	wd.prewarm_tick_hz = (float)o->tick_hz;
@@ -209,7 +211,8 @@ int cmd_sim(int argc, char **argv)
 		if (sim_load_pose_array(o.instance, bake.poses, o.tick_hz, &poses))
 			goto done;
 	} else {
-		pt_motion_kind kind = (pt_motion_kind)pt_motion_from_name(o.motion ? o.motion : "still");
+		pt_motion_kind kind =
+		    (pt_motion_kind)pt_motion_from_name(o.motion ? o.motion : "still");
 		poses.use_motion = 1;
 		poses.motion = pt_motion_default(kind);
 		if (o.has_amplitude)

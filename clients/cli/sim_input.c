@@ -1,7 +1,7 @@
 /* Reading `ponytail sim`'s instance and pose files (see sim_input.h). */
 #include <errno.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +95,9 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 	json_object_foreach((json_t *)(uintptr_t)o, key, v)
 	{
 		if (strcmp(key, "t") && strcmp(key, "tick") && strcmp(key, "p") && strcmp(key, "q"))
-			return snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q)", key), -1;
+			return snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q)",
+			                key),
+			       -1;
 	}
 	const json_t *t = json_object_get(o, "t"), *tick = json_object_get(o, "tick");
 	if (t) {
@@ -235,8 +237,9 @@ int sim_load_pose_file(const char *path, double tick_hz, sim_poses *out)
 	json_t *line1 = doc ? NULL : json_loadb(first, first_len, 0, &je1);
 	if (doc && json_is_object(doc) && json_object_get(doc, "poses")) {
 		const json_t *arr = json_object_get(doc, "poses");
-		rc = json_is_array(arr) ? sim_load_pose_array(path, arr, tick_hz, out)
-		                        : ERR("%s: poses: expected an array of pose objects\n", path);
+		rc = json_is_array(arr)
+		         ? sim_load_pose_array(path, arr, tick_hz, out)
+		         : ERR("%s: poses: expected an array of pose objects\n", path);
 	} else if (doc || line1) {
 		rc = load_lines(path, buf, tick_hz, out);
 	} else {

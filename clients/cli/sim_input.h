@@ -29,9 +29,9 @@ typedef struct sim_poses {
 
 /* What an instance file holds besides the definition. */
 typedef struct sim_instance_file {
-	json_t *poses;   /* a bake file's "poses" array (new reference), or NULL */
-	double tick_hz;  /* a bake file's "tick_hz", 0 when absent */
-	int substeps;    /* a bake file's "substeps", 0 when absent */
+	json_t *poses;  /* a bake file's "poses" array (new reference), or NULL */
+	double tick_hz; /* a bake file's "tick_hz", 0 when absent */
+	int substeps;   /* a bake file's "substeps", 0 when absent */
 } sim_instance_file;
 
 /* Reads `path` into *def (validated). *extra receives the bake fields (release with

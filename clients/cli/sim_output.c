@@ -77,7 +77,10 @@ void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pos
 	fputs("]}\n", out);
 }
 
-static int finite3(pt_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+static int finite3(pt_vec3 v)
+{
+	return isfinite(v.x) && isfinite(v.y) && isfinite(v.z);
+}
 
 static double dist(pt_vec3 a, pt_vec3 b)
 {
@@ -146,7 +149,8 @@ void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec
 				double err = fabs(dist(sp[i], sp[i - 1]) - L) / L;
 				m->max_segment_error = fmax(m->max_segment_error, err);
 			}
-			m->max_penetration = fmax(m->max_penetration, penetration(m, s, i, head, sp[i]));
+			m->max_penetration =
+			    fmax(m->max_penetration, penetration(m, s, i, head, sp[i]));
 		}
 		pt_vec3 tip = sp[lay->points[s] - 1];
 		if (finite3(tip) && finite3(m->tips[s])) {

@@ -31,9 +31,9 @@ typedef struct sim_metrics {
 	double tick_hz;
 	int ticks;
 	double max_penetration, max_segment_error, max_tip_speed;
-	long nan_count;            /* points with a non-finite coordinate, over all frames */
-	int head_stop_tick;        /* last tick whose pose differs from the previous one */
-	int last_fast_tick;        /* last tick where some tip moved at >= 1 cm/s (-1: none) */
+	long nan_count;               /* points with a non-finite coordinate, over all frames */
+	int head_stop_tick;           /* last tick whose pose differs from the previous one */
+	int last_fast_tick;           /* last tick where some tip moved at >= 1 cm/s (-1: none) */
 	pt_vec3 tips[PT_MAX_STRANDS]; /* tip positions of the previous frame */
 	pt_pose prev_head;
 } sim_metrics;

@@ -43,9 +43,15 @@ static double shortest(float f, float (*back)(double))
 	return (double)f;
 }
 
-static float to_float(double d) { return (float)d; }
+static float to_float(double d)
+{
+	return (float)d;
+}
 
-static json_t *real(float f) { return json_real(shortest(f, to_float)); }
+static json_t *real(float f)
+{
+	return json_real(shortest(f, to_float));
+}
 
 static json_t *degrees(float rad)
 {
@@ -83,9 +89,15 @@ static json_t *name(const char *const *names, int i)
 }
 
 /* A fixed-size name field; NULL (a failed dump) when it is not UTF-8. */
-static json_t *text(const char *s, size_t cap) { return json_stringn(s, strnlen(s, cap)); }
+static json_t *text(const char *s, size_t cap)
+{
+	return json_stringn(s, strnlen(s, cap));
+}
 
-static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static int clampi(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
 
 static json_t *limit(wr *w, const pt_joint_def *j)
 {
@@ -100,7 +112,10 @@ static json_t *limit(wr *w, const pt_joint_def *j)
 	return o;
 }
 
-static int vec3_eq(pt_vec3 a, pt_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+static int vec3_eq(pt_vec3 a, pt_vec3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
 
 static int limit_eq(const pt_joint_def *a, const pt_joint_def *b)
 {
@@ -295,7 +310,8 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	put(w, o, "verlet", verlet);
 	if (sb) {
 		put(w, sb, "form", name(pt_schema_form_names, (int)d->springbone.form));
-		put(w, sb, "center", name(pt_schema_center_names, d->springbone.center_head ? 1 : 0));
+		put(w, sb, "center",
+		    name(pt_schema_center_names, d->springbone.center_head ? 1 : 0));
 		joint_fields(w, sb, base);
 	}
 	put(w, o, "springbone", sb);

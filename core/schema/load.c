@@ -98,8 +98,8 @@ static int joint_field(const json_t *doc, const char *f, char *out, size_t cap)
 		snprintf(tail, sizeof tail, ".%s", sub);
 	const json_t *strand = json_array_get(json_object_get(doc, "strands"), (size_t)s);
 	const json_t *v = json_object_get(json_object_get(strand, "springbone"), key);
-	int per_joint = json_is_array(v) && (strcmp(key, "gravity_dir") != 0 ||
-	                                     json_is_array(json_array_get(v, 0)));
+	int per_joint = json_is_array(v) &&
+	                (strcmp(key, "gravity_dir") != 0 || json_is_array(json_array_get(v, 0)));
 	if (v && per_joint)
 		snprintf(out, cap, "strands[%d].springbone.%s[%d]%s", s, key, j, tail);
 	else if (v)

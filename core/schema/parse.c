@@ -9,8 +9,8 @@ static int room_ok(const char *s)
 {
 	for (; *s; s++) {
 		char c = *s;
-		int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-		         c == '_' || c == '.' || c == '-';
+		int ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		         (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
 		if (!ok)
 			return 0;
 	}
@@ -76,9 +76,9 @@ static int parse_verlet(pt_schema_rd *r, const json_t *o, pt_instance_def *d)
 static int parse_springbone(pt_schema_rd *r, const json_t *o, pt_instance_def *d,
                             pt_joint_def *base)
 {
-	static const char *const keys[] = {"form",          "center",      "stiffness",
-	                                   "drag_force",    "gravity_power", "gravity_dir",
-	                                   "hit_radius",    "limit",       NULL};
+	static const char *const keys[] = {"form",       "center",        "stiffness",
+	                                   "drag_force", "gravity_power", "gravity_dir",
+	                                   "hit_radius", "limit",         NULL};
 	int form = (int)d->springbone.form, center = d->springbone.center_head ? 1 : 0;
 	if (pt_schema_check_keys(r, o, keys, NULL) ||
 	    pt_schema_get_enum(r, o, "form", pt_schema_form_names, &form) ||
@@ -104,26 +104,26 @@ static int parse_teleport(pt_schema_rd *r, const json_t *o, pt_instance_def *d)
 }
 
 /* Reads an optional sub-object with its own parser, keeping the path right. */
-#define SUB(key, call)                                                                           \
-	do {                                                                                     \
-		const json_t *o_;                                                                \
-		if (pt_schema_get_object(&r, obj, key, &o_))                                    \
-			goto fail;                                                               \
-		if (o_) {                                                                        \
-			size_t saved_ = pt_schema_push_key(&r, key);                             \
-			const json_t *o = o_;                                                    \
-			if (call)                                                                \
-				goto fail;                                                       \
-			pt_schema_pop(&r, saved_);                                               \
-		}                                                                                \
+#define SUB(key, call)                                                                             \
+	do {                                                                                       \
+		const json_t *o_;                                                                  \
+		if (pt_schema_get_object(&r, obj, key, &o_))                                       \
+			goto fail;                                                                 \
+		if (o_) {                                                                          \
+			size_t saved_ = pt_schema_push_key(&r, key);                               \
+			const json_t *o = o_;                                                      \
+			if (call)                                                                  \
+				goto fail;                                                         \
+			pt_schema_pop(&r, saved_);                                                 \
+		}                                                                                  \
 	} while (0)
 
 static int parse_all(pt_schema_rd *rp, const json_t *obj, const char *const *extra,
                      pt_instance_def *d)
 {
 	static const char *const keys[] = {
-	    "name",   "room",       "solver", "substeps", "prewarm_s", "gravity", "wind",
-	    "verlet", "springbone", "strands", "colliders", "teleport", NULL};
+	    "name",   "room",       "solver",  "substeps",  "prewarm_s", "gravity", "wind",
+	    "verlet", "springbone", "strands", "colliders", "teleport",  NULL};
 	pt_schema_rd r = *rp;
 	pt_joint_def base = pt_joint_def_default();
 	int solver = (int)d->solver;

@@ -5,8 +5,17 @@
 
 #include "schema_internal.h"
 
-enum { F_ATTACH = 1, F_CENTER = 2, F_RADIUS = 4, F_RADII = 8, F_A = 16, F_B = 32, F_RADIUS_B = 64,
-       F_POINT = 128, F_NORMAL = 256 };
+enum {
+	F_ATTACH = 1,
+	F_CENTER = 2,
+	F_RADIUS = 4,
+	F_RADII = 8,
+	F_A = 16,
+	F_B = 32,
+	F_RADIUS_B = 64,
+	F_POINT = 128,
+	F_NORMAL = 256
+};
 
 static const struct shape_fields {
 	unsigned allowed, required;
@@ -20,13 +29,13 @@ static const struct shape_fields {
 };
 
 /* Field names in bit order (bit 0 = "attach"). */
-static const char *const field_names[] = {"attach", "center", "radius", "radii",  "a",
-                                          "b",      "radius_b", "point", "normal", NULL};
+static const char *const field_names[] = {"attach", "center",   "radius", "radii",  "a",
+                                          "b",      "radius_b", "point",  "normal", NULL};
 
 static int parse_collider(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
 {
-	static const char *const keys[] = {"shape", "attach", "center", "radius", "radii", "a",
-	                                   "b",     "radius_b", "point", "normal", NULL};
+	static const char *const keys[] = {"shape", "attach",   "center", "radius", "radii", "a",
+	                                   "b",     "radius_b", "point",  "normal", NULL};
 	int shape = 0, attach = (int)PT_ATTACH_HEAD;
 	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL))
 		return -1;
@@ -60,8 +69,8 @@ static int parse_collider(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
 	    pt_schema_get_vec3(r, o, "center", &c->center) ||
 	    pt_schema_get_vec3(r, o, "point", &c->center) || /* a plane's point is its centre */
 	    pt_schema_get_float(r, o, "radius", &c->radius) ||
-	    pt_schema_get_vec3(r, o, "radii", &c->radii) ||
-	    pt_schema_get_vec3(r, o, "a", &c->a) || pt_schema_get_vec3(r, o, "b", &c->b) ||
+	    pt_schema_get_vec3(r, o, "radii", &c->radii) || pt_schema_get_vec3(r, o, "a", &c->a) ||
+	    pt_schema_get_vec3(r, o, "b", &c->b) ||
 	    pt_schema_get_float(r, o, "radius_b", &c->radius_b) ||
 	    pt_schema_get_vec3(r, o, "normal", &c->normal))
 		return -1;
@@ -75,8 +84,8 @@ int pt_schema_parse_colliders(pt_schema_rd *r, const json_t *arr, pt_instance_de
 	if (!json_is_array(arr))
 		return pt_schema_fail(r, "expected an array of collider objects");
 	if (n > PT_MAX_COLLIDERS)
-		return pt_schema_fail(r, "must hold at most %d colliders, got %zu", PT_MAX_COLLIDERS,
-		                      n);
+		return pt_schema_fail(r, "must hold at most %d colliders, got %zu",
+		                      PT_MAX_COLLIDERS, n);
 	for (size_t i = 0; i < n; i++) {
 		size_t saved = pt_schema_push_index(r, i);
 		if (parse_collider(r, json_array_get(arr, i), &def->colliders[i]))

@@ -46,11 +46,17 @@ int pt_schema_parse_joint_object(pt_schema_rd *r, const json_t *o, pt_joint_def 
 	return 0;
 }
 
-enum joint_field { JF_STIFFNESS, JF_DRAG, JF_GRAVITY_POWER, JF_HIT_RADIUS, JF_GRAVITY_DIR, JF_LIMIT };
+enum joint_field {
+	JF_STIFFNESS,
+	JF_DRAG,
+	JF_GRAVITY_POWER,
+	JF_HIT_RADIUS,
+	JF_GRAVITY_DIR,
+	JF_LIMIT
+};
 
-static const char *const joint_keys[] = {"stiffness",  "drag_force",  "gravity_power",
-                                         "hit_radius", "gravity_dir", "limit",
-                                         NULL};
+static const char *const joint_keys[] = {
+    "stiffness", "drag_force", "gravity_power", "hit_radius", "gravity_dir", "limit", NULL};
 
 /* Reads one joint's value of field f from v into j. */
 static int joint_value(pt_schema_rd *r, enum joint_field f, const json_t *v, pt_joint_def *j)
@@ -110,8 +116,8 @@ static int parse_strand_springbone(pt_schema_rd *r, const json_t *o, pt_strand_d
 		} else {
 			for (int i = 0; i < joints; i++) {
 				size_t si = pt_schema_push_index(r, (size_t)i);
-				if (joint_value(r, (enum joint_field)f, json_array_get(v, (size_t)i),
-				                &s->joints[i]))
+				if (joint_value(r, (enum joint_field)f,
+				                json_array_get(v, (size_t)i), &s->joints[i]))
 					return -1;
 				pt_schema_pop(r, si);
 			}
@@ -121,8 +127,7 @@ static int parse_strand_springbone(pt_schema_rd *r, const json_t *o, pt_strand_d
 	return 0;
 }
 
-static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count,
-                               uint32_t *mask)
+static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count, uint32_t *mask)
 {
 	uint32_t m = 0;
 	if (!json_is_array(v))
@@ -156,9 +161,9 @@ static int parse_mass(pt_schema_rd *r, const json_t *o, pt_strand_def *s)
 static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def *d,
                         pt_strand_def *s)
 {
-	static const char *const keys[] = {
-	    "anchor",      "direction", "points", "segment_length", "colliders",
-	    "anchor_bone", "mass",      "radius", "springbone",     NULL};
+	static const char *const keys[] = {"anchor",     "direction",   "points", "segment_length",
+	                                   "colliders",  "anchor_bone", "mass",   "radius",
+	                                   "springbone", NULL};
 	const json_t *sub;
 	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL) ||
 	    pt_schema_get_vec3(r, o, "anchor", &s->anchor) ||

@@ -10,9 +10,8 @@
 const char *const pt_schema_solver_names[] = {"verlet", "springbone", NULL};
 const char *const pt_schema_form_names[] = {"vrm", "pull", NULL};
 const char *const pt_schema_center_names[] = {"world", "head", NULL};
-const char *const pt_schema_shape_names[] = {"sphere", "ellipsoid",     "capsule",
-                                             "plane",  "inside_sphere", "inside_capsule",
-                                             NULL};
+const char *const pt_schema_shape_names[] = {"sphere",        "ellipsoid",      "capsule", "plane",
+                                             "inside_sphere", "inside_capsule", NULL};
 const char *const pt_schema_attach_names[] = {"head", "world", NULL};
 const char *const pt_schema_teleport_names[] = {"keep", "reset", NULL};
 const char *const pt_schema_stretch_names[] = {"exact", "nonlinear", NULL};
@@ -232,16 +231,16 @@ int pt_schema_object(pt_schema_rd *r, const json_t *v)
 }
 
 /* The keyed readers share one shape: look up, push the key, read, pop. */
-#define KEYED(obj, key, call)                                                                    \
-	do {                                                                                     \
-		const json_t *v_ = json_object_get(obj, key);                                    \
-		if (!v_)                                                                         \
-			return 0;                                                                \
-		size_t saved_ = pt_schema_push_key(r, key);                                      \
-		if (call)                                                                        \
-			return -1;                                                               \
-		pt_schema_pop(r, saved_);                                                        \
-		return 0;                                                                        \
+#define KEYED(obj, key, call)                                                                      \
+	do {                                                                                       \
+		const json_t *v_ = json_object_get(obj, key);                                      \
+		if (!v_)                                                                           \
+			return 0;                                                                  \
+		size_t saved_ = pt_schema_push_key(r, key);                                        \
+		if (call)                                                                          \
+			return -1;                                                                 \
+		pt_schema_pop(r, saved_);                                                          \
+		return 0;                                                                          \
 	} while (0)
 
 int pt_schema_get_float(pt_schema_rd *r, const json_t *obj, const char *key, float *out)
@@ -258,8 +257,7 @@ static int int_into(pt_schema_rd *r, const json_t *v, int lo, int hi, int *out)
 	return 0;
 }
 
-int pt_schema_get_int(pt_schema_rd *r, const json_t *obj, const char *key, int lo, int hi,
-                      int *out)
+int pt_schema_get_int(pt_schema_rd *r, const json_t *obj, const char *key, int lo, int hi, int *out)
 {
 	KEYED(obj, key, int_into(r, v_, lo, hi, out));
 }
@@ -280,14 +278,12 @@ int pt_schema_get_enum(pt_schema_rd *r, const json_t *obj, const char *key,
 	KEYED(obj, key, pt_schema_enum(r, v_, names, out));
 }
 
-int pt_schema_get_string(pt_schema_rd *r, const json_t *obj, const char *key, char *buf,
-                         size_t cap)
+int pt_schema_get_string(pt_schema_rd *r, const json_t *obj, const char *key, char *buf, size_t cap)
 {
 	KEYED(obj, key, pt_schema_string(r, v_, buf, cap));
 }
 
-int pt_schema_get_object(pt_schema_rd *r, const json_t *obj, const char *key,
-                         const json_t **out)
+int pt_schema_get_object(pt_schema_rd *r, const json_t *obj, const char *key, const json_t **out)
 {
 	*out = NULL;
 	const json_t *v = json_object_get(obj, key);

@@ -25,8 +25,14 @@
 
 /* Radians (C) <-> degrees (JSON). Parse and dump use these two exact expressions so that
  * the dumped decimal reads back to the same float. */
-static inline float pt_schema_deg_to_rad(double deg) { return (float)(deg * (PT_SCHEMA_PI / 180.0)); }
-static inline double pt_schema_rad_to_deg(float rad) { return (double)rad * (180.0 / PT_SCHEMA_PI); }
+static inline float pt_schema_deg_to_rad(double deg)
+{
+	return (float)(deg * (PT_SCHEMA_PI / 180.0));
+}
+static inline double pt_schema_rad_to_deg(float rad)
+{
+	return (double)rad * (180.0 / PT_SCHEMA_PI);
+}
 
 typedef struct pt_schema_rd {
 	pt_error *err;
@@ -68,11 +74,13 @@ int pt_schema_get_enum(pt_schema_rd *r, const json_t *obj, const char *key,
 int pt_schema_get_string(pt_schema_rd *r, const json_t *obj, const char *key, char *buf,
                          size_t cap);
 /* *out = the object at key (borrowed) or NULL when absent; fails when not an object. */
-int pt_schema_get_object(pt_schema_rd *r, const json_t *obj, const char *key,
-                         const json_t **out);
+int pt_schema_get_object(pt_schema_rd *r, const json_t *obj, const char *key, const json_t **out);
 
 /* jansson's iteration API takes non-const pointers although it only reads. */
-static inline json_t *pt_schema_unconst(const json_t *v) { return (json_t *)(uintptr_t)v; }
+static inline json_t *pt_schema_unconst(const json_t *v)
+{
+	return (json_t *)(uintptr_t)v;
+}
 
 /* Enum names, indexed by the C enum value, NULL-ended. */
 extern const char *const pt_schema_solver_names[];

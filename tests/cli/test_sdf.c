@@ -66,7 +66,8 @@ static void test_ellipsoid(void **state)
 {
 	(void)state;
 	double r[3] = {1, 2, 3};
-	double on_x[3] = {2, 0, 0}, in_x[3] = {0.5, 0, 0}, on_z[3] = {0, 0, 3.5}, centre[3] = {0, 0, 0};
+	double on_x[3] = {2, 0, 0}, in_x[3] = {0.5, 0, 0}, on_z[3] = {0, 0, 3.5},
+	       centre[3] = {0, 0, 0};
 	NEAR(sim_sdf_ellipsoid(on_x, r), 1.0);
 	NEAR(sim_sdf_ellipsoid(in_x, r), -0.5);
 	NEAR(sim_sdf_ellipsoid(on_z, r), 0.5);

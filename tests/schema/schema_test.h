@@ -23,19 +23,22 @@ static inline int parse_text(const char *text, pt_instance_def *out, const char 
 	return rc;
 }
 
-static inline int v3_same(pt_vec3 a, pt_vec3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+static inline int v3_same(pt_vec3 a, pt_vec3 b)
+{
+	return a.x == b.x && a.y == b.y && a.z == b.z;
+}
 
 /* Writes the first differing field into diff (e.g. "strands[1].joints[3].stiffness") and
  * returns 0, or returns 1 when a and b mean the same instance. */
 static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b, char *diff,
                              size_t cap)
 {
-#define DIFF(cond, ...)                                                                           \
-	do {                                                                                      \
-		if (!(cond)) {                                                                    \
-			snprintf(diff, cap, __VA_ARGS__);                                         \
-			return 0;                                                                 \
-		}                                                                                 \
+#define DIFF(cond, ...)                                                                            \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			snprintf(diff, cap, __VA_ARGS__);                                          \
+			return 0;                                                                  \
+		}                                                                                  \
 	} while (0)
 	DIFF(strcmp(a->name, b->name) == 0, "name");
 	DIFF(strcmp(a->room, b->room) == 0, "room");
@@ -51,7 +54,8 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 	DIFF(a->verlet.iterations == b->verlet.iterations, "verlet.iterations");
 	DIFF(a->verlet.bend_stiffness == b->verlet.bend_stiffness, "verlet.bend_stiffness");
 	DIFF(a->verlet.stretch == b->verlet.stretch, "verlet.stretch");
-	DIFF(a->verlet.stretch_stiffness == b->verlet.stretch_stiffness, "verlet.stretch_stiffness");
+	DIFF(a->verlet.stretch_stiffness == b->verlet.stretch_stiffness,
+	     "verlet.stretch_stiffness");
 	DIFF(a->verlet.stretch_max_strain == b->verlet.stretch_max_strain,
 	     "verlet.stretch_max_strain");
 	DIFF(a->verlet.self_collision == b->verlet.self_collision, "verlet.self_collision");
@@ -69,24 +73,29 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 		DIFF(v3_same(s->direction, t->direction), "strands[%d].direction", i);
 		DIFF(s->points == t->points, "strands[%d].points", i);
 		DIFF(s->segment_length == t->segment_length, "strands[%d].segment_length", i);
-		DIFF((s->collider_mask & all) == (t->collider_mask & all), "strands[%d].colliders", i);
+		DIFF((s->collider_mask & all) == (t->collider_mask & all), "strands[%d].colliders",
+		     i);
 		DIFF(strcmp(s->anchor_bone, t->anchor_bone) == 0, "strands[%d].anchor_bone", i);
 		DIFF(s->mass_root == t->mass_root, "strands[%d].mass_root", i);
 		DIFF(s->mass_tip == t->mass_tip, "strands[%d].mass_tip", i);
 		DIFF(s->radius == t->radius, "strands[%d].radius", i);
 		for (int j = 0; j < s->points - 1; j++) {
 			const pt_joint_def *p = &s->joints[j], *q = &t->joints[j];
-			DIFF(p->stiffness == q->stiffness, "strands[%d].joints[%d].stiffness", i, j);
-			DIFF(p->drag_force == q->drag_force, "strands[%d].joints[%d].drag_force", i, j);
-			DIFF(p->gravity_power == q->gravity_power, "strands[%d].joints[%d].gravity_power",
-			     i, j);
-			DIFF(p->hit_radius == q->hit_radius, "strands[%d].joints[%d].hit_radius", i, j);
-			DIFF(v3_same(p->gravity_dir, q->gravity_dir), "strands[%d].joints[%d].gravity_dir",
-			     i, j);
-			DIFF(p->limit == q->limit, "strands[%d].joints[%d].limit", i, j);
-			DIFF(p->limit_angle == q->limit_angle, "strands[%d].joints[%d].limit_angle", i, j);
-			DIFF(v3_same(p->limit_axis, q->limit_axis), "strands[%d].joints[%d].limit_axis", i,
+			DIFF(p->stiffness == q->stiffness, "strands[%d].joints[%d].stiffness", i,
 			     j);
+			DIFF(p->drag_force == q->drag_force, "strands[%d].joints[%d].drag_force", i,
+			     j);
+			DIFF(p->gravity_power == q->gravity_power,
+			     "strands[%d].joints[%d].gravity_power", i, j);
+			DIFF(p->hit_radius == q->hit_radius, "strands[%d].joints[%d].hit_radius", i,
+			     j);
+			DIFF(v3_same(p->gravity_dir, q->gravity_dir),
+			     "strands[%d].joints[%d].gravity_dir", i, j);
+			DIFF(p->limit == q->limit, "strands[%d].joints[%d].limit", i, j);
+			DIFF(p->limit_angle == q->limit_angle, "strands[%d].joints[%d].limit_angle",
+			     i, j);
+			DIFF(v3_same(p->limit_axis, q->limit_axis),
+			     "strands[%d].joints[%d].limit_axis", i, j);
 		}
 	}
 	for (int i = 0; i < a->collider_count; i++) {

@@ -19,7 +19,9 @@
 #define SB "'solver': 'springbone', "
 #define SB4 SB "'strands': [{'points': 4, 'springbone': "
 #define SPH "{'shape': 'sphere', 'radius': 0.1"
-#define S33 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
+#define S33                                                                                        \
+	"{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{" \
+	"},{},{},{}"
 
 static const struct row {
 	const char *json;  /* ' stands for " */
@@ -80,8 +82,10 @@ static const struct row {
     {"{'verlet': {'bend_stiffness': 2}}", "verlet.bend_stiffness", "[0, 1]"},
     {"{'verlet': {'self_collision': 1}}", "verlet.self_collision", "true or false"},
     {"{'verlet': {'stretch': 'exact'}}", "verlet.stretch", "expected an object"},
-    {"{'verlet': {'stretch': {'mode': 'linear'}}}", "verlet.stretch.mode", "\"exact\", \"nonlinear\""},
-    {"{'verlet': {'stretch': {'modes': 'exact'}}}", "verlet.stretch.modes", "did you mean \"mode\""},
+    {"{'verlet': {'stretch': {'mode': 'linear'}}}", "verlet.stretch.mode",
+     "\"exact\", \"nonlinear\""},
+    {"{'verlet': {'stretch': {'modes': 'exact'}}}", "verlet.stretch.modes",
+     "did you mean \"mode\""},
     {"{'verlet': {'stretch': {'stiffness': 0}}}", "verlet.stretch.stiffness", "(0, 1]"},
     {"{'verlet': {'stretch': {'stiffness': 1.5}}}", "verlet.stretch.stiffness", "(0, 1]"},
     {"{'verlet': {'stretch': {'max_strain': 0}}}", "verlet.stretch.max_strain", "[0.001, 1]"},
@@ -130,12 +134,11 @@ static const struct row {
     {"{'strands': [{}, {'points': 0}]}", "strands[1].points", "[2, 64]"},
     {"{'strands': [{'segment_length': 0}]}", "strands[0].segment_length", "[0.001, 1]"},
     {"{'strands': [{'segment_length': 2}]}", "strands[0].segment_length", "[0.001, 1]"},
-    {"{'strands': [{'segment_length': '3cm'}]}", "strands[0].segment_length",
-     "expected a number"},
+    {"{'strands': [{'segment_length': '3cm'}]}", "strands[0].segment_length", "expected a number"},
     {"{'strands': [{'colliders': 0}]}", "strands[0].colliders", "array of collider indices"},
     {"{'strands': [{'colliders': [0]}]}", "strands[0].colliders[0]", "no colliders"},
-    {"{'colliders': [" SPH "}], 'strands': [{'colliders': [0, 1]}]}",
-     "strands[0].colliders[1]", "[0, 0]"},
+    {"{'colliders': [" SPH "}], 'strands': [{'colliders': [0, 1]}]}", "strands[0].colliders[1]",
+     "[0, 0]"},
     {"{'colliders': [" SPH "}], 'strands': [{'colliders': [-1]}]}", "strands[0].colliders[0]",
      "[0, 0]"},
     {"{'colliders': [" SPH "}], 'strands': [{'colliders': ['0']}]}", "strands[0].colliders[0]",
@@ -214,8 +217,8 @@ static const struct row {
      "required for shape"},
     {"{'colliders': [{'shape': 'capsule', 'a': [0, 1, 0], 'radius': 0.1}]}", "colliders[0].b",
      "required for shape"},
-    {"{'colliders': [{'shape': 'capsule', 'a': [0, 1, 0], 'b': [0, 0, 0]}]}",
-     "colliders[0].radius", "required for shape"},
+    {"{'colliders': [{'shape': 'capsule', 'a': [0, 1, 0], 'b': [0, 0, 0]}]}", "colliders[0].radius",
+     "required for shape"},
     {"{'colliders': [{'shape': 'capsule', 'a': [0, 1], 'b': [0, 0, 0], 'radius': 0.1}]}",
      "colliders[0].a", "array of 3"},
     {"{'colliders': [{'shape': 'capsule', 'a': [0, 0, 0], 'b': [0, 5000, 0], 'radius': 0.1}]}",
@@ -227,8 +230,7 @@ static const struct row {
      "'radius_b': 'same'}]}",
      "colliders[0].radius_b", "expected a number"},
     {"{'colliders': [{'shape': 'plane'}]}", "colliders[0].normal", "required for shape"},
-    {"{'colliders': [{'shape': 'plane', 'normal': [0, 0, 0]}]}", "colliders[0].normal",
-     "non-zero"},
+    {"{'colliders': [{'shape': 'plane', 'normal': [0, 0, 0]}]}", "colliders[0].normal", "non-zero"},
     {"{'colliders': [{'shape': 'plane', 'normal': [0, 1, 0], 'point': [0, 0]}]}",
      "colliders[0].point", "array of 3"},
     {"{'colliders': [{'shape': 'plane', 'normal': [0, 1, 0], 'point': [0, 5000, 0]}]}",
@@ -277,9 +279,9 @@ static void test_every_invalid_field_is_named(void **state)
 		int rc = parse_text(json, d, NULL, &e);
 		if (rc == 0 || e.ok || strcmp(e.field, rows[i].field) != 0 ||
 		    !strstr(e.message, rows[i].says)) {
-			print_message("row %zu: %s\n  want: %s: ...%s...\n  got:  rc %d ok %d %s: %s\n",
-			              i, json, rows[i].field, rows[i].says, rc, e.ok, e.field,
-			              e.message);
+			print_message(
+			    "row %zu: %s\n  want: %s: ...%s...\n  got:  rc %d ok %d %s: %s\n", i,
+			    json, rows[i].field, rows[i].says, rc, e.ok, e.field, e.message);
 			failures++;
 		}
 		free(json);
@@ -293,24 +295,62 @@ static void test_every_invalid_field_is_named(void **state)
 static void test_table_covers_every_field(void **state)
 {
 	(void)state;
-	static const char *const fields[] = {
-	    "name", "room", "solver", "substeps", "prewarm_s", "gravity", "wind.velocity",
-	    "wind.turbulence", "wind.drag", "wind.seed", "verlet.damping", "verlet.iterations",
-	    "verlet.bend_stiffness", "verlet.self_collision", "verlet.stretch.mode",
-	    "verlet.stretch.stiffness", "verlet.stretch.max_strain", "springbone.form",
-	    "springbone.center", "springbone.stiffness", "springbone.drag_force",
-	    "springbone.gravity_power", "springbone.gravity_dir", "springbone.hit_radius",
-	    "springbone.limit.type", "springbone.limit.angle_deg", "springbone.limit.axis",
-	    "strands[0].anchor", "strands[0].direction", "strands[0].points",
-	    "strands[0].segment_length", "strands[0].colliders[0]", "strands[0].anchor_bone",
-	    "strands[0].mass.root", "strands[0].mass.tip", "strands[0].radius",
-	    "strands[0].springbone.stiffness", "strands[0].springbone.drag_force[2]",
-	    "strands[0].springbone.gravity_power[1]", "strands[0].springbone.hit_radius",
-	    "strands[0].springbone.gravity_dir", "strands[0].springbone.limit[2].angle_deg",
-	    "colliders[0].shape", "colliders[0].attach", "colliders[0].center",
-	    "colliders[0].radius", "colliders[0].radii", "colliders[0].a", "colliders[0].b",
-	    "colliders[0].radius_b", "colliders[0].point", "colliders[0].normal",
-	    "teleport.distance", "teleport.angle_deg", "teleport.mode", NULL};
+	static const char *const fields[] = {"name",
+	                                     "room",
+	                                     "solver",
+	                                     "substeps",
+	                                     "prewarm_s",
+	                                     "gravity",
+	                                     "wind.velocity",
+	                                     "wind.turbulence",
+	                                     "wind.drag",
+	                                     "wind.seed",
+	                                     "verlet.damping",
+	                                     "verlet.iterations",
+	                                     "verlet.bend_stiffness",
+	                                     "verlet.self_collision",
+	                                     "verlet.stretch.mode",
+	                                     "verlet.stretch.stiffness",
+	                                     "verlet.stretch.max_strain",
+	                                     "springbone.form",
+	                                     "springbone.center",
+	                                     "springbone.stiffness",
+	                                     "springbone.drag_force",
+	                                     "springbone.gravity_power",
+	                                     "springbone.gravity_dir",
+	                                     "springbone.hit_radius",
+	                                     "springbone.limit.type",
+	                                     "springbone.limit.angle_deg",
+	                                     "springbone.limit.axis",
+	                                     "strands[0].anchor",
+	                                     "strands[0].direction",
+	                                     "strands[0].points",
+	                                     "strands[0].segment_length",
+	                                     "strands[0].colliders[0]",
+	                                     "strands[0].anchor_bone",
+	                                     "strands[0].mass.root",
+	                                     "strands[0].mass.tip",
+	                                     "strands[0].radius",
+	                                     "strands[0].springbone.stiffness",
+	                                     "strands[0].springbone.drag_force[2]",
+	                                     "strands[0].springbone.gravity_power[1]",
+	                                     "strands[0].springbone.hit_radius",
+	                                     "strands[0].springbone.gravity_dir",
+	                                     "strands[0].springbone.limit[2].angle_deg",
+	                                     "colliders[0].shape",
+	                                     "colliders[0].attach",
+	                                     "colliders[0].center",
+	                                     "colliders[0].radius",
+	                                     "colliders[0].radii",
+	                                     "colliders[0].a",
+	                                     "colliders[0].b",
+	                                     "colliders[0].radius_b",
+	                                     "colliders[0].point",
+	                                     "colliders[0].normal",
+	                                     "teleport.distance",
+	                                     "teleport.angle_deg",
+	                                     "teleport.mode",
+	                                     NULL};
 	for (const char *const *f = fields; *f; f++) {
 		int found = 0;
 		for (size_t i = 0; i < sizeof rows / sizeof rows[0] && !found; i++)
@@ -330,8 +370,8 @@ static void test_failure_leaves_output_untouched(void **state)
 	assert_non_null(copy);
 	memset(d, 0xa5, sizeof *d);
 	memcpy(copy, d, sizeof *d);
-	assert_int_equal(parse_text("{\"name\": \"x\", \"strands\": [{\"points\": 99}]}", d, NULL, &e),
-	                 -1);
+	assert_int_equal(
+	    parse_text("{\"name\": \"x\", \"strands\": [{\"points\": 99}]}", d, NULL, &e), -1);
 	assert_memory_equal(d, copy, sizeof *d);
 	/* A range error found by core after a complete parse must not leak either. */
 	assert_int_equal(parse_text("{\"name\": \"x\", \"prewarm_s\": 99}", d, NULL, &e), -1);

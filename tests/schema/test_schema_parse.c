@@ -59,7 +59,8 @@ static void test_every_field_lands_in_its_c_field(void **state)
 	pt_instance_def *d = parse_ok(
 	    "{\"name\": \"alice\", \"room\": \"lobby-1.a_b\", \"solver\": \"springbone\","
 	    " \"substeps\": 2, \"prewarm_s\": 0.5, \"gravity\": [0, -5, 1],"
-	    " \"wind\": {\"velocity\": [1, 0, 0], \"turbulence\": 0.5, \"drag\": 3, \"seed\": 4000000000},"
+	    " \"wind\": {\"velocity\": [1, 0, 0], \"turbulence\": 0.5, \"drag\": 3, \"seed\": "
+	    "4000000000},"
 	    " \"verlet\": {\"damping\": 0.9, \"iterations\": 7, \"bend_stiffness\": 0.25,"
 	    "   \"stretch\": {\"mode\": \"nonlinear\", \"stiffness\": 0.5, \"max_strain\": 0.1},"
 	    "   \"self_collision\": true},"
@@ -67,7 +68,8 @@ static void test_every_field_lands_in_its_c_field(void **state)
 	    " \"colliders\": [{\"shape\": \"plane\", \"attach\": \"world\", \"point\": [0, 1, 0],"
 	    "   \"normal\": [0, 0, 2]}],"
 	    " \"strands\": [{\"anchor\": [0.1, 0.2, 0.3], \"direction\": [1, 0, 0], \"points\": 3,"
-	    "   \"segment_length\": 0.05, \"anchor_bone\": \"J_Bip_C_Head\", \"mass\": {\"root\": 2,"
+	    "   \"segment_length\": 0.05, \"anchor_bone\": \"J_Bip_C_Head\", \"mass\": {\"root\": "
+	    "2,"
 	    "   \"tip\": 0.5}, \"radius\": 0.01, \"colliders\": []}],"
 	    " \"teleport\": {\"distance\": 2, \"angle_deg\": 90, \"mode\": \"reset\"}}");
 	assert_string_equal(d->name, "alice");
@@ -136,8 +138,8 @@ static void test_joint_values_layer_default_strand_joint(void **state)
 	pt_joint_def def = pt_joint_def_default();
 	const pt_joint_def *j = d->strands[0].joints;
 	for (int i = 0; i < 3; i++) {
-		assert_true(j[i].stiffness == 2.0f);          /* top level */
-		assert_true(j[i].gravity_power == 0.25f);     /* strand scalar beats top level */
+		assert_true(j[i].stiffness == 2.0f);            /* top level */
+		assert_true(j[i].gravity_power == 0.25f);       /* strand scalar beats top level */
 		assert_true(j[i].hit_radius == def.hit_radius); /* core default */
 	}
 	assert_true(j[0].drag_force == 0.1f && j[1].drag_force == 0.2f && j[2].drag_force == 0.3f);

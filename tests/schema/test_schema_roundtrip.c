@@ -53,15 +53,18 @@ static const char *const rich =
     "   \"self_collision\": true},"
     " \"springbone\": {\"form\": \"vrm\", \"center\": \"head\", \"stiffness\": 0.8,"
     "   \"drag_force\": 0.3, \"gravity_power\": 0.1, \"gravity_dir\": [0, -1, 0.1],"
-    "   \"hit_radius\": 0.015, \"limit\": {\"type\": \"cone\", \"angle_deg\": 33.3, \"axis\": [0, 0, 1]}},"
+    "   \"hit_radius\": 0.015, \"limit\": {\"type\": \"cone\", \"angle_deg\": 33.3, \"axis\": [0, "
+    "0, 1]}},"
     " \"colliders\": ["
     "   {\"shape\": \"sphere\", \"attach\": \"head\", \"center\": [0, 0.01, 0], \"radius\": 0.1},"
     "   {\"shape\": \"ellipsoid\", \"center\": [0, 0, 0.01], \"radii\": [0.08, 0.11, 0.1]},"
     "   {\"shape\": \"capsule\", \"a\": [0, -0.08, 0], \"b\": [0, -0.2, 0], \"radius\": 0.05,"
     "    \"radius_b\": 0.04},"
     "   {\"shape\": \"capsule\", \"a\": [0, -0.08, 0], \"b\": [0, -0.2, 0.1], \"radius\": 0.05},"
-    "   {\"shape\": \"plane\", \"attach\": \"world\", \"point\": [0, 0.5, 0], \"normal\": [0, 1, 0]},"
-    "   {\"shape\": \"inside_sphere\", \"attach\": \"world\", \"center\": [0, 1, 0], \"radius\": 3},"
+    "   {\"shape\": \"plane\", \"attach\": \"world\", \"point\": [0, 0.5, 0], \"normal\": [0, 1, "
+    "0]},"
+    "   {\"shape\": \"inside_sphere\", \"attach\": \"world\", \"center\": [0, 1, 0], \"radius\": "
+    "3},"
     "   {\"shape\": \"inside_capsule\", \"a\": [0, 0, 0], \"b\": [0, 2, 0], \"radius\": 1.5}],"
     " \"strands\": ["
     "   {\"anchor\": [0, 0.06, -0.09], \"direction\": [0, -1, -0.2], \"points\": 5,"
@@ -149,7 +152,8 @@ static void test_dump_reads_well(void **state)
 	assert_non_null(strstr(text, "\"gravity\":[0.0,-9.81,0.0]"));
 	assert_null(strstr(text, "0.9599"));
 	assert_non_null(strstr(text, "\"angle_deg\":180.0"));
-	assert_non_null(strstr(text, "\"teleport\":{\"distance\":0.5,\"angle_deg\":60.0,\"mode\":\"keep\"}"));
+	assert_non_null(
+	    strstr(text, "\"teleport\":{\"distance\":0.5,\"angle_deg\":60.0,\"mode\":\"keep\"}"));
 	/* a strand that sees every collider and uses the top-level joints says neither */
 	assert_null(strstr(text, "\"colliders\":[0"));
 	const json_t *s0 = json_array_get(json_object_get(j, "strands"), 0);
