@@ -1,0 +1,284 @@
+/* Ponytail wire protocol (proto/PROTOCOL.md is the contract): messages.
+ *
+ * Every message is one binary WebSocket message: a 10-byte header (magic "PT", major,
+ * minor, type, reserved, u32 payload length) and a payload whose fields are written one
+ * by one, little-endian. This header declares the message structs, the encoder and the
+ * decoder. The strand codec (what goes inside a frame record's data) is ptp/strand.h.
+ *
+ * Threading: every function here is pure (no globals, no allocation); call from any thread.
+ * Ownership: a decoded message BORROWS from the input buffer (strings, frame records):
+ * it is valid only while that buffer is alive and unchanged. Encoders never keep pointers.
+ */
+#ifndef PTP_PROTO_H
+#define PTP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+	PTP_MAJOR = 1,                  /* a different major is a different protocol */
+	PTP_MINOR = 0,                  /* newer minors only append; see PROTOCOL.md */
+	PTP_HEADER_SIZE = 10,           /* bytes before the payload */
+	PTP_MAX_PAYLOAD = 1 << 20,      /* largest payload either side accepts, bytes */
+	PTP_MAX_CLIENT_MESSAGE = 4096,  /* largest client->server message the server accepts */
+	PTP_MAX_IDS = 256,              /* instance ids in one subscribe/unsubscribe/keyframe request */
+	PTP_MAX_NAME = 64,              /* bytes of a client/instance name or room (UTF-8, no NUL) */
+	PTP_MAX_TOKEN = 128,            /* bytes of an instance write token */
+	PTP_MAX_TEXT = 255,             /* bytes of an error text or server version */
+	PTP_MAX_STRANDS = 32,           /* strands per instance (= core's PT_MAX_STRANDS) */
+	PTP_MAX_POINTS = 64,            /* points per strand incl. the root (= PT_MAX_POINTS) */
+	PTP_RECORD_MIN = 33             /* bytes of a frame record with empty strand data */
+};
+
+/* Decoder and encoder results. Values are stable (they appear in the golden vectors by
+ * name, see ptp_err_name). */
+typedef enum ptp_err_t {
+	PTP_OK = 0,
+	PTP_ETRUNC = 1,    /* the bytes end before a field does */
+	PTP_EMAGIC = 2,    /* the message does not start with "PT" */
+	PTP_EVERSION = 3,  /* major version other than PTP_MAJOR */
+	PTP_ETYPE = 4,     /* unknown message type (the connection may continue) */
+	PTP_ETOOBIG = 5,   /* declared payload longer than PTP_MAX_PAYLOAD */
+	PTP_ELENGTH = 6,   /* bytes after the payload length the header declares */
+	PTP_ETRAILING = 7, /* payload longer than its fields (same or older minor) */
+	PTP_ECOUNT = 8,    /* a count needs more bytes than are left */
+	PTP_ELIMIT = 9,    /* a count or length above its protocol limit */
+	PTP_EFLOAT = 10,   /* NaN or infinity in a float field */
+	PTP_ERANGE = 11,   /* a value outside its documented range */
+	PTP_EUTF8 = 12,    /* a string that is not UTF-8 or contains NUL */
+	PTP_EFLAGS = 13,   /* reserved bits or bytes not zero */
+	PTP_ESHAPE = 14,   /* strand data does not match the instance shape */
+	PTP_ENOKEY = 15,   /* strand delta without the keyframe it builds on */
+	PTP_ENOSPACE = 16, /* encoder: caller buffer too small (size needed is reported) */
+	PTP_EINVAL = 17,   /* encoder: argument outside its documented range */
+	PTP_ENOMEM = 18,   /* allocation failed */
+	PTP_ERR_COUNT
+} ptp_err_t;
+
+/* "ok", "truncated", ... (the names used by PROTOCOL.md and the vectors). Never NULL. */
+const char *ptp_err_name(ptp_err_t e);
+
+/* The message catalogue, declared once: X(NAME, code, lower_name). Client -> server codes
+ * are 0x01..0x7f, server -> client 0x81..0xff. */
+#define PTP_MESSAGES(X)                                                                      \
+	X(HELLO, 0x01, hello)                                                                \
+	X(AUTHORIZE, 0x02, authorize)                                                        \
+	X(SUBSCRIBE, 0x03, subscribe)                                                        \
+	X(UNSUBSCRIBE, 0x04, unsubscribe)                                                    \
+	X(HEAD_POSE, 0x05, head_pose)                                                        \
+	X(KEYFRAME_REQUEST, 0x06, keyframe_request)                                          \
+	X(PING, 0x07, ping)                                                                  \
+	X(WELCOME, 0x81, welcome)                                                            \
+	X(FRAME_BATCH, 0x82, frame_batch)                                                    \
+	X(INSTANCE_EVENT, 0x83, instance_event)                                              \
+	X(PONG, 0x84, pong)                                                                  \
+	X(ERROR, 0x85, error)
+
+typedef enum ptp_type_t {
+#define PTP_X_ENUM(NAME, code, name) PTP_##NAME = code,
+	PTP_MESSAGES(PTP_X_ENUM)
+#undef PTP_X_ENUM
+} ptp_type_t;
+
+/* "hello", ...; NULL for a code that is not a message type. */
+const char *ptp_type_name(int type);
+/* The type for a name, or -1. */
+int ptp_type_from_name(const char *name);
+
+/* A borrowed UTF-8 string, not NUL-terminated. */
+typedef struct ptp_str_t {
+	const char *ptr;
+	size_t len;
+} ptp_str_t;
+
+/* Error codes carried by ERROR messages (PROTOCOL.md "Errors"). */
+typedef enum ptp_code_t {
+	PTP_CODE_BAD_MESSAGE = 1,      /* undecodable message: closes (1002) */
+	PTP_CODE_VERSION = 2,          /* unsupported major version: closes (1002) */
+	PTP_CODE_UNKNOWN_TYPE = 3,     /* unknown message type: kept open */
+	PTP_CODE_TOO_LARGE = 4,        /* message above the limit: closes (1009) */
+	PTP_CODE_UNAUTHORIZED = 5,     /* bad token, or pose without authorize: kept open */
+	PTP_CODE_NOT_FOUND = 6,        /* no such instance or room: kept open */
+	PTP_CODE_LIMIT = 7,            /* too many subscriptions / authorizations: kept open */
+	PTP_CODE_RATE = 8,             /* poses arrive faster than allowed: kept open */
+	PTP_CODE_HELLO_REQUIRED = 9,   /* a message before hello: closes (1002) */
+	PTP_CODE_INTERNAL = 10,        /* server fault: closes (1011) */
+	PTP_CODE_SHUTDOWN = 11,        /* server going away: closes (1001) */
+} ptp_code_t;
+
+enum {
+	PTP_POSE_HAS_VELOCITY = 1 << 0, /* head_pose carries v (m/s, world) */
+	PTP_POSE_HAS_ANGULAR = 1 << 1,  /* head_pose carries w (rad/s, world) */
+	PTP_ERROR_CLOSING = 1 << 0,     /* the server closes the connection after this error */
+	PTP_RECORD_KEY = 1 << 0         /* frame record decodes without history (a keyframe) */
+};
+
+typedef enum ptp_event_kind_t {
+	PTP_EVENT_ADDED = 1,   /* carries name, room and shape */
+	PTP_EVENT_REMOVED = 2, /* carries nothing more */
+	PTP_EVENT_CHANGED = 3, /* parameters changed: carries name, room and (maybe new) shape */
+	PTP_EVENT_RESET = 4,   /* strands put back to rest: carries name, room and shape */
+} ptp_event_kind_t;
+
+/* What a client needs to turn strand data into points. Matches the instance definition:
+ * strand s has points[s] points (root included) spaced segment_length apart; its root is
+ * head.p + rotate(head.q, anchor); direction is its rest direction (head-local). */
+typedef struct ptp_shape_strand_t {
+	uint8_t points;       /* [2, PTP_MAX_POINTS] */
+	float segment_length; /* m, finite, (0, 10] */
+	float anchor[3];      /* head-local, m, finite */
+	float direction[3];   /* head-local rest direction, finite, non-zero (need not be unit) */
+} ptp_shape_strand_t;
+
+typedef struct ptp_shape_t {
+	uint8_t strand_count; /* [1, PTP_MAX_STRANDS] */
+	ptp_shape_strand_t strands[PTP_MAX_STRANDS];
+} ptp_shape_t;
+
+/* Checks every range above. PTP_OK, PTP_ELIMIT (counts) or PTP_EFLOAT / PTP_ERANGE. */
+ptp_err_t ptp_shape_validate(const ptp_shape_t *shape);
+
+/* Total points of a shape (sum of points over strands). */
+int ptp_shape_point_count(const ptp_shape_t *shape);
+
+/* A head orientation quantised "smallest three": the largest-magnitude component is
+ * dropped (made positive by negating q), the other three, in x,y,z,w order without the
+ * dropped one, are stored as round(c * 46340) in [-32767, 32767]. */
+typedef struct ptp_quat16_t {
+	uint8_t largest; /* index 0..3 of the dropped component (x, y, z, w) */
+	int16_t c[3];    /* the other three, each in [-32767, 32767] */
+} ptp_quat16_t;
+
+/* One instance's frame inside a FRAME_BATCH (fixed 33 bytes + data). */
+typedef struct ptp_record_t {
+	uint64_t id;            /* instance id (core: generation << 32 | slot + 1) */
+	uint8_t flags;          /* PTP_RECORD_KEY; other bits zero */
+	uint32_t last_seq;      /* seq of the newest head_pose applied (0 = none yet) */
+	float head_p[3];        /* head position used for this tick, m, finite */
+	ptp_quat16_t head_q;    /* head orientation used for this tick */
+	const uint8_t *data;    /* strand data (ptp/strand.h), borrowed */
+	uint16_t data_len;      /* bytes of data */
+} ptp_record_t;
+
+typedef struct ptp_hello_t {
+	uint8_t major, minor; /* highest version the client speaks */
+	ptp_str_t client_name; /* <= PTP_MAX_NAME bytes */
+} ptp_hello_t;
+
+typedef struct ptp_authorize_t {
+	uint64_t instance_id;
+	ptp_str_t token; /* 1..PTP_MAX_TOKEN bytes */
+} ptp_authorize_t;
+
+/* subscribe, unsubscribe and keyframe_request (which ignores room). */
+typedef struct ptp_ids_t {
+	ptp_str_t room; /* subscribe/unsubscribe: a whole room, or empty for none */
+	uint16_t count; /* [0, PTP_MAX_IDS] */
+	uint64_t ids[PTP_MAX_IDS];
+} ptp_ids_t;
+
+typedef struct ptp_head_pose_t {
+	uint64_t instance_id;
+	uint32_t seq;           /* client's sequence number, echoed as a record's last_seq */
+	int64_t client_time_us; /* client clock when the pose was sampled, microseconds */
+	uint8_t flags;          /* PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR */
+	float p[3];             /* world position, m */
+	float q[4];             /* x, y, z, w; |q|^2 in [0.25, 4] (the server normalises) */
+	float v[3];             /* linear velocity, m/s (when flagged; else zero) */
+	float w[3];             /* angular velocity, rad/s, world axes (when flagged; else zero) */
+} ptp_head_pose_t;
+
+typedef struct ptp_ping_t {
+	int64_t client_time_us; /* echoed by pong */
+} ptp_ping_t;
+
+typedef struct ptp_welcome_t {
+	uint8_t major, minor;       /* the version both sides now speak */
+	uint16_t tick_hz;           /* server ticks per second, >= 1 */
+	uint8_t substeps;           /* default substeps per tick */
+	uint16_t keyframe_interval; /* ticks between periodic keyframes, >= 1 */
+	uint32_t max_message;       /* largest message the server accepts from this client */
+	uint16_t max_subscriptions; /* instances + rooms one connection may subscribe to */
+	int64_t server_time_us;     /* server clock at sending, microseconds */
+	uint64_t tick;              /* the current tick number */
+	ptp_str_t server_version;   /* free text, <= PTP_MAX_TEXT bytes */
+} ptp_welcome_t;
+
+/* Records are kept as validated bytes; walk them with ptp_record_next(). */
+typedef struct ptp_frame_batch_t {
+	uint64_t tick;
+	int64_t server_time_us; /* server clock at the tick's deadline, microseconds */
+	uint16_t count;         /* records */
+	const uint8_t *records; /* count records back to back, borrowed */
+	size_t records_len;     /* bytes */
+} ptp_frame_batch_t;
+
+typedef struct ptp_instance_event_t {
+	uint8_t kind; /* ptp_event_kind_t */
+	uint64_t instance_id;
+	uint64_t tick;   /* first tick the event applies to */
+	ptp_str_t name;  /* not for REMOVED */
+	ptp_str_t room;  /* not for REMOVED */
+	ptp_shape_t shape; /* not for REMOVED */
+} ptp_instance_event_t;
+
+typedef struct ptp_pong_t {
+	int64_t client_time_us; /* from the ping */
+	int64_t server_time_us;
+} ptp_pong_t;
+
+typedef struct ptp_error_t {
+	uint16_t code;        /* ptp_code_t (unknown codes are kept, not rejected) */
+	uint8_t flags;        /* PTP_ERROR_CLOSING */
+	uint8_t about_type;   /* type of the message that caused it, 0 if none */
+	uint64_t instance_id; /* the instance concerned, 0 if none */
+	ptp_str_t text;       /* human-readable, <= PTP_MAX_TEXT bytes */
+} ptp_error_t;
+
+typedef struct ptp_msg_t {
+	ptp_type_t type;
+	uint8_t minor; /* decode: minor version in the header; encode: ignored (PTP_MINOR) */
+	union {
+		ptp_hello_t hello;
+		ptp_authorize_t authorize;
+		ptp_ids_t subscribe; /* also UNSUBSCRIBE and KEYFRAME_REQUEST */
+		ptp_head_pose_t head_pose;
+		ptp_ping_t ping;
+		ptp_welcome_t welcome;
+		ptp_frame_batch_t frame_batch;
+		ptp_instance_event_t instance_event;
+		ptp_pong_t pong;
+		ptp_error_t error;
+	} u;
+} ptp_msg_t;
+
+/* Decodes one whole WebSocket message. Checks, in this order: header (truncated, magic,
+ * version, reserved byte, too big, truncated, length), type, then every field in wire
+ * order, each count against its limit and against the bytes left before reading.
+ * Returns PTP_OK and fills *out (borrowing from buf), or an error and leaves *out
+ * unspecified. Never reads outside buf[0, len). */
+ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out);
+
+/* Encodes m (same checks as the decoder) into buf[0, cap). *needed (optional) receives
+ * the message size. Returns PTP_OK, PTP_ENOSPACE when cap < *needed (buf contents then
+ * unspecified; buf may be NULL with cap 0 to ask for the size), or the error the decoder
+ * would report for such a message (PTP_EFLOAT, PTP_ELIMIT, ...). Never writes past cap. */
+ptp_err_t ptp_msg_encode(const ptp_msg_t *m, uint8_t *buf, size_t cap, size_t *needed);
+
+/* Frame records. ptp_record_encode writes one record (PTP_RECORD_MIN + data_len bytes),
+ * same conventions as ptp_msg_encode. A server encodes each instance's record once per
+ * tick and concatenates the records a connection subscribed to into frame_batch.records. */
+ptp_err_t ptp_record_encode(const ptp_record_t *r, uint8_t *buf, size_t cap, size_t *needed);
+
+/* Iterates the records of a decoded batch: start with *offset = 0; returns 1 and fills
+ * *out while records remain (already validated by ptp_msg_decode), 0 at the end. */
+int ptp_record_next(const ptp_frame_batch_t *b, size_t *offset, ptp_record_t *out);
+
+/* Quaternion quantisation. ptp_quat16_pack: q need not be unit (it is normalised in
+ * double first); returns PTP_EFLOAT for non-finite, PTP_ERANGE for |q| ~ 0.
+ * ptp_quat16_unpack gives the unit quaternion the receiver uses, in double (this exact
+ * value drives strand reconstruction on every side). */
+ptp_err_t ptp_quat16_pack(const float q[4], ptp_quat16_t *out);
+void ptp_quat16_unpack(const ptp_quat16_t *in, double q[4]);
+
+#endif

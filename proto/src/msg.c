@@ -1,0 +1,512 @@
+/* Message encoder and decoder.
+ *
+ * Each message is described once, by an io_<name>() function that walks its fields in
+ * wire order; the same walk reads (decoder) or writes (encoder), so the two cannot drift
+ * apart, and every range check sits next to the field it guards. Reads go through the
+ * bounded reader of wire.c; counts are checked against their limit, then against the
+ * bytes left, before anything is read for them.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "ptp/proto.h"
+#include "wire.h"
+
+typedef struct io_t {
+	int writing;
+	int strict; /* 0 when decoding a newer minor: reserved bits and trailing bytes allowed */
+	ptp_reader_t r;
+	ptp_writer_t w;
+} io_t;
+
+static int io_ok(const io_t *io)
+{
+	return io->writing ? io->w.err == PTP_OK : io->r.err == PTP_OK;
+}
+
+static void io_fail(io_t *io, ptp_err_t e)
+{
+	if (io->writing)
+		ptp_writer_fail(&io->w, e);
+	else
+		ptp_reader_fail(&io->r, e);
+}
+
+/* Fails with e unless cond; checks only while no earlier error is pending, so the first
+ * problem in wire order is the one reported. */
+static void io_check(io_t *io, int cond, ptp_err_t e)
+{
+	if (io_ok(io) && !cond)
+		io_fail(io, e);
+}
+
+static void io_u8(io_t *io, uint8_t *v)
+{
+	if (io->writing)
+		ptp_put_u8(&io->w, *v);
+	else
+		*v = ptp_get_u8(&io->r);
+}
+
+static void io_u16(io_t *io, uint16_t *v)
+{
+	if (io->writing)
+		ptp_put_u16(&io->w, *v);
+	else
+		*v = ptp_get_u16(&io->r);
+}
+
+static void io_u32(io_t *io, uint32_t *v)
+{
+	if (io->writing)
+		ptp_put_u32(&io->w, *v);
+	else
+		*v = ptp_get_u32(&io->r);
+}
+
+static void io_u64(io_t *io, uint64_t *v)
+{
+	if (io->writing)
+		ptp_put_u64(&io->w, *v);
+	else
+		*v = ptp_get_u64(&io->r);
+}
+
+static void io_i64(io_t *io, int64_t *v)
+{
+	if (io->writing)
+		ptp_put_i64(&io->w, *v);
+	else
+		*v = ptp_get_i64(&io->r);
+}
+
+static void io_i16(io_t *io, int16_t *v)
+{
+	if (io->writing)
+		ptp_put_i16(&io->w, *v);
+	else
+		*v = ptp_get_i16(&io->r);
+}
+
+static void io_f32s(io_t *io, float *v, int n)
+{
+	for (int i = 0; i < n && io_ok(io); i++) {
+		if (io->writing)
+			ptp_put_f32(&io->w, v[i]);
+		else
+			v[i] = ptp_get_f32(&io->r);
+	}
+}
+
+static void io_str8(io_t *io, ptp_str_t *s, size_t max)
+{
+	if (io->writing)
+		ptp_put_str8(&io->w, *s, max);
+	else
+		*s = ptp_get_str8(&io->r, max);
+}
+
+/* Reserved bits must be zero (in strict mode); known bits are kept as sent. */
+static void io_flags(io_t *io, uint8_t *v, uint8_t known)
+{
+	io_u8(io, v);
+	if (io->strict)
+		io_check(io, (*v & (uint8_t)~known) == 0, PTP_EFLAGS);
+	if (!io->writing)
+		*v &= known;
+}
+
+static void io_ids(io_t *io, ptp_ids_t *m)
+{
+	io_u16(io, &m->count);
+	io_check(io, m->count <= PTP_MAX_IDS, PTP_ELIMIT);
+	if (!io->writing && !ptp_reader_need(&io->r, m->count, 8))
+		return;
+	for (int i = 0; i < m->count && io_ok(io); i++)
+		io_u64(io, &m->ids[i]);
+}
+
+static void io_hello(io_t *io, ptp_hello_t *m)
+{
+	io_u8(io, &m->major);
+	io_u8(io, &m->minor);
+	io_str8(io, &m->client_name, PTP_MAX_NAME);
+}
+
+static void io_authorize(io_t *io, ptp_authorize_t *m)
+{
+	io_u64(io, &m->instance_id);
+	io_str8(io, &m->token, PTP_MAX_TOKEN);
+	io_check(io, m->token.len > 0, PTP_ERANGE);
+}
+
+static void io_subscribe(io_t *io, ptp_ids_t *m)
+{
+	io_str8(io, &m->room, PTP_MAX_NAME);
+	io_ids(io, m);
+}
+
+static void io_keyframe_request(io_t *io, ptp_ids_t *m)
+{
+	if (!io->writing)
+		m->room = (ptp_str_t){"", 0};
+	io_ids(io, m);
+}
+
+static double quat_norm2(const float q[4])
+{
+	return (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
+	       (double)q[3] * q[3];
+}
+
+static void io_head_pose(io_t *io, ptp_head_pose_t *m)
+{
+	double n2;
+	io_u64(io, &m->instance_id);
+	io_u32(io, &m->seq);
+	io_i64(io, &m->client_time_us);
+	io_flags(io, &m->flags, PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR);
+	io_f32s(io, m->p, 3);
+	io_f32s(io, m->q, 4);
+	n2 = quat_norm2(m->q);
+	io_check(io, n2 >= 0.25 && n2 <= 4.0, PTP_ERANGE);
+	if (m->flags & PTP_POSE_HAS_VELOCITY)
+		io_f32s(io, m->v, 3);
+	else if (!io->writing)
+		m->v[0] = m->v[1] = m->v[2] = 0.0f;
+	if (m->flags & PTP_POSE_HAS_ANGULAR)
+		io_f32s(io, m->w, 3);
+	else if (!io->writing)
+		m->w[0] = m->w[1] = m->w[2] = 0.0f;
+}
+
+static void io_ping(io_t *io, ptp_ping_t *m)
+{
+	io_i64(io, &m->client_time_us);
+}
+
+static void io_welcome(io_t *io, ptp_welcome_t *m)
+{
+	io_u8(io, &m->major);
+	io_u8(io, &m->minor);
+	io_u16(io, &m->tick_hz);
+	io_check(io, m->tick_hz >= 1, PTP_ERANGE);
+	io_u8(io, &m->substeps);
+	io_u16(io, &m->keyframe_interval);
+	io_check(io, m->keyframe_interval >= 1, PTP_ERANGE);
+	io_u32(io, &m->max_message);
+	io_u16(io, &m->max_subscriptions);
+	io_i64(io, &m->server_time_us);
+	io_u64(io, &m->tick);
+	io_str8(io, &m->server_version, PTP_MAX_TEXT);
+}
+
+/* 46340 = floor(32767 * sqrt(2)): a dropped-largest component is at most 1/sqrt(2). */
+#define QUAT16_SCALE 46340
+
+static void io_record(io_t *io, ptp_record_t *m)
+{
+	uint8_t flags = 0;
+	int64_t sum = 0;
+	io_u64(io, &m->id);
+	if (io->writing) {
+		io_check(io, m->head_q.largest <= 3 && (m->flags & 0xc0) == 0, PTP_EINVAL);
+		flags = (uint8_t)(m->flags | (m->head_q.largest & 3) << 6);
+	}
+	io_flags(io, &flags, PTP_RECORD_KEY | 0xc0);
+	m->flags = flags & PTP_RECORD_KEY;
+	m->head_q.largest = (uint8_t)(flags >> 6);
+	io_u32(io, &m->last_seq);
+	io_f32s(io, m->head_p, 3);
+	for (int i = 0; i < 3; i++) {
+		io_i16(io, &m->head_q.c[i]);
+		io_check(io, m->head_q.c[i] != INT16_MIN, PTP_ERANGE);
+		sum += (int64_t)m->head_q.c[i] * m->head_q.c[i];
+	}
+	io_check(io, sum <= (int64_t)QUAT16_SCALE * QUAT16_SCALE, PTP_ERANGE);
+	io_u16(io, &m->data_len);
+	if (io->writing) {
+		io_check(io, m->data_len == 0 || m->data, PTP_EINVAL);
+		if (io_ok(io))
+			ptp_put_bytes(&io->w, m->data, m->data_len);
+	} else {
+		m->data = ptp_get_bytes(&io->r, m->data_len);
+	}
+}
+
+/* Walks count records in r; PTP_OK when they are valid (the reader is left after them). */
+static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict)
+{
+	io_t sub;
+	memset(&sub, 0, sizeof sub);
+	sub.strict = strict;
+	sub.r = *r;
+	ptp_reader_need(&sub.r, count, PTP_RECORD_MIN);
+	for (int i = 0; i < count && io_ok(&sub); i++) {
+		ptp_record_t rec;
+		io_record(&sub, &rec);
+	}
+	*r = sub.r;
+	return sub.r.err;
+}
+
+static void io_frame_batch(io_t *io, ptp_frame_batch_t *m)
+{
+	io_u64(io, &m->tick);
+	io_i64(io, &m->server_time_us);
+	io_u16(io, &m->count);
+	if (!io_ok(io))
+		return;
+	if (io->writing) {
+		/* The caller concatenated pre-encoded records: check they are exactly count
+		 * valid records before sending them on. */
+		ptp_reader_t r;
+		ptp_err_t e;
+		ptp_reader_init(&r, m->records, m->records ? m->records_len : 0);
+		e = parse_records(&r, m->count, 1);
+		io_check(io, e == PTP_OK && r.left == 0, PTP_EINVAL);
+		if (io_ok(io))
+			ptp_put_bytes(&io->w, m->records, m->records_len);
+	} else {
+		const uint8_t *start = io->r.p;
+		if (parse_records(&io->r, m->count, io->strict) != PTP_OK)
+			return;
+		m->records = start;
+		m->records_len = (size_t)(io->r.p - start);
+	}
+}
+
+static void io_shape(io_t *io, ptp_shape_t *s)
+{
+	io_u8(io, &s->strand_count);
+	io_check(io, s->strand_count >= 1 && s->strand_count <= PTP_MAX_STRANDS, PTP_ELIMIT);
+	if (!io->writing && !ptp_reader_need(&io->r, s->strand_count, 29))
+		return;
+	for (int i = 0; i < s->strand_count && io_ok(io); i++) {
+		ptp_shape_strand_t *st = &s->strands[i];
+		double d2;
+		io_u8(io, &st->points);
+		io_check(io, st->points >= 2 && st->points <= PTP_MAX_POINTS, PTP_ERANGE);
+		io_f32s(io, &st->segment_length, 1);
+		io_check(io, st->segment_length > 0.0f && st->segment_length <= 10.0f, PTP_ERANGE);
+		io_f32s(io, st->anchor, 3);
+		io_f32s(io, st->direction, 3);
+		d2 = (double)st->direction[0] * st->direction[0] +
+		     (double)st->direction[1] * st->direction[1] +
+		     (double)st->direction[2] * st->direction[2];
+		io_check(io, d2 >= 1e-12, PTP_ERANGE);
+	}
+}
+
+static void io_instance_event(io_t *io, ptp_instance_event_t *m)
+{
+	io_u8(io, &m->kind);
+	io_check(io, m->kind >= PTP_EVENT_ADDED && m->kind <= PTP_EVENT_RESET, PTP_ERANGE);
+	io_u64(io, &m->instance_id);
+	io_u64(io, &m->tick);
+	if (m->kind == PTP_EVENT_REMOVED) {
+		if (!io->writing) {
+			m->name = m->room = (ptp_str_t){"", 0};
+			memset(&m->shape, 0, sizeof m->shape);
+		}
+		return;
+	}
+	io_str8(io, &m->name, PTP_MAX_NAME);
+	io_str8(io, &m->room, PTP_MAX_NAME);
+	io_shape(io, &m->shape);
+}
+
+static void io_pong(io_t *io, ptp_pong_t *m)
+{
+	io_i64(io, &m->client_time_us);
+	io_i64(io, &m->server_time_us);
+}
+
+static void io_error(io_t *io, ptp_error_t *m)
+{
+	io_u16(io, &m->code);
+	io_flags(io, &m->flags, PTP_ERROR_CLOSING);
+	io_u8(io, &m->about_type);
+	io_u64(io, &m->instance_id);
+	io_str8(io, &m->text, PTP_MAX_TEXT);
+}
+
+/* The one dispatch from type to field walk; unknown types fail with PTP_ETYPE. */
+static void io_payload(io_t *io, ptp_msg_t *m)
+{
+	switch (m->type) {
+	case PTP_HELLO: io_hello(io, &m->u.hello); break;
+	case PTP_AUTHORIZE: io_authorize(io, &m->u.authorize); break;
+	case PTP_SUBSCRIBE: io_subscribe(io, &m->u.subscribe); break;
+	case PTP_UNSUBSCRIBE: io_subscribe(io, &m->u.subscribe); break;
+	case PTP_HEAD_POSE: io_head_pose(io, &m->u.head_pose); break;
+	case PTP_KEYFRAME_REQUEST: io_keyframe_request(io, &m->u.subscribe); break;
+	case PTP_PING: io_ping(io, &m->u.ping); break;
+	case PTP_WELCOME: io_welcome(io, &m->u.welcome); break;
+	case PTP_FRAME_BATCH: io_frame_batch(io, &m->u.frame_batch); break;
+	case PTP_INSTANCE_EVENT: io_instance_event(io, &m->u.instance_event); break;
+	case PTP_PONG: io_pong(io, &m->u.pong); break;
+	case PTP_ERROR: io_error(io, &m->u.error); break;
+	default: io_fail(io, PTP_ETYPE); break;
+	}
+}
+
+ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out)
+{
+	io_t io;
+	uint8_t major, minor, type, reserved;
+	uint32_t payload;
+	if (!buf || len < PTP_HEADER_SIZE)
+		return PTP_ETRUNC;
+	if (buf[0] != 'P' || buf[1] != 'T')
+		return PTP_EMAGIC;
+	major = buf[2], minor = buf[3], type = buf[4], reserved = buf[5];
+	if (major != PTP_MAJOR)
+		return PTP_EVERSION;
+	payload = (uint32_t)buf[6] | (uint32_t)buf[7] << 8 | (uint32_t)buf[8] << 16 |
+	          (uint32_t)buf[9] << 24;
+	if (payload > PTP_MAX_PAYLOAD)
+		return PTP_ETOOBIG;
+	if (payload > len - PTP_HEADER_SIZE)
+		return PTP_ETRUNC;
+	if (payload < len - PTP_HEADER_SIZE)
+		return PTP_ELENGTH;
+	memset(&io, 0, sizeof io);
+	io.strict = minor <= PTP_MINOR;
+	if (io.strict && reserved != 0)
+		return PTP_EFLAGS;
+	if (!ptp_type_name(type))
+		return PTP_ETYPE;
+	memset(out, 0, sizeof *out);
+	out->type = (ptp_type_t)type;
+	out->minor = minor;
+	ptp_reader_init(&io.r, buf + PTP_HEADER_SIZE, payload);
+	io_payload(&io, out);
+	if (io.r.err != PTP_OK)
+		return io.r.err;
+	if (io.strict && io.r.left != 0)
+		return PTP_ETRAILING;
+	return PTP_OK;
+}
+
+ptp_err_t ptp_msg_encode(const ptp_msg_t *m, uint8_t *buf, size_t cap, size_t *needed)
+{
+	io_t io;
+	ptp_msg_t copy = *m; /* the field walk takes non-const pointers; it never writes them */
+	ptp_err_t e;
+	memset(&io, 0, sizeof io);
+	io.writing = 1;
+	io.strict = 1;
+	ptp_writer_init(&io.w, buf, cap);
+	if (!ptp_type_name(m->type))
+		return PTP_ETYPE;
+	ptp_put_u8(&io.w, 'P');
+	ptp_put_u8(&io.w, 'T');
+	ptp_put_u8(&io.w, PTP_MAJOR);
+	ptp_put_u8(&io.w, PTP_MINOR);
+	ptp_put_u8(&io.w, (uint8_t)m->type);
+	ptp_put_u8(&io.w, 0);
+	ptp_put_u32(&io.w, 0); /* patched below */
+	io_payload(&io, &copy);
+	if (io.w.err == PTP_OK && io.w.len - PTP_HEADER_SIZE > PTP_MAX_PAYLOAD)
+		ptp_writer_fail(&io.w, PTP_ETOOBIG);
+	if (needed)
+		*needed = io.w.len;
+	e = ptp_writer_result(&io.w);
+	if (e == PTP_OK)
+		ptp_patch_u32(&io.w, 6, (uint32_t)(io.w.len - PTP_HEADER_SIZE));
+	return e;
+}
+
+ptp_err_t ptp_record_encode(const ptp_record_t *r, uint8_t *buf, size_t cap, size_t *needed)
+{
+	io_t io;
+	ptp_record_t copy = *r;
+	memset(&io, 0, sizeof io);
+	io.writing = 1;
+	io.strict = 1;
+	ptp_writer_init(&io.w, buf, cap);
+	io_record(&io, &copy);
+	if (needed)
+		*needed = io.w.len;
+	return ptp_writer_result(&io.w);
+}
+
+int ptp_record_next(const ptp_frame_batch_t *b, size_t *offset, ptp_record_t *out)
+{
+	io_t io;
+	if (!b->records || *offset >= b->records_len)
+		return 0;
+	memset(&io, 0, sizeof io);
+	ptp_reader_init(&io.r, b->records + *offset, b->records_len - *offset);
+	io_record(&io, out);
+	if (io.r.err != PTP_OK)
+		return 0;
+	*offset = b->records_len - io.r.left;
+	return 1;
+}
+
+ptp_err_t ptp_shape_validate(const ptp_shape_t *shape)
+{
+	io_t io;
+	ptp_shape_t copy = *shape;
+	memset(&io, 0, sizeof io);
+	io.writing = 1;
+	io.strict = 1;
+	ptp_writer_init(&io.w, NULL, 0); /* a dry run: checks only, writes nothing */
+	io_shape(&io, &copy);
+	return io.w.err;
+}
+
+int ptp_shape_point_count(const ptp_shape_t *shape)
+{
+	int n = 0;
+	for (int i = 0; i < shape->strand_count && i < PTP_MAX_STRANDS; i++)
+		n += shape->strands[i].points;
+	return n;
+}
+
+ptp_err_t ptp_quat16_pack(const float q[4], ptp_quat16_t *out)
+{
+	double v[4], n;
+	int largest = 0, k = 0;
+	for (int i = 0; i < 4; i++)
+		if (!ptp_f32_finite(q[i]))
+			return PTP_EFLOAT;
+	n = sqrt(quat_norm2(q));
+	if (!(n > 1e-9))
+		return PTP_ERANGE;
+	for (int i = 0; i < 4; i++) {
+		v[i] = (double)q[i] / n;
+		if (fabs(v[i]) > fabs(v[largest]))
+			largest = i;
+	}
+	out->largest = (uint8_t)largest;
+	for (int i = 0; i < 4; i++) {
+		double c;
+		if (i == largest)
+			continue;
+		c = floor((v[largest] < 0 ? -v[i] : v[i]) * QUAT16_SCALE + 0.5);
+		if (c > 32767)
+			c = 32767;
+		if (c < -32767)
+			c = -32767;
+		out->c[k++] = (int16_t)c;
+	}
+	return PTP_OK;
+}
+
+void ptp_quat16_unpack(const ptp_quat16_t *in, double q[4])
+{
+	double s = 0.0;
+	int k = 0;
+	for (int i = 0; i < 4; i++) {
+		double c;
+		if (i == (in->largest & 3))
+			continue;
+		c = (double)in->c[k++] / QUAT16_SCALE;
+		q[i] = c;
+		s += c * c;
+	}
+	q[in->largest & 3] = s < 1.0 ? sqrt(1.0 - s) : 0.0;
+}

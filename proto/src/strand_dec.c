@@ -1,0 +1,224 @@
+/* Strand decoder: reads a record's strand data against the instance shape.
+ *
+ * The whole record is decoded into scratch state first and committed only when every
+ * strand, the padding and the length check out, so a bad record leaves the decoder as it
+ * was (the client then asks for a keyframe). Every code is range-checked before it is
+ * used; the bit reader cannot run past the data.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bits.h"
+#include "ptp/strand.h"
+#include "strand_internal.h"
+#include "wire.h"
+
+struct ptp_decoder_t {
+	ptp_shape_t shape;
+	ptp_strand_geo_t geo[PTP_MAX_STRANDS];
+	int seg_off[PTP_MAX_STRANDS + 1];
+	int n_points;
+	ptp_strand_state_t st[PTP_MAX_STRANDS], tmp[PTP_MAX_STRANDS];
+	int32_t *mem; /* cur/vel of st and tmp */
+	double *pts;  /* scratch positions */
+	int have_tick; /* last_tick is set */
+	uint64_t last_tick;
+};
+
+ptp_decoder_t *ptp_decoder_create(const ptp_shape_t *shape)
+{
+	ptp_decoder_t *d;
+	size_t segs;
+	if (!shape || ptp_shape_validate(shape) != PTP_OK)
+		return NULL;
+	d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	d->shape = *shape;
+	for (int s = 0; s < shape->strand_count; s++) {
+		ptp_geo_init(&d->geo[s], &shape->strands[s]);
+		d->seg_off[s + 1] = d->seg_off[s] + shape->strands[s].points - 1;
+	}
+	d->n_points = ptp_shape_point_count(shape);
+	segs = (size_t)d->seg_off[shape->strand_count];
+	d->mem = calloc(segs * 8, sizeof(int32_t));
+	d->pts = calloc((size_t)d->n_points * 3, sizeof(double));
+	if (!d->mem || !d->pts) {
+		ptp_decoder_destroy(d);
+		return NULL;
+	}
+	for (int s = 0; s < shape->strand_count; s++) {
+		size_t o = 2 * (size_t)d->seg_off[s];
+		d->st[s].cur = d->mem + o;
+		d->st[s].vel = d->mem + 2 * segs + o;
+		d->tmp[s].cur = d->mem + 4 * segs + o;
+		d->tmp[s].vel = d->mem + 6 * segs + o;
+	}
+	return d;
+}
+
+void ptp_decoder_destroy(ptp_decoder_t *d)
+{
+	if (!d)
+		return;
+	free(d->mem);
+	free(d->pts);
+	free(d);
+}
+
+void ptp_decoder_reset(ptp_decoder_t *d)
+{
+	for (int s = 0; s < d->shape.strand_count; s++)
+		d->st[s].valid = 0;
+	d->have_tick = 0;
+}
+
+static int in_grid(int64_t c, int32_t m)
+{
+	return c >= -m && c <= m;
+}
+
+/* Reads strand s into d->tmp[s] (codes) or, raw, into d->pts; returns PTP_OK or why not. */
+static ptp_err_t read_strand(ptp_decoder_t *d, int s, ptp_bitr_t *r, double *pts, int *raw,
+                             int in_sequence)
+{
+	const ptp_strand_state_t *old = &d->st[s];
+	ptp_strand_state_t *t = &d->tmp[s];
+	int n = 2 * (d->geo[s].points - 1);
+	uint32_t mode = ptp_bitr_get(r, 2);
+	*raw = 0;
+	if (r->err != PTP_OK)
+		return r->err;
+	if (mode == PTP_MODE_RAW) {
+		for (int i = 0; i < 3 * d->geo[s].points; i++) {
+			float f = ptp_f32_from_bits(ptp_bitr_get(r, 32));
+			if (r->err != PTP_OK)
+				return r->err;
+			if (!ptp_f32_finite(f))
+				return PTP_EFLOAT;
+			pts[i] = f;
+		}
+		t->valid = 0;
+		t->bits = old->bits;
+		*raw = 1;
+		return PTP_OK;
+	}
+	if (mode == PTP_MODE_KEY) {
+		uint32_t bits = ptp_bitr_get(r, 4) + PTP_BITS_MIN, k;
+		int32_t m;
+		if (r->err == PTP_OK && bits > PTP_BITS_MAX)
+			return PTP_ERANGE;
+		m = ptp_grid_m((int)bits);
+		for (int i = 0; i < n; i++) {
+			int64_t c = (int64_t)ptp_bitr_get(r, (int)bits) - m;
+			if (r->err != PTP_OK)
+				return r->err;
+			if (!in_grid(c, m))
+				return PTP_ERANGE;
+			t->cur[i] = (int32_t)c;
+		}
+		k = ptp_bitr_get(r, 4);
+		for (int i = 0; i < n; i++) {
+			int32_t v = ptp_unzigzag(ptp_bitr_eg(r, (int)k));
+			if (r->err != PTP_OK)
+				return r->err;
+			if (v < -2 * m || v > 2 * m)
+				return PTP_ERANGE;
+			t->vel[i] = v;
+		}
+		t->valid = 1;
+		t->bits = (int)bits;
+		return PTP_OK;
+	}
+	if (!old->valid || !in_sequence)
+		return PTP_ENOKEY;
+	t->valid = 1;
+	t->bits = old->bits;
+	{
+		int32_t m = ptp_grid_m(old->bits), last[2] = {0, 0};
+		uint32_t pred = PTP_PRED_LINEAR, k = 0;
+		if (mode == PTP_MODE_DELTA) {
+			pred = ptp_bitr_get(r, 2);
+			k = ptp_bitr_get(r, 4);
+		}
+		for (int i = 0; i < n; i++) {
+			int64_t p = old->cur[i] + ((pred & PTP_PRED_LINEAR) ? old->vel[i] : 0);
+			int64_t e = 0, c;
+			if (mode == PTP_MODE_DELTA) {
+				e = ptp_unzigzag(ptp_bitr_eg(r, (int)k));
+				if (r->err != PTP_OK)
+					return r->err;
+				if (pred & PTP_PRED_SPATIAL)
+					e += last[i & 1];
+			}
+			c = p + e;
+			if (!in_grid(c, m))
+				return PTP_ERANGE;
+			/* |e| <= |c| + |p| <= 4m here, so last[] stays far inside int32 */
+			last[i & 1] = (int32_t)e;
+			t->cur[i] = (int32_t)c;
+			t->vel[i] = (int32_t)(c - old->cur[i]);
+		}
+	}
+	return r->err;
+}
+
+ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t *rec,
+                            float *out, size_t n_points)
+{
+	ptp_bitr_t r;
+	double q[4], rot[9], hp[3];
+	int raw[PTP_MAX_STRANDS];
+	if (!rec || !out || n_points != (size_t)d->n_points)
+		return PTP_EINVAL;
+	if (!rec->data || rec->data_len < 1)
+		return PTP_ETRUNC;
+	if (rec->data[0] != d->shape.strand_count)
+		return PTP_ESHAPE;
+	ptp_bitr_init(&r, rec->data + 1, rec->data_len - 1u);
+	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
+		ptp_err_t e = read_strand(d, s, &r, d->pts + 3 * p, &raw[s],
+		                          d->have_tick && tick == d->last_tick + 1);
+		if (e != PTP_OK)
+			return e;
+	}
+	if (r.nbits - r.pos >= 8)
+		return PTP_ETRAILING;
+	if (ptp_bitr_get(&r, (int)(r.nbits - r.pos)) != 0)
+		return PTP_EFLAGS;
+
+	ptp_quat16_unpack(&rec->head_q, q);
+	ptp_quat_matrix(q, rot);
+	for (int i = 0; i < 3; i++)
+		hp[i] = rec->head_p[i];
+	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
+		double frame[9];
+		if (raw[s])
+			continue;
+		ptp_frame(rot, d->geo[s].basis, frame);
+		ptp_strand_points(&d->geo[s], rot, hp, frame, d->tmp[s].cur,
+		                  ptp_grid_m(d->tmp[s].bits), d->pts + 3 * p);
+	}
+	/* A far-away head plus long strands can leave float range: refuse, do not emit inf. */
+	for (size_t i = 0; i < 3 * n_points; i++)
+		if (!(fabs(d->pts[i]) <= FLT_MAX))
+			return PTP_ERANGE;
+
+	for (int s = 0; s < d->shape.strand_count; s++) {
+		ptp_strand_state_t *st = &d->st[s], *t = &d->tmp[s];
+		size_t n = 2 * (size_t)(d->geo[s].points - 1);
+		if (!raw[s]) {
+			memcpy(st->cur, t->cur, n * sizeof(int32_t));
+			memcpy(st->vel, t->vel, n * sizeof(int32_t));
+		}
+		st->valid = t->valid;
+		st->bits = t->bits;
+	}
+	d->have_tick = 1;
+	d->last_tick = tick;
+	for (size_t i = 0; i < 3 * n_points; i++)
+		out[i] = (float)d->pts[i];
+	return PTP_OK;
+}
