@@ -25,10 +25,9 @@
 #include <math.h>
 
 #include "selfcollide.h"
+#include "verlet_lanes.h"
 #include "world_internal.h"
 
-/* Mueller's s_damping: 1 removes the whole FTL correction from the parent's velocity. */
-#define FTL_VELOCITY_FIX 0.9f
 
 /* Deterministic gust factor in [-1, 1] for strand s at time t: three incommensurate
  * sines with seeded phases. */
@@ -115,7 +114,7 @@ static void ftl_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int
 		pt_vec3 c = v3_sub(p, proj);
 		w->px[i] += c.x, w->py[i] += c.y, w->pz[i] += c.z;
 		if (j >= 2) {
-			pt_vec3 d = v3_scale(v3_sub(proj, orig), FTL_VELOCITY_FIX);
+			pt_vec3 d = v3_scale(v3_sub(proj, orig), PT_FTL_VELOCITY_FIX);
 			w->px[i - 1] += d.x, w->py[i - 1] += d.y, w->pz[i - 1] += d.z;
 		}
 		parent = p;
@@ -136,21 +135,35 @@ static void collide_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st,
 	}
 }
 
+/* Kept-velocity factor for a substep of h seconds: damping is per 1/60 s frame. */
+static float kept_factor(const pt_inst *in, float h)
+{
+	return powf(in->damping, 60.0f * h) * expf(-in->wind_drag * h);
+}
+
+static float bend_fraction(const pt_inst *in, float h)
+{
+	return in->bend > 0.0f ? 1.0f - powf(1.0f - in->bend, 60.0f * h) : 0.0f;
+}
+
+/* Gravity plus the wind's push on strand s at time t. */
+static pt_vec3 strand_accel(const pt_inst *in, int s, double t)
+{
+	pt_vec3 wind = in->wind_velocity;
+	if (in->wind_turbulence > 0.0f && v3_len2(wind) > 0.0f)
+		wind = v3_scale(wind, 1.0f + in->wind_turbulence * gust(in->wind_seed, s, t));
+	return v3_add(in->gravity, v3_scale(wind, in->wind_drag));
+}
+
+/* The per-instance path (any options): one strand after another. */
 static void verlet_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
 			   const pt_collider_rt *cols, float h, double t)
 {
-	float frames = 60.0f * h; /* this substep in units of 1/60 s frames */
-	float k = powf(in->damping, frames) * expf(-in->wind_drag * h);
-	float h2 = h * h;
-	float wind_speed2 = v3_len2(in->wind_velocity);
+	float k = kept_factor(in, h), h2 = h * h;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
 		int base = in->offset + st->first;
-		pt_vec3 wind = in->wind_velocity;
-		if (in->wind_turbulence > 0.0f && wind_speed2 > 0.0f)
-			wind = v3_scale(wind, 1.0f + in->wind_turbulence * gust(in->wind_seed, s, t));
-		pt_vec3 a = v3_add(in->gravity, v3_scale(wind, in->wind_drag));
-		integrate(w, base, st->points, k, v3_scale(a, h2));
+		integrate(w, base, st->points, k, v3_scale(strand_accel(in, s, t), h2));
 		pt_vec3 root = v3_add(head->p, m3_mul(rot, st->anchor));
 		SET(w, base, root);
 		w->px[base] = root.x, w->py[base] = root.y, w->pz[base] = root.z;
@@ -158,13 +171,12 @@ static void verlet_substep(pt_world *w, pt_inst *in, const pt_pose *head, const 
 	for (int it = 0; it < in->iterations; it++)
 		for (int s = 0; s < in->strand_count; s++)
 			distance_pass(w, in, &in->strands[s], in->offset + in->strands[s].first);
-	if (in->bend > 0.0f) {
-		float b = 1.0f - powf(1.0f - in->bend, frames);
+	float b = bend_fraction(in, h);
+	if (b > 0.0f)
 		for (int s = 0; s < in->strand_count; s++) {
 			const pt_strand_rt *st = &in->strands[s];
 			bend_pass(w, st, in->offset + st->first, m3_mul(rot, st->direction), b);
 		}
-	}
 	if (in->self_scratch)
 		pt_self_collide(w, in);
 	for (int s = 0; s < in->strand_count; s++) {
@@ -174,6 +186,64 @@ static void verlet_substep(pt_world *w, pt_inst *in, const pt_pose *head, const 
 		else
 			collide_pass(w, in, st, in->offset + st->first, cols);
 	}
+}
+
+/* ---- the wide path (verlet_lanes.h) ------------------------------------------------ */
+
+int pt_verlet_lanes_eligible(const pt_inst *in)
+{
+	if (in->stretch != PT_STRETCH_EXACT || in->self_collision)
+		return 0;
+	for (int c = 0; c < in->collider_count; c++) {
+		pt_shape sh = in->colliders[c].shape;
+		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
+			return 0;
+	}
+	return 1;
+}
+
+static void run_batch(pt_world *w, const pt_lane *lanes, int count, int n)
+{
+	if (w->kernel == PT_KERNEL_AVX2)
+		pt_verlet_lanes_avx2(w, lanes, count, n);
+	else
+		pt_verlet_lanes_scalar(w, lanes, count, n);
+}
+
+void pt_verlet_batch_add(pt_world *w, pt_batcher *b, pt_inst *in)
+{
+	float h = in->sub_h;
+	float k = kept_factor(in, h), bend = bend_fraction(in, h), h2 = h * h;
+	for (int s = 0; s < in->strand_count; s++) {
+		const pt_strand_rt *st = &in->strands[s];
+		int n = st->points;
+		pt_lane *ln = &b->lane[n][b->count[n]];
+		ln->base = in->offset + st->first;
+		ln->iterations = in->iterations;
+		ln->k = k;
+		ln->length = st->length;
+		ln->bend = bend;
+		ln->radius = st->radius;
+		ln->ah2 = v3_scale(strand_accel(in, s, in->time), h2);
+		ln->root = v3_add(in->sub_pose.p, m3_mul(&in->sub_rot, st->anchor));
+		ln->rest = m3_mul(&in->sub_rot, st->direction);
+		ln->cols = in->cols_rt;
+		ln->ncols = in->collider_count;
+		ln->mask = st->collider_mask;
+		if (++b->count[n] == PT_LANES) {
+			run_batch(w, b->lane[n], PT_LANES, n);
+			b->count[n] = 0;
+		}
+	}
+}
+
+void pt_verlet_batch_flush(pt_world *w, pt_batcher *b)
+{
+	for (int n = 0; n <= PT_MAX_POINTS; n++)
+		if (b->count[n]) {
+			run_batch(w, b->lane[n], b->count[n], n);
+			b->count[n] = 0;
+		}
 }
 
 static int verlet_init(pt_inst *in, const pt_instance_def *def)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "verlet_lanes.h"
 #include "world_internal.h"
 
 pt_world_def pt_world_def_default(void)
@@ -221,7 +222,7 @@ void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 	}
 }
 
-static void step_instance(pt_world *w, pt_inst *in, float dt, int substeps);
+static void step_dense(pt_world *w, float dt, int substeps, int begin, int end);
 
 static void rest_and_prewarm(pt_world *w, pt_inst *in)
 {
@@ -229,8 +230,9 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 	in->ops->rest(w, in, &in->head_target);
 	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
 	float dt = 1.0f / w->def.prewarm_tick_hz;
+	int di = (int)(in - w->inst);
 	for (int t = 0; t < ticks; t++)
-		step_instance(w, in, dt, w->def.prewarm_substeps);
+		step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
 	in->time = 0.0;
 }
 
@@ -261,6 +263,7 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	load_params(in, def);
 	if (in->ops->init && !in->ops->init(in, def))
 		return 0;
+	in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
@@ -350,6 +353,7 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		load_topology(w, in, def);
 		if (in->ops->update_params)
 			in->ops->update_params(in, def);
+		in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 		return 1;
 	}
 	/* Topology change: reserve first so a failure leaves the instance untouched. */
@@ -425,25 +429,44 @@ static void handle_teleport(pt_world *w, pt_inst *in)
 	in->head_prev = in->head_target;
 }
 
-static void step_instance(pt_world *w, pt_inst *in, float dt, int substeps)
+/* Steps dense instances [begin, end). Substeps run in rounds across instances so the
+ * verlet strands of many instances can share SIMD batches; each instance still sees
+ * exactly its own sequence of substeps (instances never interact). */
+static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
-	int n = in->substeps > 0 ? in->substeps : substeps;
-	if (n < 1)
-		n = 1;
-	handle_teleport(w, in);
-	float h = dt / (float)n;
-	pt_collider_rt cols[PT_MAX_COLLIDERS];
-	for (int s = 0; s < n; s++) {
-		float alpha = (float)(s + 1) / (float)n;
-		pt_pose pose;
-		pose.p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
-		pose.q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
-		pt_mat3 R = m3_from_quat(pose.q);
-		pt_colliders_to_world(in->colliders, in->collider_count, &pose, &R, cols);
-		in->time += h;
-		in->ops->substep(w, in, &pose, &R, cols, h, in->time);
+	int rounds = 0;
+	for (int i = begin; i < end; i++) {
+		pt_inst *in = &w->inst[i];
+		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
+		in->sub_h = dt / (float)in->sub_n;
+		if (in->sub_n > rounds)
+			rounds = in->sub_n;
+		handle_teleport(w, in);
 	}
-	in->head_prev = in->head_target;
+	pt_batcher batch;
+	memset(batch.count, 0, sizeof batch.count);
+	for (int s = 0; s < rounds; s++) {
+		for (int i = begin; i < end; i++) {
+			pt_inst *in = &w->inst[i];
+			if (s >= in->sub_n)
+				continue;
+			float alpha = (float)(s + 1) / (float)in->sub_n;
+			in->sub_pose.p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
+			in->sub_pose.q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
+			in->sub_rot = m3_from_quat(in->sub_pose.q);
+			pt_colliders_to_world(in->colliders, in->collider_count, &in->sub_pose,
+					      &in->sub_rot, in->cols_rt);
+			in->time += in->sub_h;
+			if (in->lanes_ok)
+				pt_verlet_batch_add(w, &batch, in);
+			else
+				in->ops->substep(w, in, &in->sub_pose, &in->sub_rot, in->cols_rt,
+						 in->sub_h, in->time);
+		}
+		pt_verlet_batch_flush(w, &batch);
+	}
+	for (int i = begin; i < end; i++)
+		w->inst[i].head_prev = w->inst[i].head_target;
 }
 
 void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end)
@@ -453,8 +476,7 @@ void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end
 		begin = 0;
 	if (end > w->count)
 		end = w->count;
-	for (int i = begin; i < end; i++)
-		step_instance(w, &w->inst[i], dt, substeps);
+	step_dense(w, dt, substeps, begin, end);
 }
 
 void pt_world_step(pt_world *w, float dt, int substeps)

@@ -74,6 +74,16 @@ typedef struct pt_inst {
 	pt_teleport_mode teleport_mode;
 	uint32_t teleports;
 
+	int lanes_ok; /* verlet: can take the wide path (pt_verlet_lanes_eligible) */
+
+	/* step scratch, valid during pt_world_step: this substep's head pose, rotation,
+	 * colliders in world space, substep count and length */
+	pt_pose sub_pose;
+	pt_mat3 sub_rot;
+	float sub_h;
+	int sub_n;
+	pt_collider_rt cols_rt[PT_MAX_COLLIDERS];
+
 	pt_pose head_prev;   /* pose at the end of the previous step */
 	pt_pose head_target; /* newest pose */
 	double time;         /* simulated seconds since creation (drives turbulence) */

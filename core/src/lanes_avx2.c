@@ -1,0 +1,19 @@
+/* The verlet wide kernel on AVX2 (selected at run time when the CPU has it). */
+#include <stddef.h>
+#include <string.h>
+
+#include "verlet_lanes.h"
+
+#if !defined(PT_NO_SIMD) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define WIDE_AVX2
+#include "wide.h"
+
+#define LANES_FN pt_verlet_lanes_avx2
+#define LANES_ATTR __attribute__((target("avx2")))
+#include "verlet_lanes.inc"
+#else
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lane *lanes, int count, int n)
+{
+	pt_verlet_lanes_scalar(w, lanes, count, n);
+}
+#endif
