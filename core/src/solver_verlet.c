@@ -202,48 +202,54 @@ int pt_verlet_lanes_eligible(const pt_inst *in)
 	return 1;
 }
 
-static void run_batch(pt_world *w, const pt_lane *lanes, int count, int n)
+/* Fills lanes past b->count with lane 0 and runs the batch. */
+static void run_batch(pt_world *w, pt_lanes *b, int n)
 {
+	for (int l = b->count; l < PT_LANES; l++) {
+		b->base[l] = b->base[0], b->iterations[l] = b->iterations[0], b->k[l] = b->k[0];
+		b->length[l] = b->length[0], b->bend[l] = b->bend[0], b->radius[l] = b->radius[0];
+		for (int a = 0; a < 3; a++) {
+			b->ah2[a][l] = b->ah2[a][0], b->root[a][l] = b->root[a][0];
+			b->rest[a][l] = b->rest[a][0];
+		}
+		b->cols[l] = b->cols[0], b->ncols[l] = b->ncols[0], b->mask[l] = b->mask[0];
+	}
 	if (w->kernel == PT_KERNEL_AVX2)
-		pt_verlet_lanes_avx2(w, lanes, count, n);
+		pt_verlet_lanes_avx2(w, b, n);
 	else
-		pt_verlet_lanes_scalar(w, lanes, count, n);
+		pt_verlet_lanes_scalar(w, b, n);
+	b->count = 0;
 }
 
-void pt_verlet_batch_add(pt_world *w, pt_batcher *b, pt_inst *in)
+void pt_verlet_batch_add(pt_world *w, pt_batcher *bt, pt_inst *in)
 {
 	float h = in->sub_h;
 	float k = kept_factor(in, h), bend = bend_fraction(in, h), h2 = h * h;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
 		int n = st->points;
-		pt_lane *ln = &b->lane[n][b->count[n]];
-		ln->base = in->offset + st->first;
-		ln->iterations = in->iterations;
-		ln->k = k;
-		ln->length = st->length;
-		ln->bend = bend;
-		ln->radius = st->radius;
-		ln->ah2 = v3_scale(strand_accel(in, s, in->time), h2);
-		ln->root = v3_add(in->sub_pose.p, m3_mul(&in->sub_rot, st->anchor));
-		ln->rest = m3_mul(&in->sub_rot, st->direction);
-		ln->cols = in->cols_rt;
-		ln->ncols = in->collider_count;
-		ln->mask = st->collider_mask;
-		if (++b->count[n] == PT_LANES) {
-			run_batch(w, b->lane[n], PT_LANES, n);
-			b->count[n] = 0;
-		}
+		pt_lanes *b = &bt->batch[n];
+		int l = b->count;
+		pt_vec3 ah2 = v3_scale(strand_accel(in, s, in->time), h2);
+		pt_vec3 root = v3_add(in->sub_pose.p, m3_mul(&in->sub_rot, st->anchor));
+		pt_vec3 rest = m3_mul(&in->sub_rot, st->direction);
+		b->base[l] = in->offset + st->first;
+		b->iterations[l] = (float)in->iterations;
+		b->k[l] = k, b->length[l] = st->length, b->bend[l] = bend, b->radius[l] = st->radius;
+		b->ah2[0][l] = ah2.x, b->ah2[1][l] = ah2.y, b->ah2[2][l] = ah2.z;
+		b->root[0][l] = root.x, b->root[1][l] = root.y, b->root[2][l] = root.z;
+		b->rest[0][l] = rest.x, b->rest[1][l] = rest.y, b->rest[2][l] = rest.z;
+		b->cols[l] = in->cols_rt, b->ncols[l] = in->collider_count, b->mask[l] = st->collider_mask;
+		if (++b->count == PT_LANES)
+			run_batch(w, b, n);
 	}
 }
 
-void pt_verlet_batch_flush(pt_world *w, pt_batcher *b)
+void pt_verlet_batch_flush(pt_world *w, pt_batcher *bt)
 {
 	for (int n = 0; n <= PT_MAX_POINTS; n++)
-		if (b->count[n]) {
-			run_batch(w, b->lane[n], b->count[n], n);
-			b->count[n] = 0;
-		}
+		if (bt->batch[n].count)
+			run_batch(w, &bt->batch[n], n);
 }
 
 static int verlet_init(pt_inst *in, const pt_instance_def *def)

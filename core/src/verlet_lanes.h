@@ -1,4 +1,4 @@
-/* The verlet solver's wide path: eight strands (usually of eight different instances)
+/* The verlet solver's wide path: sixteen strands (usually of many different instances)
  * step one substep together, one per SIMD lane (private to core).
  *
  * The serial passes along a strand (Gauss-Seidel distances, follow-the-leader) are
@@ -11,36 +11,39 @@
 
 #include "world_internal.h"
 
-enum { PT_LANES = 8 };
+enum { PT_LANES = 16 };
 
 /* Mueller's s_damping: the share of a point's follow-the-leader correction removed from
  * its parent's velocity (1 removes all of it; 0.9 keeps a little liveliness). */
 #define PT_FTL_VELOCITY_FIX 0.9f
 
-typedef struct pt_lane {
-	int base;      /* pool index of the root */
-	int iterations;
-	float k;       /* kept velocity factor for this substep */
-	float length;  /* segment length */
-	float bend;    /* bend fraction for this substep */
-	float radius;  /* particle radius */
-	pt_vec3 ah2;   /* acceleration x h^2 */
-	pt_vec3 root;  /* anchor in world space */
-	pt_vec3 rest;  /* rest direction in world space */
-	const pt_collider_rt *cols;
-	int ncols;
-	uint32_t mask;
-} pt_lane;
+/* One batch, field by field across lanes (so the kernel loads each as one register).
+ * Lanes past `count` repeat lane 0 and are never written back. */
+typedef struct pt_lanes {
+	int count;
+	int base[PT_LANES];       /* pool index of each root */
+	float iterations[PT_LANES];
+	float k[PT_LANES];        /* kept velocity factor for this substep */
+	float length[PT_LANES];   /* segment length */
+	float bend[PT_LANES];     /* bend fraction for this substep */
+	float radius[PT_LANES];   /* particle radius */
+	float ah2[3][PT_LANES];   /* acceleration x h^2 */
+	float root[3][PT_LANES];  /* anchor in world space */
+	float rest[3][PT_LANES];  /* rest direction in world space */
+	const pt_collider_rt *cols[PT_LANES];
+	int ncols[PT_LANES];
+	uint32_t mask[PT_LANES];
+} pt_lanes;
 
 /* Pending partial batches, one per point count; lives on the stepping thread's stack. */
 typedef struct pt_batcher {
-	int count[PT_MAX_POINTS + 1];
-	pt_lane lane[PT_MAX_POINTS + 1][PT_LANES];
+	pt_lanes batch[PT_MAX_POINTS + 1];
 } pt_batcher;
 
-/* Steps `count` (1..8) strands of `n` points each by one substep. */
-void pt_verlet_lanes_scalar(pt_world *w, const pt_lane *lanes, int count, int n);
-void pt_verlet_lanes_avx2(pt_world *w, const pt_lane *lanes, int count, int n);
+/* Steps the batch's strands (b->count of them, 1..16, `n` points each) by one substep;
+ * lanes past b->count must repeat lane 0. */
+void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b, int n);
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int n);
 
 /* 1 when an instance can take the wide path: exact stretch, no self-collision, and only
  * sphere, capsule and plane colliders (others use the per-instance path). */

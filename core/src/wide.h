@@ -1,4 +1,5 @@
-/* Eight-lane wide floats: AVX2 or a plain-C emulation with identical rounding.
+/* Wide floats: sixteen lanes in two AVX2 registers, or eight in a plain-C emulation
+ * with identical rounding.
  *
  * Included by wide.c twice, once per implementation (WIDE_AVX2 defined or not), so the
  * lane kernels (verlet_lanes.inc) are compiled for both from one source. Every
@@ -11,26 +12,51 @@
 #ifdef WIDE_AVX2
 #include <immintrin.h>
 
-typedef __m256 wf;
+/* Sixteen lanes as two AVX2 registers: two independent dependency chains per
+ * instruction stream, which is what the serial passes along a strand need. */
+typedef struct wf {
+	__m256 a, b;
+} wf;
+#define WF_LANES 16
 #define WATTR __attribute__((target("avx2"), always_inline)) static inline
-WATTR wf wf_set(float a) { return _mm256_set1_ps(a); }
-WATTR wf wf_load(const float *p) { return _mm256_loadu_ps(p); }
-WATTR void wf_store(float *p, wf a) { _mm256_storeu_ps(p, a); }
-WATTR wf wf_add(wf a, wf b) { return _mm256_add_ps(a, b); }
-WATTR wf wf_sub(wf a, wf b) { return _mm256_sub_ps(a, b); }
-WATTR wf wf_mul(wf a, wf b) { return _mm256_mul_ps(a, b); }
-WATTR wf wf_div(wf a, wf b) { return _mm256_div_ps(a, b); }
-WATTR wf wf_sqrt(wf a) { return _mm256_sqrt_ps(a); }
-WATTR wf wf_min(wf a, wf b) { return _mm256_min_ps(a, b); }
-WATTR wf wf_max(wf a, wf b) { return _mm256_max_ps(a, b); }
+#define WF2(f, x, y) {f((x).a, (y).a), f((x).b, (y).b)}
+WATTR wf wf_set(float v)
+{
+	wf r = {_mm256_set1_ps(v), _mm256_set1_ps(v)};
+	return r;
+}
+WATTR wf wf_load(const float *p)
+{
+	wf r = {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+	return r;
+}
+WATTR void wf_store(float *p, wf v) { _mm256_storeu_ps(p, v.a), _mm256_storeu_ps(p + 8, v.b); }
+WATTR wf wf_add(wf x, wf y) { wf r = WF2(_mm256_add_ps, x, y); return r; }
+WATTR wf wf_sub(wf x, wf y) { wf r = WF2(_mm256_sub_ps, x, y); return r; }
+WATTR wf wf_mul(wf x, wf y) { wf r = WF2(_mm256_mul_ps, x, y); return r; }
+WATTR wf wf_div(wf x, wf y) { wf r = WF2(_mm256_div_ps, x, y); return r; }
+WATTR wf wf_sqrt(wf x)
+{
+	wf r = {_mm256_sqrt_ps(x.a), _mm256_sqrt_ps(x.b)};
+	return r;
+}
+WATTR wf wf_min(wf x, wf y) { wf r = WF2(_mm256_min_ps, x, y); return r; }
+WATTR wf wf_max(wf x, wf y) { wf r = WF2(_mm256_max_ps, x, y); return r; }
 /* Comparisons give all-ones / all-zeros lanes. */
-WATTR wf wf_gt(wf a, wf b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
-WATTR wf wf_lt(wf a, wf b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
-WATTR wf wf_and(wf a, wf b) { return _mm256_and_ps(a, b); }
-WATTR wf wf_or(wf a, wf b) { return _mm256_or_ps(a, b); }
-/* m ? a : b */
-WATTR wf wf_sel(wf m, wf a, wf b) { return _mm256_blendv_ps(b, a, m); }
-WATTR int wf_any(wf m) { return _mm256_movemask_ps(m) != 0; }
+WATTR __m256 gt8(__m256 x, __m256 y) { return _mm256_cmp_ps(x, y, _CMP_GT_OQ); }
+WATTR __m256 lt8(__m256 x, __m256 y) { return _mm256_cmp_ps(x, y, _CMP_LT_OQ); }
+WATTR wf wf_gt(wf x, wf y) { wf r = WF2(gt8, x, y); return r; }
+WATTR wf wf_lt(wf x, wf y) { wf r = WF2(lt8, x, y); return r; }
+WATTR wf wf_and(wf x, wf y) { wf r = WF2(_mm256_and_ps, x, y); return r; }
+WATTR wf wf_or(wf x, wf y) { wf r = WF2(_mm256_or_ps, x, y); return r; }
+/* m ? x : y */
+WATTR wf wf_sel(wf m, wf x, wf y)
+{
+	wf r = {_mm256_blendv_ps(y.a, x.a, m.a), _mm256_blendv_ps(y.b, x.b, m.b)};
+	return r;
+}
+WATTR int wf_any(wf m) { return (_mm256_movemask_ps(m.a) | _mm256_movemask_ps(m.b)) != 0; }
+#undef WF2
 
 /* 8x8 transpose of rows r[0..7] in place (the classic unpack / shuffle / permute). */
 WATTR void wf_transpose8(__m256 r[8])
@@ -54,44 +80,49 @@ WATTR __m256i wf_prefix_mask(int m)
 	return _mm256_cmpgt_epi32(_mm256_set1_epi32(m), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* dst[j][l] = src[base[l] + j] for j < n: eight rows in, transposed to lane columns.
- * Masked loads never touch memory past a strand's last point. */
-WATTR void wide_gather(const float *src, const int base[8], int n, float (*dst)[8])
+/* dst[j][l] = src[base[l] + j] for j < n: rows in, transposed to lane columns, eight
+ * lanes at a time. Masked loads never touch memory past a strand's last point. */
+WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)[16])
 {
-	for (int j0 = 0; j0 < n; j0 += 8) {
-		int m = n - j0 < 8 ? n - j0 : 8;
-		__m256i mask = wf_prefix_mask(m);
-		__m256 r[8];
-		for (int l = 0; l < 8; l++)
-			r[l] = _mm256_maskload_ps(src + base[l] + j0, mask);
-		wf_transpose8(r);
-		for (int j = 0; j < m; j++)
-			_mm256_storeu_ps(dst[j0 + j], r[j]);
-	}
+	for (int h = 0; h < 16; h += 8)
+		for (int j0 = 0; j0 < n; j0 += 8) {
+			int m = n - j0 < 8 ? n - j0 : 8;
+			__m256i mask = wf_prefix_mask(m);
+			__m256 r[8];
+			for (int l = 0; l < 8; l++)
+				r[l] = _mm256_maskload_ps(src + base[h + l] + j0, mask);
+			wf_transpose8(r);
+			for (int j = 0; j < m; j++)
+				_mm256_storeu_ps(dst[j0 + j] + h, r[j]);
+		}
 }
 
 /* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l]. */
-WATTR void wide_scatter(float *dst, const int base[8], int count, int n, float (*src)[8])
+WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float (*src)[16])
 {
-	for (int j0 = 0; j0 < n; j0 += 8) {
-		int m = n - j0 < 8 ? n - j0 : 8;
-		__m256i mask = wf_prefix_mask(m);
-		__m256 r[8];
-		for (int j = 0; j < 8; j++)
-			r[j] = _mm256_loadu_ps(src[j0 + (j < m ? j : 0)]);
-		wf_transpose8(r);
-		for (int l = 0; l < count; l++)
-			_mm256_maskstore_ps(dst + base[l] + j0, mask, r[l]);
-	}
+	for (int h = 0; h < count; h += 8)
+		for (int j0 = 0; j0 < n; j0 += 8) {
+			int m = n - j0 < 8 ? n - j0 : 8;
+			__m256i mask = wf_prefix_mask(m);
+			__m256 r[8];
+			for (int j = 0; j < 8; j++)
+				r[j] = _mm256_loadu_ps(src[j0 + (j < m ? j : 0)] + h);
+			wf_transpose8(r);
+			for (int l = 0; l < 8 && h + l < count; l++)
+				_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
+		}
 }
 
 #else
 #include <math.h>
 #include <string.h>
 
+/* Eight lanes: a kernel's lanes are independent of each other, so the emulation may
+ * run a sixteen-strand batch as two halves and still match AVX2 bit for bit. */
 typedef struct wf {
 	float v[8];
 } wf;
+#define WF_LANES 8
 #define WATTR __attribute__((always_inline)) static inline
 #define WF_MAP(expr)                                                                               \
 	wf r;                                                                                      \

@@ -444,7 +444,8 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		handle_teleport(w, in);
 	}
 	pt_batcher batch;
-	memset(batch.count, 0, sizeof batch.count);
+	for (int n = 0; n <= PT_MAX_POINTS; n++)
+		batch.batch[n].count = 0;
 	for (int s = 0; s < rounds; s++) {
 		for (int i = begin; i < end; i++) {
 			pt_inst *in = &w->inst[i];
