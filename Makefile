@@ -47,7 +47,7 @@ endif
 PKG_JANSSON := $(shell pkg-config --cflags --libs jansson 2>/dev/null || echo -ljansson)
 PKG_CMOCKA  := $(shell pkg-config --cflags --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: all test bench run fuzz format clean deps deps-test
+.PHONY: all test bench run fuzz format clean deps deps-test check-layers
 all:
 
 # Each module describes its own targets; they add to ALL_TARGETS, TESTS and BENCHES.
@@ -73,7 +73,15 @@ deps:
 deps-test:
 	@.ci/deps test
 
-test: deps-test all $(TESTS)
+# The dependency direction of DESIGN.md: core <- server; proto <- server, clients; core
+# never sees proto; clients see core only in the offline tools (sim, import-vrm).
+check-layers: core-deps-check
+	@! grep -nE '#include *[<"](ponytail/|jansson|server)' proto/src/*.c proto/src/*.h proto/include/*/*.h 2>/dev/null \
+	  || { echo "proto/ must not include core, jansson or server headers"; exit 1; }
+	@! grep -lE '#include *[<"]ponytail/(world|instance|motion|collider)\.h' clients/lib/*.c clients/lib/*.h 2>/dev/null \
+	  || { echo "clients/lib must not see core"; exit 1; }
+
+test: check-layers deps-test all $(TESTS)
 	@tests/run-tests.sh $(B) $(TESTS) -- $(TEST_SCRIPTS)
 
 bench: deps all $(BENCHES)

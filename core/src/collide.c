@@ -1,5 +1,6 @@
 /* Collider shapes: world transform, signed distance, push-out. */
 #include "collide.h"
+#include "ponytail/collider.h"
 
 void pt_colliders_to_world(const pt_collider_def *defs, int n, const pt_pose *head,
 			   const pt_mat3 *rot, pt_collider_rt *out)
@@ -102,4 +103,13 @@ int pt_collide_point(const pt_collider_rt *cols, int n, uint32_t mask, float rad
 		}
 	}
 	return moved;
+}
+
+float pt_collider_signed_distance(const pt_collider_def *c, pt_pose head, pt_vec3 p, pt_vec3 *dir)
+{
+	pt_mat3 R = m3_from_quat(head.q);
+	pt_collider_rt rt;
+	pt_vec3 unused;
+	pt_colliders_to_world(c, 1, &head, &R, &rt);
+	return pt_collider_distance(&rt, p, dir ? dir : &unused);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "collide.h"
+#include "ponytail/collider.h"
 
 static pt_collider_rt to_world(pt_collider_def k, pt_pose head)
 {
@@ -131,6 +132,23 @@ static void test_push_out_all_shapes(void **state)
 	assert_int_equal(pt_collide_point(cs, 1, 1u, 0.0f, &p), 1);
 }
 
+/* The public signed distance moves head-attached colliders with the head. */
+static void test_public_signed_distance(void **state)
+{
+	(void)state;
+	pt_collider_def k = def(PT_SHAPE_SPHERE);
+	k.center = pt_v3(0, 0, 0.1f);
+	k.radius = 0.1f;
+	pt_pose head = identity_at(0, 1.5f, 0);
+	head.q = q_axis_angle(pt_v3(0, 1, 0), 1.5707963f); /* +Z turns to +X */
+	pt_vec3 dir;
+	float d = pt_collider_signed_distance(&k, head, pt_v3(0.5f, 1.5f, 0), &dir);
+	assert_float_equal(d, 0.3f, 1e-5f);
+	assert_float_equal(dir.x, 1.0f, 1e-5f);
+	k.attach = PT_ATTACH_WORLD;
+	assert_float_equal(pt_collider_signed_distance(&k, head, pt_v3(0, 0, 0.5f), NULL), 0.3f, 1e-6f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -138,6 +156,7 @@ int main(void)
 	    cmocka_unit_test(test_capsule_distance_rotated),
 	    cmocka_unit_test(test_plane_and_ellipsoid),
 	    cmocka_unit_test(test_push_out_all_shapes),
+	    cmocka_unit_test(test_public_signed_distance),
 	};
 	return cmocka_run_group_tests_name("collide", tests, NULL, NULL);
 }
