@@ -42,7 +42,7 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		const pt_strand_rt *st = &in->strands[s];
 		const pt_strand_def *sd = &def->strands[s];
 		pt_sb_chain *c = &d->chain[s];
-		int has_limit = 0;
+		int has_limit = 0, has_hinge = 0;
 		for (int j = 0; j < st->points - 1; j++, k++) {
 			const pt_joint_def *jd = &sd->joints[j];
 			pt_sb_param *p = &d->par[k];
@@ -53,6 +53,7 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 			p->hit_radius = jd->hit_radius;
 			d->lim[k] = pt_sb_limit_from_def(jd);
 			has_limit |= d->lim[k].type != PT_LIMIT_NONE;
+			has_hinge |= d->lim[k].type == PT_LIMIT_HINGE;
 		}
 		int first = k - (st->points - 1);
 		c->form = d->form;
@@ -62,6 +63,7 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->direction = st->direction;
 		c->j = d->run + first;
 		c->lim = has_limit ? d->lim + first : NULL;
+		c->hinge = has_hinge;
 		c->collider_mask = st->collider_mask;
 		c->free_length = 0;
 	}
@@ -150,11 +152,12 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 		carry(&d->pose_x, head, rot, &f.mc, &f.tc);
 		carry(&d->pose_px, head, rot, &f.mp, &f.tp);
 	}
-	for (int s = 0; s < in->strand_count; s++) {
-		int b = in->offset + in->strands[s].first;
-		pt_sb_step_chain(&d->chain[s], &f, w->x + b, w->y + b, w->z + b, w->px + b,
-				 w->py + b, w->pz + b);
-	}
+	int first[PT_MAX_STRANDS];
+	for (int s = 0; s < in->strand_count; s++)
+		first[s] = in->strands[s].first;
+	int o = in->offset;
+	pt_sb_step_chains(d->chain, in->strand_count, &f, first, w->x + o, w->y + o, w->z + o,
+			  w->px + o, w->py + o, w->pz + o);
 	d->pose_px = d->pose_x;
 	d->pose_x = *head;
 }

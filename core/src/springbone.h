@@ -45,6 +45,7 @@ typedef struct pt_sb_chain {
 	pt_vec3 anchor, direction; /* head-local root position and unit rest direction */
 	const pt_sb_joint *j;      /* `joints` entries */
 	const pt_sb_limit *lim;    /* `joints` entries, or NULL when no joint has a limit */
+	int hinge;                 /* 1 when some joint's limit is a hinge */
 	uint32_t collider_mask;    /* bit i: the chain collides with cols[i] */
 	int free_length;           /* 1: skip the length step (the lesson's table 3 only) */
 } pt_sb_chain;
@@ -76,5 +77,10 @@ pt_sb_limit pt_sb_limit_from_def(const pt_joint_def *j);
  * point 0 the root. Never allocates. */
 void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
 		      float *px, float *py, float *pz);
+
+/* The same for n <= PT_MAX_STRANDS chains at once, chain s starting at index first[s]
+ * of the arrays; each chain's result is exactly pt_sb_step_chain's. */
+void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
+		       float *x, float *y, float *z, float *px, float *py, float *pz);
 
 #endif

@@ -16,9 +16,9 @@
  * axis to where its segment now points (the spec's fromToQuaternion(boneAxis, to)), so
  * applied to that same axis it gives exactly the parent's current segment direction:
  * axis_j = e_{j-1}, the unit direction of segment j-1 after its update this substep
- * (its tail is joint j's world position). No rotation is needed for stiffness; the full
- * parent frame (the product of those arcs and the head rotation, twist included) is only
- * tracked, as a quaternion, on chains with limits, where a hinge axis needs it.
+ * (its tail is joint j's world position). No rotation is needed for stiffness or a cone;
+ * the full parent frame (the product of those arcs and the head rotation, twist
+ * included) is only tracked, as a quaternion, on chains with a hinge, whose axis needs it.
  */
 #include "springbone.h"
 
@@ -128,9 +128,9 @@ static pt_vec3 any_perp(pt_vec3 a)
 	return v3_norm_or(v3_cross(a, t), pt_v3(0.0f, 0.0f, 1.0f));
 }
 
-/* Shortest-arc rotation taking unit a to unit b: normalize(a x b, 1 + a.b) is the
- * half-angle quaternion without any trigonometry. */
-static pt_quat q_from_to(pt_vec3 a, pt_vec3 b)
+/* Shortest-arc rotation taking unit a to unit b, times a positive scale: (a x b, 1 + a.b)
+ * is the half-angle quaternion without any trigonometry, sqrt(2 (1 + a.b)) long. */
+static inline pt_quat q_from_to_scaled(pt_vec3 a, pt_vec3 b)
 {
 	float c = v3_dot(a, b);
 	if (c < -0.99999f) {
@@ -140,14 +140,24 @@ static pt_quat q_from_to(pt_vec3 a, pt_vec3 b)
 	}
 	pt_vec3 k = v3_cross(a, b);
 	pt_quat r = {k.x, k.y, k.z, 1.0f + c};
-	return q_norm(r);
+	return r;
+}
+
+/* The parent frame after its segment turned from `axis` to `e`: one normalisation for
+ * the product instead of one per factor. */
+static inline pt_quat turn_frame(pt_quat parent, pt_vec3 axis, pt_vec3 e)
+{
+	pt_quat q = q_mul(q_from_to_scaled(axis, e), parent);
+	float inv = 1.0f / sqrtf(q_dot(q, q));
+	pt_quat r = {q.x * inv, q.y * inv, q.z * inv, q.w * inv};
+	return r;
 }
 
 /* Clamps unit direction e of a segment whose rest direction (rotated by the parent) is
  * `rest`; `n` is the hinge's plane normal in world space. Works on cosines and
  * sines only: the clamped direction is cos_a rest + sin_a t, t the unit tangent toward
  * e, so no acos/atan2 is needed. */
-static pt_vec3 apply_limit(const pt_sb_limit *l, pt_vec3 e, pt_vec3 rest, pt_vec3 n)
+static inline pt_vec3 apply_limit(const pt_sb_limit *l, pt_vec3 e, pt_vec3 rest, pt_vec3 n)
 {
 	if (l->type == PT_LIMIT_CONE) {
 		float c = v3_dot(e, rest);
@@ -172,67 +182,134 @@ static pt_vec3 apply_limit(const pt_sb_limit *l, pt_vec3 e, pt_vec3 rest, pt_vec
 	return v3_add(v3_scale(r, l->cos_a), v3_scale(t, side));
 }
 
+/* pt_collider_distance(c, p) - hr and its direction, bit for bit, except that sphere and
+ * capsule tails clearly outside their reach (most tails, most of the time) are rejected
+ * without a square root. Returns 1 when p is to be pushed (distance < 0). */
+static inline int penetrates(const pt_collider_rt *c, pt_vec3 p, float hr, float *d, pt_vec3 *dir)
+{
+	pt_vec3 delta;
+	float r;
+	if (c->shape == PT_SHAPE_SPHERE) {
+		delta = v3_sub(p, c->c);
+		r = c->r;
+	} else if (c->shape == PT_SHAPE_CAPSULE) {
+		pt_vec3 ap = v3_sub(p, c->c);
+		float t = v3_dot(ap, c->d) * c->inv_len2;
+		t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+		delta = v3_sub(ap, v3_scale(c->d, t));
+		r = c->r + (c->rb - c->r) * t;
+	} else {
+		*d = pt_collider_distance(c, p, dir) - hr;
+		return *d < 0.0f;
+	}
+	/* |delta| > reach (1 + 5e-5) leaves a margin far above the rounding of the exact
+	 * test below (a few ulp of |delta|), so the two agree on every rejected tail. */
+	float reach = r + hr, l2 = v3_len2(delta);
+	if (l2 > reach * reach * 1.0001f)
+		return 0;
+	float l = sqrtf(l2);
+	*dir = l > 1e-9f ? v3_scale(delta, 1.0f / l) : pt_v3(0.0f, 1.0f, 0.0f);
+	*d = (l - r) - hr;
+	return *d < 0.0f;
+}
+
 static inline pt_vec3 load3(const float *x, const float *y, const float *z, int i)
 {
 	return pt_v3(x[i], y[i], z[i]);
 }
 
+/* Where a chain's step has got to: joint j's world position (the tail of joint j - 1),
+ * its rest axis, and the parent's world rotation (tracked for hinges only). */
+typedef struct chain_state {
+	pt_vec3 joint, axis;
+	pt_quat parent;
+} chain_state;
+
+static inline void chain_begin(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st,
+			       float *x, float *y, float *z, float *px, float *py, float *pz)
+{
+	st->joint = v3_add(f->head->p, m3_mul(f->rot, c->anchor));
+	x[0] = px[0] = st->joint.x;
+	y[0] = py[0] = st->joint.y;
+	z[0] = pz[0] = st->joint.z;
+	st->axis = m3_mul(f->rot, c->direction);
+	st->parent = f->head->q;
+}
+
+static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st, int j,
+			      float *x, float *y, float *z, float *px, float *py, float *pz)
+{
+	const pt_sb_joint *J = &c->j[j];
+	const pt_sb_limit *lim = c->lim && c->lim[j].type != PT_LIMIT_NONE ? &c->lim[j] : 0;
+	const float L = c->length;
+	const int fixed = !c->free_length;
+	const pt_vec3 joint = st->joint, axis = st->axis;
+	int i = j + 1;
+	pt_vec3 cur = load3(x, y, z, i), prev = load3(px, py, pz, i);
+	px[i] = cur.x, py[i] = cur.y, pz[i] = cur.z;
+	if (f->center) {
+		cur = v3_add(m3_mul(&f->mc, cur), f->tc);
+		prev = v3_add(m3_mul(&f->mp, prev), f->tp);
+	}
+	pt_vec3 next = v3_add(cur, v3_scale(v3_sub(cur, prev), J->kept));
+	if (c->form == PT_SPRINGBONE_PULL) {
+		next = v3_add(next, J->push);
+		pt_vec3 rest = v3_add(joint, v3_scale(axis, L));
+		next = v3_add(next, v3_scale(v3_sub(rest, next), J->stiff));
+	} else {
+		next = v3_add(v3_add(next, v3_scale(axis, J->stiff)), J->push);
+	}
+	pt_vec3 n = lim && lim->type == PT_LIMIT_HINGE ? q_rotate(st->parent, lim->axis) : axis;
+	pt_vec3 e = v3_norm_or(v3_sub(next, joint), axis);
+	if (lim)
+		e = apply_limit(lim, e, axis, n);
+	if (fixed || lim)
+		next = v3_add(joint, v3_scale(e, fixed ? L : v3_len(v3_sub(next, joint))));
+	for (int k = 0; k < f->ncols; k++) {
+		if (!((c->collider_mask >> k) & 1u))
+			continue;
+		pt_vec3 dir;
+		float d;
+		if (!penetrates(&f->cols[k], next, J->hit_radius, &d, &dir))
+			continue;
+		next = v3_sub(next, v3_scale(dir, d));
+		float len = fixed ? L : v3_len(v3_sub(next, joint));
+		e = v3_norm_or(v3_sub(next, joint), e);
+		if (lim)
+			e = apply_limit(lim, e, axis, n);
+		next = v3_add(joint, v3_scale(e, len));
+	}
+	x[i] = next.x, y[i] = next.y, z[i] = next.z;
+	if (c->hinge)
+		st->parent = turn_frame(st->parent, axis, e);
+	st->axis = e;
+	st->joint = next;
+}
+
+/* Chains are independent: stepping joint j of every chain before joint j + 1 of any
+ * lets the CPU overlap one chain's square roots and divisions with the next chain's,
+ * which a single chain, each joint waiting for its parent, cannot. */
+void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
+		       float *x, float *y, float *z, float *px, float *py, float *pz)
+{
+	chain_state st[PT_MAX_STRANDS];
+	int most = 0;
+	for (int s = 0; s < n; s++) {
+		int b = first[s];
+		chain_begin(&c[s], f, &st[s], x + b, y + b, z + b, px + b, py + b, pz + b);
+		most = c[s].joints > most ? c[s].joints : most;
+	}
+	for (int j = 0; j < most; j++)
+		for (int s = 0; s < n; s++) {
+			int b = first[s];
+			if (j < c[s].joints)
+				step_joint(&c[s], f, &st[s], j, x + b, y + b, z + b, px + b, py + b, pz + b);
+		}
+}
+
 void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
 		      float *px, float *py, float *pz)
 {
-	const pt_mat3 *R = f->rot;
-	pt_vec3 joint = v3_add(f->head->p, m3_mul(R, c->anchor));
-	x[0] = px[0] = joint.x;
-	y[0] = py[0] = joint.y;
-	z[0] = pz[0] = joint.z;
-	pt_vec3 axis = m3_mul(R, c->direction);
-	pt_quat parent = f->head->q; /* the parent's world rotation; tracked for limits */
-	const float L = c->length;
-	const int pull = c->form == PT_SPRINGBONE_PULL, fixed = !c->free_length;
-	const uint32_t mask = c->collider_mask;
-	const int nc = f->ncols;
-	for (int j = 0; j < c->joints; j++) {
-		const pt_sb_joint *J = &c->j[j];
-		const pt_sb_limit *lim = c->lim && c->lim[j].type != PT_LIMIT_NONE ? &c->lim[j] : 0;
-		int i = j + 1;
-		pt_vec3 cur = load3(x, y, z, i), prev = load3(px, py, pz, i);
-		px[i] = cur.x, py[i] = cur.y, pz[i] = cur.z;
-		if (f->center) {
-			cur = v3_add(m3_mul(&f->mc, cur), f->tc);
-			prev = v3_add(m3_mul(&f->mp, prev), f->tp);
-		}
-		pt_vec3 next = v3_add(cur, v3_scale(v3_sub(cur, prev), J->kept));
-		if (pull) {
-			next = v3_add(next, J->push);
-			pt_vec3 rest = v3_add(joint, v3_scale(axis, L));
-			next = v3_add(next, v3_scale(v3_sub(rest, next), J->stiff));
-		} else {
-			next = v3_add(v3_add(next, v3_scale(axis, J->stiff)), J->push);
-		}
-		pt_vec3 n = lim && lim->type == PT_LIMIT_HINGE ? q_rotate(parent, lim->axis) : axis;
-		pt_vec3 e = v3_norm_or(v3_sub(next, joint), axis);
-		if (lim)
-			e = apply_limit(lim, e, axis, n);
-		if (fixed || lim)
-			next = v3_add(joint, v3_scale(e, fixed ? L : v3_len(v3_sub(next, joint))));
-		for (int k = 0; k < nc; k++) {
-			if (!((mask >> k) & 1u))
-				continue;
-			pt_vec3 dir;
-			float d = pt_collider_distance(&f->cols[k], next, &dir) - J->hit_radius;
-			if (!(d < 0.0f))
-				continue;
-			next = v3_sub(next, v3_scale(dir, d));
-			float len = fixed ? L : v3_len(v3_sub(next, joint));
-			e = v3_norm_or(v3_sub(next, joint), e);
-			if (lim)
-				e = apply_limit(lim, e, axis, n);
-			next = v3_add(joint, v3_scale(e, len));
-		}
-		x[i] = next.x, y[i] = next.y, z[i] = next.z;
-		if (c->lim)
-			parent = q_norm(q_mul(q_from_to(axis, e), parent));
-		axis = e;
-		joint = next;
-	}
+	const int first = 0;
+	pt_sb_step_chains(c, 1, f, &first, x, y, z, px, py, pz);
 }
