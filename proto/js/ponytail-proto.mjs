@@ -1,0 +1,12 @@
+// Ponytail wire protocol, JavaScript side: byte-compatible with the C library in proto/src
+// (proto/PROTOCOL.md is the contract, proto/vectors/ the shared test cases). An ES module
+// without dependencies, for browsers and node >= 18.
+//
+//   import { decodeMessage, StrandDecoder } from './ponytail-proto.mjs';
+//   const msg = decodeMessage(new Uint8Array(event.data));
+//   if (msg.type === 'frame_batch')
+//     for (const rec of msg.records) points = decoders.get(rec.id).apply(msg.tick, rec);
+
+export * from './wire.mjs';
+export * from './msg.mjs';
+export * from './strand.mjs';

@@ -1,0 +1,335 @@
+#!/usr/bin/env node
+// Writes the golden vectors (proto/vectors/README.md). Run from the repo root:
+//   node proto/vectors/generate.mjs
+// The bytes come from the JS module; they are trusted only because the C tests and the JS
+// tests both decode every one to the stored JSON and re-encode it byte for byte, and both
+// suites also check hand-written bytes for small messages and the worked strand example.
+// Deterministic: the synthetic strands use only fround'ed arithmetic of fixed inputs.
+
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { bytesToHex, decodeMessage, encodeMessage, encodeRecord, hexToBytes, quat16Pack, toJSONable } from '../js/msg.mjs';
+import { StrandDecoder, StrandEncoder } from '../js/strand.mjs';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const f32 = Math.fround;
+
+function clean(dir) {
+  mkdirSync(join(root, dir), { recursive: true });
+  for (const f of readdirSync(join(root, dir))) rmSync(join(root, dir, f));
+}
+
+// Pretty enough to diff, compact enough to keep: arrays without objects on one line.
+function format(v, pad = '') {
+  if (Array.isArray(v) && v.some((x) => x && typeof x === 'object' && !Array.isArray(x))) {
+    return `[\n${v.map((x) => pad + ' ' + format(x, pad + ' ')).join(',\n')}\n${pad}]`;
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const body = Object.entries(v).map(([k, x]) => `${pad} ${JSON.stringify(k)}: ${format(x, pad + ' ')}`);
+    return `{\n${body.join(',\n')}\n${pad}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function json(path, obj) {
+  writeFileSync(join(root, path), format(obj) + '\n');
+}
+
+// ---- valid messages
+
+const identity = quat16Pack([0, 0, 0, 1]);
+const record = (id, seq, data) => ({
+  id, flags: 0, last_seq: seq, head_p: [0.25, 1.5, -0.125], head_q: quat16Pack([0.1, 0.7, -0.05, 0.7]), data,
+});
+const twin = [-0.05, 0.05].map((x) => ({ points: 12, segment_length: 0.03, anchor: [x, 0.04, -0.11], direction: [0, -1, 0] }));
+
+const valid = {
+  hello: { type: 'hello', major: 1, minor: 0, client_name: 'ponytail-web/0.1' },
+  hello_empty_name: { type: 'hello', major: 1, minor: 3, client_name: '' },
+  authorize: { type: 'authorize', instance_id: (3n << 32n) | 17n, token: 'pt_4f9a0c1e8b7d6a5f' },
+  subscribe_ids: { type: 'subscribe', room: '', ids: [1n, (1n << 32n) | 2n, 0xffffffffffffffffn] },
+  subscribe_room: { type: 'subscribe', room: 'lobby', ids: [] },
+  unsubscribe: { type: 'unsubscribe', room: 'caf\u00e9-2', ids: [5n] },
+  head_pose: {
+    type: 'head_pose', instance_id: 1n, seq: 1, client_time_us: 1700000000123456n, flags: 0,
+    p: [0, 1.5, 0], q: [0, 0, 0, 1],
+  },
+  head_pose_imu: {
+    type: 'head_pose', instance_id: 1n, seq: 4294967295, client_time_us: -1n, flags: 3,
+    p: [0.1, 1.62, -0.3], q: [0.0436, 0.3827, -0.0181, 0.9227], v: [0, 0.5, -1.25], w: [0.2, -3.5, 0],
+  },
+  keyframe_request: { type: 'keyframe_request', ids: [7n, 8n] },
+  ping: { type: 'ping', client_time_us: 123456789n },
+  welcome: {
+    type: 'welcome', major: 1, minor: 0, tick_hz: 60, substeps: 4, keyframe_interval: 60, max_message: 4096,
+    max_subscriptions: 1024, server_time_us: 1700000000000000n, tick: 3600n, server_version: 'ponytaild 0.1.0',
+  },
+  frame_batch_empty: { type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [] },
+  frame_batch: {
+    type: 'frame_batch', tick: 12n, server_time_us: 200000n,
+    records: [
+      { id: 1n, flags: 1, last_seq: 0, head_p: [0, 1.5, 0], head_q: identity, data: Uint8Array.of(1, 0xee, 0xff, 0xfb, 0x7f, 0x30) },
+      record((1n << 32n) | 2n, 77, Uint8Array.of(2, 0, 0)),
+      record(3n, 78, new Uint8Array(0)),
+    ],
+  },
+  instance_added: { type: 'instance_event', kind: 'added', instance_id: 1n, tick: 1n, name: 'alice', room: 'lobby', shape: twin },
+  instance_changed: {
+    type: 'instance_event', kind: 'changed', instance_id: 1n, tick: 99n, name: '', room: '',
+    shape: [{ points: 64, segment_length: 10, anchor: [1e-7, -2.5, 3.4e38], direction: [0.001, 0, 0] }],
+  },
+  instance_removed: { type: 'instance_event', kind: 'removed', instance_id: 1n, tick: 100n },
+  instance_reset: { type: 'instance_event', kind: 'reset', instance_id: 2n, tick: 5n, name: 'bob', room: 'r', shape: twin.slice(0, 1) },
+  pong: { type: 'pong', client_time_us: 123456789n, server_time_us: -9007199254740993n },
+  error: { type: 'error', code: 5, flags: 0, about_type: 0x05, instance_id: 1n, text: 'no token for instance 1' },
+  error_closing: { type: 'error', code: 4, flags: 1, about_type: 0, instance_id: 0n, text: '' },
+};
+
+// ---- invalid messages: [bytes, expected error, what it shows]
+
+const bytesOf = (name) => encodeMessage(valid[name]);
+const patch = (b, at, ...v) => {
+  const c = Uint8Array.from(b);
+  c.set(v, at);
+  return c;
+};
+const setLen = (b, n) => {
+  const c = Uint8Array.from(b);
+  new DataView(c.buffer).setUint32(6, n, true);
+  return c;
+};
+const pose = bytesOf('head_pose');
+const hello = bytesOf('hello');
+const batch = bytesOf('frame_batch');
+const ev = bytesOf('instance_added');
+
+const invalid = {
+  empty: [new Uint8Array(0), 'truncated', 'no header at all'],
+  header_cut: [pose.subarray(0, 9), 'truncated', 'nine bytes of a ten-byte header'],
+  payload_cut: [pose.subarray(0, pose.length - 1), 'truncated', 'header declares one byte more than present'],
+  field_cut: [setLen(pose.subarray(0, pose.length - 4), pose.length - 14), 'truncated', 'header agrees, but q.w is missing'],
+  bad_magic: [patch(pose, 0, 0x50, 0x55), 'bad_magic', '"PU" instead of "PT"'],
+  version_major_2: [patch(pose, 2, 2), 'version', 'major version 2'],
+  version_major_0: [patch(pose, 2, 0), 'version', 'major version 0'],
+  unknown_type: [patch(pose, 4, 0x7e), 'unknown_type', 'type 0x7e is not in the catalogue'],
+  unknown_type_server: [patch(pose, 4, 0x86), 'unknown_type', 'type 0x86 is not in the catalogue'],
+  reserved_byte: [patch(pose, 5, 1), 'flags', 'reserved header byte not zero in minor 0'],
+  too_big: [setLen(pose, (1 << 20) + 1), 'too_big', 'declared payload one byte over 1 MiB'],
+  extra_bytes: [Uint8Array.of(...pose, 0), 'length', 'one byte after the declared payload'],
+  trailing_field: [setLen(Uint8Array.of(...pose, 0), pose.length - 9), 'trailing', 'payload one byte longer than its fields'],
+  nan_position: [patch(pose, 31, 0, 0, 0xc0, 0x7f), 'non_finite', 'p.x is a quiet NaN'],
+  inf_orientation: [patch(pose, 55, 0, 0, 0x80, 0xff), 'non_finite', 'q.w is -infinity'],
+  zero_quaternion: [patch(pose, 55, 0, 0, 0, 0), 'range', 'q = (0, 0, 0, 0)'],
+  pose_flags: [patch(pose, 30, 4), 'flags', 'unknown head_pose flag bit 2'],
+  pose_missing_velocity: [patch(pose, 30, 1), 'truncated', 'flag says velocity follows, it does not'],
+  ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
+  ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
+  name_over_limit: [(() => {
+    const b = encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'x'.repeat(64) });
+    return setLen(Uint8Array.of(...b.subarray(0, 12), 65, ...b.subarray(13), 0x78), 68);
+  })(), 'limit', 'client name of 65 bytes (limit 64)'],
+  name_over_bytes: [patch(hello, 12, 60), 'truncated', 'name length 60, 16 bytes present'],
+  name_not_utf8: [patch(hello, 13, 0xc3, 0x28), 'utf8', 'invalid UTF-8 sequence C3 28'],
+  name_overlong_utf8: [patch(hello, 13, 0xc0, 0xaf), 'utf8', 'overlong encoding of "/"'],
+  name_surrogate_utf8: [patch(hello, 13, 0xed, 0xa0, 0x80), 'utf8', 'UTF-8 of surrogate U+D800'],
+  name_nul: [patch(hello, 14, 0), 'utf8', 'NUL inside a name'],
+  token_empty: [Uint8Array.of(0x50, 0x54, 1, 0, 0x02, 0, 9, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0), 'range',
+    'authorize with an empty token'],
+  batch_count_over_bytes: [patch(batch, 26, 9), 'count', 'nine records claimed, three present'],
+  batch_record_cut: [setLen(batch.subarray(0, batch.length - 1), batch.length - 11), 'truncated', 'last record cut by one byte'],
+  record_flags: [patch(batch, 28 + 8, 0xc3), 'flags', 'record flag bit 1 set'],
+  record_nan_head: [patch(batch, 28 + 13, 0, 0, 0x80, 0x7f), 'non_finite', 'record head_p.x is +infinity'],
+  record_quat_min: [patch(batch, 28 + 25, 0x00, 0x80), 'range', 'smallest-three component -32768'],
+  record_quat_norm: [patch(batch, 28 + 25, 0xff, 0x7f, 0xff, 0x7f, 0xff, 0x7f), 'range', 'smallest-three components with |c|^2 > 1'],
+  event_kind: [patch(ev, 10, 5), 'range', 'instance event kind 5'],
+  event_strands_zero: [setLen(patch(ev.subarray(0, 27 + 12 + 1), 39, 0), 30), 'limit', 'shape with zero strands'],
+  event_strands_over_limit: [patch(ev, 39, 33), 'limit', 'shape with 33 strands (limit 32)'],
+  event_strands_over_bytes: [patch(ev, 39, 3), 'count', 'three strands claimed, two present'],
+  event_points: [patch(ev, 40, 1), 'range', 'strand with one point'],
+  event_segment_nan: [patch(ev, 41, 0x01, 0x00, 0x80, 0x7f), 'non_finite', 'segment length is a signalling NaN'],
+  event_segment_zero: [patch(ev, 41, 0, 0, 0, 0), 'range', 'segment length 0'],
+  event_direction_zero: [patch(ev, 61, 0, 0, 0, 0), 'range', 'rest direction (0, 0, 0)'],
+  error_flags: [patch(bytesOf('error'), 12, 2), 'flags', 'error flag bit 1 set'],
+  welcome_tick_hz: [patch(bytesOf('welcome'), 12, 0, 0), 'range', 'tick rate 0'],
+};
+
+// ---- strand streams
+
+// Three strands of different lengths and rest directions on a head that turns about a
+// tilted axis and bobs: a wave runs down each strand.
+const streamShape = [
+  { points: 12, segment_length: 0.03, anchor: [-0.05, 0.04, -0.11], direction: [0, -1, 0] },
+  { points: 6, segment_length: 0.05, anchor: [0, 0.09, 0.08], direction: [0, -0.5, 1] },
+  { points: 4, segment_length: 0.01, anchor: [0.07, 0.1, 0], direction: [0.2, 1, 0] },
+].map((s) => ({ ...s, segment_length: f32(s.segment_length), anchor: s.anchor.map(f32), direction: s.direction.map(f32) }));
+
+function frame(tick, shape, stretch = 0) {
+  const t = tick / 60;
+  const ang = 0.7 * Math.sin(2 * Math.PI * t / 0.6);
+  const ax = [0.3, 0.9, 0.1].map((v) => v / Math.hypot(0.3, 0.9, 0.1));
+  const q = [...ax.map((v) => v * Math.sin(ang / 2)), Math.cos(ang / 2)].map(f32);
+  const p = [0.2 * t, 1.5 + 0.04 * Math.sin(2 * Math.PI * t * 2), 0].map(f32);
+  const rot = (v) => { // q v q*
+    const [x, y, z, w] = q;
+    const tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+    return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+  };
+  const pts = [];
+  shape.forEach((s, si) => {
+    const d0 = s.direction.map((v) => v / Math.hypot(...s.direction));
+    let x = rot(s.anchor).map((v, i) => v + p[i]);
+    for (let i = 0; i < s.points; i++) {
+      pts.push(x.map(f32));
+      const a = 0.5 * Math.sin(2 * Math.PI * t * 1.3 - 0.4 * i + si);
+      // rest direction tilted about the world Z axis by a, then a little about X
+      const dx = d0[0] * Math.cos(a) - d0[1] * Math.sin(a);
+      const dy = d0[0] * Math.sin(a) + d0[1] * Math.cos(a);
+      const dz = d0[2] + 0.2 * Math.sin(a * 0.7);
+      const n = Math.hypot(dx, dy, dz);
+      const len = s.segment_length * (1 + (i === 1 ? stretch : 0));
+      x = [x[0] + len * dx / n, x[1] + len * dy / n, x[2] + len * dz / n];
+    }
+  });
+  return { head_p: p, head_q: q, points: pts };
+}
+
+// steps: [tick, {key, see, stretch, expect}] -> vector with encoder inputs and records.
+function stream(shape, params, plan, note) {
+  const enc = new StrandEncoder(shape, params);
+  const steps = [];
+  let fed = 0;
+  for (const s of plan) {
+    const step = { tick: String(s.tick) };
+    if (s.tick !== fed) {
+      const input = frame(s.tick, shape, s.stretch ?? 0);
+      enc.tick(input.head_p, input.head_q, input.points.flat());
+      step.input = input;
+      fed = s.tick;
+    }
+    if (s.see !== false) {
+      step.key = !!s.key;
+      step.record = bytesToHex(enc.record(!!s.key, 1n, s.tick));
+      step.expect = s.expect ?? 'ok';
+    }
+    steps.push(step);
+  }
+  return { note, shape, params, steps };
+}
+
+const range = (a, b, f = (t) => ({ tick: t })) => Array.from({ length: b - a + 1 }, (_, i) => f(a + i));
+
+const streams = {
+  swing: stream(streamShape, { max_error_m: 0.001, keyframe_interval: 30 }, range(1, 75),
+    'three strands, 75 ticks, periodic keyframes at ticks 1, 31, 61'),
+  late_join: stream(streamShape, { max_error_m: 0.001, keyframe_interval: 600 }, [
+    ...range(1, 5, (t) => ({ tick: t, see: false })),
+    { tick: 6, key: true },
+    ...range(7, 9),
+    { tick: 10, see: false },
+    { tick: 11, expect: 'no_key' },
+    { tick: 11, key: true },
+    ...range(12, 20),
+  ], 'joins at tick 6 from an on-demand keyframe, misses tick 10, its delta at 11 is refused, the keyframe of 11 recovers'),
+  raw_fallback: stream(streamShape, { max_error_m: 0.0005, keyframe_interval: 600 }, [
+    ...range(1, 4),
+    { tick: 5, stretch: 0.2 },
+    { tick: 6, stretch: 0.2 },
+    ...range(7, 10),
+  ], 'segment 1 of every strand 20 % too long at ticks 5-6: sent raw, then keyframed'),
+  coarse: stream(streamShape, { max_error_m: 0.02, keyframe_interval: 600 }, range(1, 30),
+    'max error 2 cm: fewer bits per code'),
+};
+
+// Decoder-only streams: a good keyframe, a corrupted record, then proof nothing changed.
+const keyRec = (() => {
+  const e = new StrandEncoder(streamShape);
+  const input = frame(1, streamShape);
+  e.tick(input.head_p, input.head_q, input.points.flat());
+  const k1 = e.record(false, 1n, 1);
+  const i2 = frame(2, streamShape);
+  e.tick(i2.head_p, i2.head_q, i2.points.flat());
+  return { k1, d2: e.record(false, 1n, 2) };
+})();
+const withData = (rec, f) => {
+  const r = decodeMessage(encodeMessage({ type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [rec] })).records[0];
+  return bytesToHex(encodeRecord({ ...r, data: f(Uint8Array.from(r.data)) }));
+};
+const bad = (name, mutate, expect, note) => {
+  streams[`invalid_${name}`] = {
+    note, shape: streamShape, steps: [
+      { tick: '1', record: bytesToHex(keyRec.k1), expect: 'ok' },
+      { tick: '2', record: withData(keyRec.d2, mutate), expect },
+      { tick: '2', record: bytesToHex(keyRec.d2), expect: 'ok' },
+    ],
+  };
+};
+bad('truncated', (d) => d.subarray(0, d.length - 1), 'truncated', 'delta missing its last byte');
+bad('empty', () => new Uint8Array(0), 'truncated', 'no strand data at all');
+bad('trailing', (d) => Uint8Array.of(...d, 0), 'trailing', 'one byte more than the strands use');
+bad('padding', (d) => { d[d.length - 1] |= 0x80; return d; }, 'flags', 'a padding bit set');
+bad('strand_count', (d) => { d[0] = 2; return d; }, 'shape', 'strand count 2, shape has 3');
+bad('eg_prefix', (d) => {
+  const o = new Uint8Array(d.length + 4); // mode delta, pred 0, k 0, then 32 zero bits
+  o[0] = 3; o[1] = 0x01; return o;
+}, 'range', 'an Exp-Golomb prefix longer than 20 zeros');
+bad('key_bits', (d) => Uint8Array.of(3, 0x02 | (15 << 2), ...new Uint8Array(40)), 'range', 'keyframe with b - 2 = 15');
+bad('key_code', (d) => Uint8Array.of(3, 0x02 | (6 << 2) | 0xc0, 0xff, 0xff, ...new Uint8Array(40)), 'range',
+  'keyframe with b = 8 and a first code of 255 - 127 = 128 > M');
+bad('raw_nan', () => { // strand 0 raw: first x = NaN
+  const o = new Uint8Array(1 + Math.ceil((2 + 96 * 12 + 2 + 2 + 96 * 6 + 96 * 4) / 8));
+  o[0] = 3;
+  o[1] = 0x03 | (0x00 << 2);
+  const nan = 0x7fc00000 * 4; // bits 2..33
+  for (let i = 0; i < 5; i++) o[1 + i] |= Math.floor(nan / 2 ** (8 * i)) & 0xff;
+  return o;
+}, 'non_finite', 'raw strand whose first x is NaN');
+streams.invalid_delta_without_key = {
+  note: 'a delta before any keyframe', shape: streamShape,
+  steps: [{ tick: '2', record: bytesToHex(keyRec.d2), expect: 'no_key' }, { tick: '1', record: bytesToHex(keyRec.k1), expect: 'ok' }],
+};
+
+// ---- write
+
+clean('valid');
+clean('invalid');
+clean('stream');
+for (const [name, m] of Object.entries(valid)) {
+  const b = encodeMessage(m);
+  writeFileSync(join(root, 'valid', `${name}.bin`), b);
+  json(`valid/${name}.json`, toJSONable(decodeMessage(b)));
+}
+for (const [name, [b, error, note]] of Object.entries(invalid)) {
+  if (!b) throw new Error(`invalid/${name}: no bytes`);
+  let got = 'ok';
+  try {
+    decodeMessage(b);
+  } catch (e) {
+    got = e.code;
+  }
+  if (got !== error) throw new Error(`invalid/${name}: expected ${error}, JS decoder says ${got}`);
+  writeFileSync(join(root, 'invalid', `${name}.bin`), b);
+  json(`invalid/${name}.json`, { error, note });
+}
+// The JS decoder must agree with every expectation before anything is written (the C
+// tests then check the same independently).
+for (const [name, v] of Object.entries(streams)) {
+  const dec = new StrandDecoder(v.shape);
+  for (const step of v.steps) {
+    if (!step.record) continue;
+    const rec = decodeMessage(encodeMessage({ type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [hexToBytes(step.record)] })).records[0];
+    let got = 'ok';
+    let pts;
+    try {
+      pts = dec.apply(BigInt(step.tick), rec);
+    } catch (e) {
+      if (!e.code) throw e;
+      got = e.code;
+    }
+    if (got !== step.expect) throw new Error(`stream/${name} tick ${step.tick}: expected ${step.expect}, got ${got}`);
+    if (pts) step.decoded = Array.from({ length: pts.length / 3 }, (_, i) => Array.from(pts.subarray(3 * i, 3 * i + 3)));
+  }
+  json(`stream/${name}.json`, v);
+}
+console.log(`wrote ${Object.keys(valid).length} valid, ${Object.keys(invalid).length} invalid, ${Object.keys(streams).length} stream vectors`);
