@@ -15,4 +15,7 @@ enum {
 /* ponytail sim INSTANCE.json [...]: run an instance offline, print frames or a summary. */
 int cmd_sim(int argc, char **argv);
 
+/* ponytail import-vrm AVATAR.vrm: a VRM avatar's spring bones as an instance definition. */
+int cmd_import_vrm(int argc, char **argv);
+
 #endif

@@ -10,6 +10,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
     {"sim", cmd_sim, "run an instance offline: one frame per tick, or a --summary (bake tool)"},
+    {"import-vrm", cmd_import_vrm, "a VRM avatar's spring bones as an instance definition"},
 };
 
 static void usage(FILE *out)

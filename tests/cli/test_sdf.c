@@ -1,6 +1,6 @@
 /* The signed distances behind `ponytail sim --summary`'s max_penetration_m, against
- * distances worked out on paper. The CLI is not a library, so its one file is compiled
- * in here. */
+ * distances worked out on paper and against core's. The CLI is not a library, so its
+ * one file is compiled in here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../clients/cli/sdf.c"
+#include "ponytail/collider.h"
 
 #define M_PI_ 3.14159265358979323846
 #define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
@@ -118,6 +119,52 @@ static void test_plane_and_head_frame(void **state)
 	assert_true(fabs(sim_sdf(&s, &head, pt_v3(0, 0, 0.1f)) + 0.05) < 1e-9);
 }
 
+/* Against core's pt_collider_signed_distance (the solver's own): equal for the shapes
+ * both compute exactly; for ellipsoids core measures along the ray from the centre,
+ * which is never shorter than the true distance, and agrees in sign; tapered capsules
+ * agree in sign away from the surface. */
+static void test_agrees_with_core(void **state)
+{
+	(void)state;
+	pt_collider_def cs[7];
+	for (int i = 0; i < 7; i++)
+		cs[i] = shape(i < 6 ? (pt_shape)i : PT_SHAPE_CAPSULE);
+	cs[0].center = pt_v3(0.01f, 0.02f, -0.03f), cs[0].radius = 0.1f;
+	cs[1].center = pt_v3(0, 0.01f, 0), cs[1].radii = pt_v3(0.08f, 0.11f, 0.1f);
+	cs[2].a = pt_v3(0, -0.08f, 0), cs[2].b = pt_v3(0, -0.2f, 0.02f), cs[2].radius = 0.05f;
+	cs[3].center = pt_v3(0, -0.1f, 0), cs[3].normal = pt_v3(0.1f, 1, 0);
+	cs[4].center = pt_v3(0, 0.1f, 0), cs[4].radius = 0.3f;
+	cs[5].a = pt_v3(0, 0, 0), cs[5].b = pt_v3(0.1f, 0.3f, 0), cs[5].radius = 0.2f;
+	cs[6] = cs[2], cs[6].radius_b = 0.02f;
+	pt_pose head = {{0.2f, 1.5f, -0.1f}, {0.1f, 0.3f, -0.2f, 0.927362f}};
+	unsigned seed = 7;
+	for (int i = 0; i < 7; i++) {
+		cs[i].attach = i == 3 ? PT_ATTACH_WORLD : PT_ATTACH_HEAD;
+		for (int n = 0; n < 2000; n++) {
+			float c[3];
+			for (int k = 0; k < 3; k++) {
+				seed = seed * 1103515245u + 12345u;
+				c[k] = ((float)((seed >> 8) & 0xffff) / 65536.0f - 0.5f) * 0.6f;
+			}
+			pt_vec3 p = pt_v3(head.p.x + c[0], head.p.y + c[1], head.p.z + c[2]);
+			double mine = sim_sdf(&cs[i], &head, p);
+			double core = pt_collider_signed_distance(&cs[i], head, p, NULL);
+			int ok;
+			if (i == 1)
+				ok = fabs(core) >= fabs(mine) - 1e-5 &&
+				     (fabs(mine) < 1e-4 || (core > 0) == (mine > 0));
+			else if (i == 6)
+				ok = fabs(mine) < 0.01 || (core > 0) == (mine > 0);
+			else
+				ok = fabs(mine - core) < 1e-5;
+			if (!ok)
+				fail_msg("%s #%d at (%g, %g, %g): ours %.7f, core %.7f",
+				         i == 6 ? "tapered capsule" : pt_shape_name((pt_shape)i), n,
+				         c[0], c[1], c[2], mine, core);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +172,7 @@ int main(void)
 	    cmocka_unit_test(test_capsule_equal_and_tapered),
 	    cmocka_unit_test(test_ellipsoid),
 	    cmocka_unit_test(test_plane_and_head_frame),
+	    cmocka_unit_test(test_agrees_with_core),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
