@@ -182,37 +182,6 @@ static inline pt_vec3 apply_limit(const pt_sb_limit *l, pt_vec3 e, pt_vec3 rest,
 	return v3_add(v3_scale(r, l->cos_a), v3_scale(t, side));
 }
 
-/* pt_collider_distance(c, p) - hr and its direction, bit for bit, except that sphere and
- * capsule tails clearly outside their reach (most tails, most of the time) are rejected
- * without a square root. Returns 1 when p is to be pushed (distance < 0). */
-static inline int penetrates(const pt_collider_rt *c, pt_vec3 p, float hr, float *d, pt_vec3 *dir)
-{
-	pt_vec3 delta;
-	float r;
-	if (c->shape == PT_SHAPE_SPHERE) {
-		delta = v3_sub(p, c->c);
-		r = c->r;
-	} else if (c->shape == PT_SHAPE_CAPSULE) {
-		pt_vec3 ap = v3_sub(p, c->c);
-		float t = v3_dot(ap, c->d) * c->inv_len2;
-		t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-		delta = v3_sub(ap, v3_scale(c->d, t));
-		r = c->r + (c->rb - c->r) * t;
-	} else {
-		*d = pt_collider_distance(c, p, dir) - hr;
-		return *d < 0.0f;
-	}
-	/* |delta| > reach (1 + 5e-5) leaves a margin far above the rounding of the exact
-	 * test below (a few ulp of |delta|), so the two agree on every rejected tail. */
-	float reach = r + hr, l2 = v3_len2(delta);
-	if (l2 > reach * reach * 1.0001f)
-		return 0;
-	float l = sqrtf(l2);
-	*dir = l > 1e-9f ? v3_scale(delta, 1.0f / l) : pt_v3(0.0f, 1.0f, 0.0f);
-	*d = (l - r) - hr;
-	return *d < 0.0f;
-}
-
 static inline pt_vec3 load3(const float *x, const float *y, const float *z, int i)
 {
 	return pt_v3(x[i], y[i], z[i]);
@@ -270,7 +239,7 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 			continue;
 		pt_vec3 dir;
 		float d;
-		if (!penetrates(&f->cols[k], next, J->hit_radius, &d, &dir))
+		if (!pt_sb_penetrates(&f->cols[k], next, J->hit_radius, &d, &dir))
 			continue;
 		next = v3_sub(next, v3_scale(dir, d));
 		float len = fixed ? L : v3_len(v3_sub(next, joint));
