@@ -22,8 +22,8 @@ typedef struct sb_data {
 	pt_springbone_form form;
 	int center_head;
 	int njoints;
-	float h;          /* substep the `run` terms were converted for; 0 = stale */
-	uint32_t teleports; /* in->teleports when pose_x / pose_px were last valid */
+	float h;                 /* substep the `run` terms were converted for; 0 = stale */
+	uint32_t teleports;      /* in->teleports when pose_x / pose_px were last valid */
 	pt_pose pose_x, pose_px; /* head poses at which x and px were written */
 	pt_sb_chain chain[PT_MAX_STRANDS];
 	pt_sb_param *par; /* authored, per joint, strand after strand */
@@ -116,19 +116,19 @@ static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 
 /* The rigid motion taking the head from pose `from` to `to` (rotation rt = R_to) as
  * p -> m p + t. */
-static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_mat3 *m,
-		  pt_vec3 *t)
+static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_mat3 *m, pt_vec3 *t)
 {
 	pt_mat3 rf = m3_from_quat(from->q);
 	for (int r = 0; r < 3; r++)
 		for (int c = 0; c < 3; c++)
-			m->m[3 * r + c] = rt->m[3 * r] * rf.m[3 * c] + rt->m[3 * r + 1] * rf.m[3 * c + 1] +
-					  rt->m[3 * r + 2] * rf.m[3 * c + 2];
+			m->m[3 * r + c] = rt->m[3 * r] * rf.m[3 * c] +
+			                  rt->m[3 * r + 1] * rf.m[3 * c + 1] +
+			                  rt->m[3 * r + 2] * rf.m[3 * c + 2];
 	*t = v3_sub(to->p, m3_mul(m, from->p));
 }
 
 static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
-		       const pt_collider_rt *cols, float h, double t)
+                       const pt_collider_rt *cols, float h, double t)
 {
 	(void)t;
 	sb_data *d = in->solver_data;
@@ -157,7 +157,7 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 		first[s] = in->strands[s].first;
 	int o = in->offset;
 	pt_sb_step_chains(d->chain, in->strand_count, &f, first, w->x + o, w->y + o, w->z + o,
-			  w->px + o, w->py + o, w->pz + o);
+	                  w->px + o, w->py + o, w->pz + o);
 	d->pose_px = d->pose_x;
 	d->pose_x = *head;
 }

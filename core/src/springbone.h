@@ -52,8 +52,8 @@ typedef struct pt_sb_chain {
 
 /* Where the head is for one substep, and how to read the stored tails. */
 typedef struct pt_sb_frame {
-	const pt_pose *head;      /* head pose at the end of the substep */
-	const pt_mat3 *rot;       /* its rotation matrix */
+	const pt_pose *head; /* head pose at the end of the substep */
+	const pt_mat3 *rot;  /* its rotation matrix */
 	const pt_collider_rt *cols;
 	int ncols;
 	/* center = head: the stored tails x (previous tails px) were computed with the head at
@@ -69,7 +69,7 @@ typedef struct pt_sb_frame {
  * without a square root. Returns 1 when p is to be pushed (distance < 0). Mirrors
  * collide.c's sphere and capsule; tests/springbone/test_sb_collide.c holds them equal. */
 static inline int pt_sb_penetrates(const pt_collider_rt *c, pt_vec3 p, float hr, float *d,
-				   pt_vec3 *dir)
+                                   pt_vec3 *dir)
 {
 	pt_vec3 delta;
 	float r;
@@ -100,7 +100,7 @@ static inline int pt_sb_penetrates(const pt_collider_rt *c, pt_vec3 p, float hr,
 /* The terms of `n` joints for one substep of h seconds (h > 0). `gravity` is the
  * instance's acceleration (pull form only), m/s^2. */
 void pt_sb_convert(pt_springbone_form form, const pt_sb_param *p, int n, float h, pt_vec3 gravity,
-		   pt_sb_joint *out);
+                   pt_sb_joint *out);
 
 /* The limit of a joint definition (angle in radians, axis normalised here). */
 pt_sb_limit pt_sb_limit_from_def(const pt_joint_def *j);
@@ -109,11 +109,11 @@ pt_sb_limit pt_sb_limit_from_def(const pt_joint_def *j);
  * root to tip, updates tails x (previous px) in place: arrays of joints + 1 floats,
  * point 0 the root. Never allocates. */
 void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
-		      float *px, float *py, float *pz);
+                      float *px, float *py, float *pz);
 
 /* The same for n <= PT_MAX_STRANDS chains at once, chain s starting at index first[s]
  * of the arrays; each chain's result is exactly pt_sb_step_chain's. */
 void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
-		       float *x, float *y, float *z, float *px, float *py, float *pz);
+                       float *x, float *y, float *z, float *px, float *py, float *pz);
 
 #endif

@@ -81,7 +81,7 @@ static void inertia_terms(float d, float f, float *kept, float *gain)
 }
 
 void pt_sb_convert(pt_springbone_form form, const pt_sb_param *p, int n, float h, pt_vec3 gravity,
-		   pt_sb_joint *out)
+                   pt_sb_joint *out)
 {
 	float f = h * (float)FRAME_HZ;
 	/* h = 1/60 in float times 60 is 1 within rounding: snap it, so that a 60 Hz step is
@@ -195,7 +195,7 @@ typedef struct chain_state {
 } chain_state;
 
 static inline void chain_begin(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st,
-			       float *x, float *y, float *z, float *px, float *py, float *pz)
+                               float *x, float *y, float *z, float *px, float *py, float *pz)
 {
 	st->joint = v3_add(f->head->p, m3_mul(f->rot, c->anchor));
 	x[0] = px[0] = st->joint.x;
@@ -206,7 +206,7 @@ static inline void chain_begin(const pt_sb_chain *c, const pt_sb_frame *f, chain
 }
 
 static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st, int j,
-			      float *x, float *y, float *z, float *px, float *py, float *pz)
+                              float *x, float *y, float *z, float *px, float *py, float *pz)
 {
 	const pt_sb_joint *J = &c->j[j];
 	const pt_sb_limit *lim = c->lim && c->lim[j].type != PT_LIMIT_NONE ? &c->lim[j] : 0;
@@ -259,7 +259,7 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
  * lets the CPU overlap one chain's square roots and divisions with the next chain's,
  * which a single chain, each joint waiting for its parent, cannot. */
 void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
-		       float *x, float *y, float *z, float *px, float *py, float *pz)
+                       float *x, float *y, float *z, float *px, float *py, float *pz)
 {
 	chain_state st[PT_MAX_STRANDS];
 	int most = 0;
@@ -272,12 +272,13 @@ void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const 
 		for (int s = 0; s < n; s++) {
 			int b = first[s];
 			if (j < c[s].joints)
-				step_joint(&c[s], f, &st[s], j, x + b, y + b, z + b, px + b, py + b, pz + b);
+				step_joint(&c[s], f, &st[s], j, x + b, y + b, z + b, px + b, py + b,
+				           pz + b);
 		}
 }
 
 void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,
-		      float *px, float *py, float *pz)
+                      float *px, float *py, float *pz)
 {
 	const int first = 0;
 	pt_sb_step_chains(c, 1, f, &first, x, y, z, px, py, pz);

@@ -40,7 +40,8 @@ static double run(variant v)
 		for (int j = 0; j < JOINTS; j++) {
 			pt_joint_def *jd = &d.strands[s].joints[j];
 			if (v == LIMITS)
-				jd->limit = j % 2 ? PT_LIMIT_CONE : PT_LIMIT_HINGE, jd->limit_angle = 0.6f;
+				jd->limit = j % 2 ? PT_LIMIT_CONE : PT_LIMIT_HINGE,
+				jd->limit_angle = 0.6f;
 			if (v == PULL)
 				jd->stiffness = 0.1f;
 		}
@@ -82,15 +83,19 @@ int main(void)
 	if (ns < 0.0 || center < 0.0 || limits < 0.0 || pull < 0.0)
 		return 1;
 	printf("METRIC core.springbone.ns_per_joint_substep %.3f ns 1000 avatars x 4 chains x 12 "
-	       "joints, sphere + capsule, vrm form, 1 substep, single thread (target <= 25)\n", ns);
+	       "joints, sphere + capsule, vrm form, 1 substep, single thread (target <= 25)\n",
+	       ns);
 	printf("METRIC core.springbone.ns_per_joint_substep_center %.3f ns same, center = head\n",
 	       center);
 	printf("METRIC core.springbone.ns_per_joint_substep_limits %.3f ns same, cone/hinge on "
-	       "every joint\n", limits);
+	       "every joint\n",
+	       limits);
 	printf("METRIC core.springbone.ns_per_joint_substep_pull %.3f ns same, pull form\n", pull);
 	printf("METRIC core.springbone.peer_threevrm_ratio %.0f x faster than three-vrm (~1,500 ns "
-	       "per joint-frame)\n", 1500.0 / ns);
+	       "per joint-frame)\n",
+	       1500.0 / ns);
 	printf("METRIC core.springbone.avatars_per_core_60hz %.0f avatars (48 joints) one core "
-	       "steps at 60 Hz x 1 substep\n", 1e9 / 60.0 / (ns * CHAINS * JOINTS));
+	       "steps at 60 Hz x 1 substep\n",
+	       1e9 / 60.0 / (ns * CHAINS * JOINTS));
 	return 0;
 }

@@ -13,7 +13,7 @@
 /* A springbone instance with one strand of `points` x `seg` m from `anchor` along
  * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`. */
 static inline pt_instance_def sb_def_strand(pt_vec3 anchor, pt_vec3 dir, int points, float seg,
-					    pt_joint_def j, int substeps)
+                                            pt_joint_def j, int substeps)
 {
 	pt_instance_def d = pt_instance_def_default();
 	d.solver = PT_SOLVER_SPRINGBONE;
@@ -66,13 +66,17 @@ static inline pt_instance_def sb_def_avatar(int joints)
 /* Angle in radians between two vectors (atan2 form: accurate near 0 and pi). */
 static inline double sb_angle(pt_vec3 a, pt_vec3 b)
 {
-	double cx = (double)a.y * b.z - (double)a.z * b.y, cy = (double)a.z * b.x - (double)a.x * b.z;
+	double cx = (double)a.y * b.z - (double)a.z * b.y,
+	       cy = (double)a.z * b.x - (double)a.x * b.z;
 	double cz = (double)a.x * b.y - (double)a.y * b.x;
 	double dot = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z;
 	return atan2(sqrt(cx * cx + cy * cy + cz * cz), dot);
 }
 
-static inline pt_vec3 sb_sub(pt_vec3 a, pt_vec3 b) { return pt_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline pt_vec3 sb_sub(pt_vec3 a, pt_vec3 b)
+{
+	return pt_v3(a.x - b.x, a.y - b.y, a.z - b.z);
+}
 
 static inline double sb_dist(pt_vec3 a, pt_vec3 b)
 {

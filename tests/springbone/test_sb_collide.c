@@ -45,8 +45,9 @@ static void test_fast_test_is_collide_c(void **state)
 		for (int i = 0; i < 20000; i++) {
 			/* most points within a few cm of the surface, where the two must agree */
 			float span = i % 4 == 0 ? 0.5f : 0.2f;
-			pt_vec3 p = pt_v3(head.p.x + uniform(-span, span), head.p.y + uniform(-span, span),
-					  head.p.z + uniform(-span, span));
+			pt_vec3 p =
+			    pt_v3(head.p.x + uniform(-span, span), head.p.y + uniform(-span, span),
+			          head.p.z + uniform(-span, span));
 			float hr = i % 3 == 0 ? 0.0f : uniform(0.0f, 0.03f);
 			pt_vec3 dir_ref, dir = pt_v3(0, 0, 0);
 			float ref = pt_collider_distance(&cols[s], p, &dir_ref) - hr, d = 0.0f;

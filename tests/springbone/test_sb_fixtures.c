@@ -15,8 +15,8 @@
 static pt_vec3 vec(const json_t *a)
 {
 	return pt_v3((float)json_number_value(json_array_get(a, 0)),
-		     (float)json_number_value(json_array_get(a, 1)),
-		     (float)json_number_value(json_array_get(a, 2)));
+	             (float)json_number_value(json_array_get(a, 1)),
+	             (float)json_number_value(json_array_get(a, 2)));
 }
 
 static pt_pose pose(const json_t *p)
@@ -51,10 +51,10 @@ static void only_keys(json_t *o, const char *const *keys)
  * tests do not depend on the schema binding. */
 static pt_instance_def instance_of(json_t *o)
 {
-	static const char *const top[] = {"solver", "prewarm_s", "springbone", "strands",
-					  "colliders", NULL};
-	static const char *const sbk[] = {"form",	  "stiffness",	"drag_force", "gravity_power",
-					  "gravity_dir", "hit_radius", NULL};
+	static const char *const top[] = {"solver",  "prewarm_s", "springbone",
+	                                  "strands", "colliders", NULL};
+	static const char *const sbk[] = {
+	    "form", "stiffness", "drag_force", "gravity_power", "gravity_dir", "hit_radius", NULL};
 	static const char *const stk[] = {"anchor", "direction", "points", "segment_length", NULL};
 	static const char *const ck[] = {"shape", "attach", "center", "radius", NULL};
 	only_keys(o, top);

@@ -26,7 +26,8 @@ static pt_instance_def limited(pt_limit_type type, float angle_deg, pt_vec3 axis
 	j.limit = type;
 	j.limit_angle = angle_deg / (float)DEG;
 	j.limit_axis = axis;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), POINTS, 0.04f, j, substeps);
+	pt_instance_def d =
+	    sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), POINTS, 0.04f, j, substeps);
 	d.collider_count = 1;
 	d.colliders[0].shape = PT_SHAPE_SPHERE;
 	d.colliders[0].radius = 0.1f;
@@ -56,7 +57,7 @@ typedef struct excess {
  * plane. The parent frame is rebuilt here (head rotation, then each parent's shortest
  * arc from its rest direction to its segment). */
 static void check(const pt_vec3 *p, pt_pose head, const pt_instance_def *d, const pt_joint_def *j,
-		  excess *x)
+                  excess *x)
 {
 	pt_quat W = head.q;
 	pt_vec3 dir = v3_norm_or(d->strands[0].direction, pt_v3(0, -1, 0));
@@ -87,7 +88,7 @@ static excess run(const pt_instance_def *d, const pt_joint_def *j)
 		j = &d->strands[0].joints[0];
 	excess x = {-1e9, 0.0, 0.0};
 	pt_motion m[2] = {{PT_MOTION_STRESS, 0, 1, {pt_v3(0, 1.5f, 0), pt_quat_identity()}},
-			  pt_motion_default(PT_MOTION_SHAKE)};
+	                  pt_motion_default(PT_MOTION_SHAKE)};
 	m[1].amplitude = 90.0f;
 	m[1].period = 0.4f;
 	pt_vec3 p[POINTS];
@@ -116,8 +117,8 @@ static void test_cone_never_exceeded(void **state)
 		pt_instance_def d = limited(PT_LIMIT_CONE, 20.0f, pt_v3(1, 0, 0), n);
 		pt_instance_def none = limited(PT_LIMIT_NONE, 20.0f, pt_v3(1, 0, 0), n);
 		excess x = run(&d, NULL), free = run(&none, &d.strands[0].joints[0]);
-		printf("# cone 20 deg, %d substeps: largest angle %.4f deg (unlimited: %.1f deg)\n", n,
-		       x.max_angle, free.max_angle);
+		printf("# cone 20 deg, %d substeps: largest angle %.4f deg (unlimited: %.1f deg)\n",
+		       n, x.max_angle, free.max_angle);
 		assert_true(free.max_angle > 40.0); /* the motion does try to exceed it */
 		assert_true(x.angle_deg < 1e-3);
 	}
@@ -132,7 +133,8 @@ static void test_hinge_never_exceeded(void **state)
 		pt_instance_def none = limited(PT_LIMIT_NONE, 25.0f, pt_v3(1, 0, 0), n);
 		excess x = run(&d, NULL), free = run(&none, &d.strands[0].joints[0]);
 		assert_true(free.plane > 0.3 && free.max_angle > 40.0); /* it does try */
-		printf("# hinge 25 deg, %d substeps: largest in-plane angle %.4f deg, off-plane %.2g\n",
+		printf("# hinge 25 deg, %d substeps: largest in-plane angle %.4f deg, off-plane "
+		       "%.2g\n",
 		       n, x.max_angle, x.plane);
 		assert_true(x.angle_deg < 1e-3);
 		assert_true(x.plane < 2e-5);
@@ -152,7 +154,8 @@ static void test_wide_limits(void **state)
 	pt_instance_def b = limited(PT_LIMIT_NONE, 180.0f, pt_v3(1, 0, 0), 1);
 	pt_world *w = pt_world_create(NULL);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
-	pt_id ia = pt_world_create_instance(w, &a, m.base), ib = pt_world_create_instance(w, &b, m.base);
+	pt_id ia = pt_world_create_instance(w, &a, m.base),
+	      ib = pt_world_create_instance(w, &b, m.base);
 	for (int t = 0; t < 120; t++) {
 		pt_world_set_head(w, ia, pt_motion_pose(&m, t / 60.0));
 		pt_world_set_head(w, ib, pt_motion_pose(&m, t / 60.0));

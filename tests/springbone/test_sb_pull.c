@@ -61,7 +61,7 @@ typedef struct lesson_chain {
 } lesson_chain;
 
 static void lesson_init(lesson_chain *l, int n, float L, float stiff, float drag, int gravity,
-			int length_step, float h)
+                        int length_step, float h)
 {
 	memset(l, 0, sizeof *l);
 	for (int j = 0; j < n; j++) {
@@ -116,8 +116,8 @@ static void test_table1_inertia_ratio(void **state)
 	const json_t *rows = json_object_get(t1, "rows");
 	int frames = (int)num(t1, "inputs.frames");
 	float L = (float)num(t1, "inputs.L");
-	float v0 = (float)json_number_value(
-	    json_array_get(json_object_get(json_object_get(t1, "inputs"), "initial_velocity_per_frame"), 1));
+	float v0 = (float)json_number_value(json_array_get(
+	    json_object_get(json_object_get(t1, "inputs"), "initial_velocity_per_frame"), 1));
 	for (size_t r = 0; r < json_array_size(rows); r++) {
 		const json_t *row = json_array_get(rows, r);
 		float drag = (float)num(row, "drag");
@@ -130,8 +130,10 @@ static void test_table1_inertia_ratio(void **state)
 			float before = l.y[1];
 			lesson_step(&l);
 			const json_t *ref = json_array_get(tails, (size_t)k);
-			assert_true(fabs(l.x[1] - json_number_value(json_array_get(ref, 0))) < 1e-7);
-			assert_true(fabs(l.y[1] - json_number_value(json_array_get(ref, 1))) < 1e-8);
+			assert_true(fabs(l.x[1] - json_number_value(json_array_get(ref, 0))) <
+			            1e-7);
+			assert_true(fabs(l.y[1] - json_number_value(json_array_get(ref, 1))) <
+			            1e-8);
 			double disp = (double)l.y[1] - before;
 			double ratio = disp / prev_disp, tol = 4.0 * 4e-9 / disp;
 			assert_true(fabs(ratio - (1.0 - drag)) <= tol);
@@ -187,7 +189,8 @@ static void test_table3_lengths(void **state)
 		for (int k = 0; k < frames; k++)
 			lesson_step(&l);
 		const json_t *ref = json_object_get(
-		    json_object_get(t3, length_step ? "with_constraint" : "without_constraint"), "lengths");
+		    json_object_get(t3, length_step ? "with_constraint" : "without_constraint"),
+		    "lengths");
 		for (int i = 0; i < n; i++) {
 			double want = json_number_value(json_array_get(ref, (size_t)i));
 			printf("# table3 %s segment %d: %.7f (lesson %.7f)\n",
@@ -237,7 +240,8 @@ static void test_world_steady_angle_substeps(void **state)
 		double at15 = world_pull_angle(n, 1.5f, &s_sub);
 		double bound = 1e-3 + 2.0 * (FLT_EPSILON / (2.0 * s_sub * 0.30)) * DEG;
 		printf("# world pull, %d substeps: %.5f deg at the origin, %.5f deg at 1.5 m "
-		       "(closed %.5f, float bound there %.4f)\n", n, at0, at15, closed, bound);
+		       "(closed %.5f, float bound there %.4f)\n",
+		       n, at0, at15, closed, bound);
 		assert_true(fabs(at0 - closed) < 1e-3);
 		assert_true(fabs(at15 - closed) < bound);
 	}
@@ -296,7 +300,8 @@ static void test_world_chain_steady_substeps(void **state)
 				ref[i] = p[i];
 			worst = fmax(worst, sb_dist(p[i], ref[i]));
 		}
-		printf("# pull chain steady state, %d substeps: max %.2g m from 1 substep (tip y %.5f)\n",
+		printf("# pull chain steady state, %d substeps: max %.2g m from 1 substep (tip y "
+		       "%.5f)\n",
 		       n, worst, p[4].y);
 		assert_true(worst < 1e-5);
 		pt_world_destroy(w);

@@ -52,15 +52,19 @@ static void test_single_joint_closed_form(void **state)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		double closed = atan((double)cases[c][2] / cases[c][0]) * DEG;
 		for (int n = 1; n <= 8; n *= 2) {
-			pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f,
-							  joint(cases[c][0], cases[c][1], cases[c][2]), n);
+			pt_instance_def d =
+			    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f,
+			                  joint(cases[c][0], cases[c][1], cases[c][2]), n);
 			pt_vec3 p[2];
 			settle(&d, 900, p, 2);
-			double th = atan2(-((double)p[1].y - p[0].y), (double)p[1].x - p[0].x) * DEG;
+			double th =
+			    atan2(-((double)p[1].y - p[0].y), (double)p[1].x - p[0].x) * DEG;
 			assert_true(fabs(th - closed) < 1e-3);
 			if (n == 8)
-				printf("# stiffness %.1f, gravity_power %.1f: %.5f deg at 8 substeps "
-				       "(closed %.5f)\n", cases[c][0], cases[c][2], th, closed);
+				printf(
+				    "# stiffness %.1f, gravity_power %.1f: %.5f deg at 8 substeps "
+				    "(closed %.5f)\n",
+				    cases[c][0], cases[c][2], th, closed);
 		}
 	}
 }
@@ -78,15 +82,16 @@ static void test_chain_closed_form(void **state)
 {
 	(void)state;
 	for (int n = 1; n <= 8; n *= 2) {
-		pt_instance_def d =
-		    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f, joint(0.5f, 0.3f, 1.0f), n);
+		pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f,
+		                                  joint(0.5f, 0.3f, 1.0f), n);
 		pt_vec3 p[6];
 		settle(&d, 900, p, 6);
 		double h = 1.0 / (60.0 * n), f = 1.0 / n;
 		double gain = n == 1 ? 1.0 : (1.0 - pow(0.7, f)) / 0.3;
 		double r = 1.1 * h * gain / 0.05;
 		double tol = 1e-3 + 2.0 * (0.25 * FLT_EPSILON / (2.0 * r) / 0.05) * DEG;
-		double ex = 1.0, ey = 0.0, worst = 0.0; /* the head's rest direction: first parent */
+		double ex = 1.0, ey = 0.0,
+		       worst = 0.0; /* the head's rest direction: first parent */
 		for (int i = 0; i < 5; i++) {
 			double cx = 0.5 * ex, cy = 0.5 * ey - 1.0, l = hypot(cx, cy);
 			ex = cx / l, ey = cy / l;
@@ -94,7 +99,8 @@ static void test_chain_closed_form(void **state)
 			worst = fmax(worst, sb_angle(s, pt_v3((float)ex, (float)ey, 0)) * DEG);
 		}
 		printf("# chain steady state, %d substeps: max %.2g deg from the closed form "
-		       "(tolerance %.2g)\n", n, worst, tol);
+		       "(tolerance %.2g)\n",
+		       n, worst, tol);
 		assert_true(worst < tol);
 	}
 }
@@ -148,11 +154,11 @@ static void test_decay_and_terminal_velocity(void **state)
 /* ---- driven motion ------------------------------------------------------------------- */
 
 typedef struct shake_stats {
-	double rms;    /* RMS tip distance from its rest place in the head frame, shaking */
-	double env;    /* mean over shake periods of the largest such distance */
-	double settle; /* seconds after the head stops until the tip stays within 1 mm */
-	double final;  /* distance from rest 3 s after the head stopped */
-	double max_step; /* largest tip motion in one tick (world), shaking */
+	double rms;       /* RMS tip distance from its rest place in the head frame, shaking */
+	double env;       /* mean over shake periods of the largest such distance */
+	double settle;    /* seconds after the head stops until the tip stays within 1 mm */
+	double final;     /* distance from rest 3 s after the head stopped */
+	double max_step;  /* largest tip motion in one tick (world), shaking */
 	pt_vec3 tip[600]; /* world tip per tick while shaking */
 } shake_stats;
 
@@ -160,8 +166,8 @@ typedef struct shake_stats {
  * degrees with period 0.6 s for 4 s (statistics over the last 3 s), then held still 3 s. */
 static void shake(int points, float seg, float amp, int n, shake_stats *st)
 {
-	pt_instance_def d =
-	    sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), points, seg, joint(1.0f, 0.4f, 0.0f), n);
+	pt_instance_def d = sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), points, seg,
+	                                  joint(1.0f, 0.4f, 0.0f), n);
 	d.collider_count = 1;
 	d.colliders[0].shape = PT_SHAPE_SPHERE;
 	d.colliders[0].radius = 0.1f;
@@ -222,11 +228,12 @@ static void test_single_joint_shake_trajectory(void **state)
 			double worst = 0.0;
 			for (int k = 0; k < 240; k++) {
 				worst = fmax(worst, sb_dist(st[i].tip[k], st[0].tip[k]));
-				to8[i - 1] = fmax(to8[i - 1], sb_dist(st[i - 1].tip[k], st[3].tip[k]));
+				to8[i - 1] =
+				    fmax(to8[i - 1], sb_dist(st[i - 1].tip[k], st[3].tip[k]));
 			}
 			printf("# 1 joint, %2.0f deg shake, %d substeps: max %.4f m from 1 substep "
-			       "(tolerance: one tick of tip motion, %.4f m)\n", amps[a], 1 << i, worst,
-			       st[0].max_step);
+			       "(tolerance: one tick of tip motion, %.4f m)\n",
+			       amps[a], 1 << i, worst, st[0].max_step);
 			assert_true(worst <= st[0].max_step);
 			assert_true(st[i].final < 1e-4);
 		}
@@ -262,8 +269,9 @@ static void test_chain_shake_statistics(void **state)
 			shake(8, 0.04f, amps[a], n, &st[i]);
 			printf("# 8 points, %2.0f deg shake, %d substeps: rms %.4f m (%+.1f %%), "
 			       "envelope %.4f m (%+.1f %%), at rest after %.3f s, final %.1e m\n",
-			       amps[a], n, st[i].rms, 100.0 * (st[i].rms / st[0].rms - 1.0), st[i].env,
-			       100.0 * (st[i].env / st[0].env - 1.0), st[i].settle, st[i].final);
+			       amps[a], n, st[i].rms, 100.0 * (st[i].rms / st[0].rms - 1.0),
+			       st[i].env, 100.0 * (st[i].env / st[0].env - 1.0), st[i].settle,
+			       st[i].final);
 			assert_true(fabs(st[i].rms / st[0].rms - 1.0) <= tol);
 			assert_true(fabs(st[i].env / st[0].env - 1.0) <= tol);
 			assert_true(st[i].settle > 0.0 && st[i].final < 1e-4);

@@ -54,8 +54,9 @@ static void test_center_head_moves_rigidly(void **state)
 	for (int n = 1; n <= 4; n *= 4)
 		for (int center = 0; center < 2; center++)
 			for (int k = 0; k < 3; k++) {
-				pt_instance_def d = sb_def_strand(pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9,
-								  0.03f, joint(1.0f, 0.4f, 0.0f), n);
+				pt_instance_def d =
+				    sb_def_strand(pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9,
+				                  0.03f, joint(1.0f, 0.4f, 0.0f), n);
 				d.springbone.center_head = center;
 				d.teleport.angle_deg = 180.0f;
 				pt_motion m = pt_motion_default(kinds[k]);
@@ -69,10 +70,14 @@ static void test_center_head_moves_rigidly(void **state)
 					pt_world_set_head(w, id, h);
 					pt_world_step(w, 1.0f / 60.0f, 4);
 					pt_world_read_points(w, id, p, 9);
-					worst = fmax(worst, local_change(p, h, rest, pt_motion_pose(&m, 0.0), 9));
+					worst =
+					    fmax(worst, local_change(p, h, rest,
+					                             pt_motion_pose(&m, 0.0), 9));
 				}
-				printf("# %d substeps, center %s, %s: strand moves %.2g m relative to the head\n",
-				       n, center ? "head" : "world", pt_motion_name(kinds[k]), worst);
+				printf("# %d substeps, center %s, %s: strand moves %.2g m relative "
+				       "to the head\n",
+				       n, center ? "head" : "world", pt_motion_name(kinds[k]),
+				       worst);
 				assert_true(center ? worst < (n == 1 ? 1e-5 : 1e-3) : worst > 1e-2);
 				pt_world_destroy(w);
 			}
@@ -86,7 +91,7 @@ static void test_teleport_keep(void **state)
 	(void)state;
 	for (int center = 0; center < 2; center++) {
 		pt_instance_def d = sb_def_strand(pt_v3(0, 0.05f, -0.1f), pt_v3(0, 0, -1), 7, 0.04f,
-						  joint(1.0f, 0.4f, 0.6f), 2);
+		                                  joint(1.0f, 0.4f, 0.6f), 2);
 		d.springbone.center_head = center;
 		d.prewarm_s = 3.0f;
 		pt_world *w = pt_world_create(NULL);
@@ -112,7 +117,8 @@ static void test_teleport_keep(void **state)
 static void test_reset_and_prewarm(void **state)
 {
 	(void)state;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f, joint(0.5f, 0.3f, 1.0f), 4);
+	pt_instance_def d =
+	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f, joint(0.5f, 0.3f, 1.0f), 4);
 	d.prewarm_s = 5.0f;
 	d.springbone.center_head = 1;
 	pt_world *w = pt_world_create(NULL);
@@ -145,7 +151,8 @@ static void test_reset_and_prewarm(void **state)
 static void test_update_params(void **state)
 {
 	(void)state;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f, joint(1.0f, 0.4f, 0.5f), 2);
+	pt_instance_def d =
+	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f, joint(1.0f, 0.4f, 0.5f), 2);
 	pt_world *w = pt_world_create(NULL);
 	pt_pose h = {pt_v3(0, 0, 0), pt_quat_identity()};
 	pt_id id = pt_world_create_instance(w, &d, h);
@@ -205,13 +212,14 @@ static void test_colliders_push_out(void **state)
 	c[3].shape = PT_SHAPE_PLANE, c[3].attach = PT_ATTACH_WORLD, c[3].center = pt_v3(0, 1.3f, 0);
 	c[3].normal = pt_v3(0, 1, 0);
 	c[4].shape = PT_SHAPE_INSIDE_SPHERE, c[4].center = pt_v3(0, 0, -0.1f), c[4].radius = 0.15f;
-	c[5].shape = PT_SHAPE_INSIDE_CAPSULE, c[5].a = pt_v3(0, 0, -0.1f), c[5].b = pt_v3(0, -0.1f, -0.1f);
+	c[5].shape = PT_SHAPE_INSIDE_CAPSULE, c[5].a = pt_v3(0, 0, -0.1f),
+	c[5].b = pt_v3(0, -0.1f, -0.1f);
 	c[5].radius = 0.08f;
 	c[6].shape = PT_SHAPE_ELLIPSOID, c[6].center = pt_v3(0, -0.12f, -0.07f);
 	c[6].radii = pt_v3(0.08f, 0.04f, 0.05f);
 	for (int s = 0; s < 7; s++) {
-		pt_instance_def d = sb_def_strand(pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9, 0.03f,
-						  joint(0.5f, 0.4f, 0.5f), 2);
+		pt_instance_def d = sb_def_strand(pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9,
+		                                  0.03f, joint(0.5f, 0.4f, 0.5f), 2);
 		pt_strand_set_joints(&d.strands[0], joint(0.5f, 0.4f, 0.5f));
 		d.collider_count = 1;
 		d.colliders[0] = c[s];
@@ -236,7 +244,8 @@ static void test_colliders_push_out(void **state)
 		pt_pose h;
 		pt_world_get_head(w, id, &h);
 		double settled = penetration(&d, h, p, pt_world_read_points(w, id, p, 9));
-		printf("# %-14s: at rest inside by %.3f m; under stress at most %.4f m; settled %.1e m\n",
+		printf("# %-14s: at rest inside by %.3f m; under stress at most %.4f m; settled "
+		       "%.1e m\n",
 		       pt_shape_name(c[s].shape), initial, moving, settled);
 		assert_true(initial > 0.01);
 		double push = (0.5 + 0.5) * (1.0 / 120.0) * (1.0 - sqrt(0.6)) / 0.4;
@@ -251,7 +260,8 @@ static void test_colliders_push_out(void **state)
 static void test_collider_mask(void **state)
 {
 	(void)state;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 4, 0.05f, joint(1, 0.4f, 0), 1);
+	pt_instance_def d =
+	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 4, 0.05f, joint(1, 0.4f, 0), 1);
 	d.collider_count = 2;
 	d.colliders[0].shape = PT_SHAPE_SPHERE, d.colliders[0].center = pt_v3(0, 1.0f, 0);
 	d.colliders[0].radius = 0.01f, d.colliders[0].radius_b = -1.0f;
@@ -333,27 +343,45 @@ static void test_deterministic(void **state)
 static void test_validation_edges(void **state)
 {
 	(void)state;
-	pt_instance_def base = sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 5, 0.05f, joint(1, 0.4f, 0), 1);
+	pt_instance_def base =
+	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 5, 0.05f, joint(1, 0.4f, 0), 1);
 	base.strand_count = 2;
 	base.strands[1] = base.strands[0];
 	const struct {
 		int joint;
 		const char *field;
-	} expect[] = {{2, "strands[1].springbone.stiffness[2]"},	{0, "strands[1].springbone.drag_force[0]"},
-		      {3, "strands[1].springbone.gravity_power[3]"}, {1, "strands[1].springbone.hit_radius[1]"},
-		      {2, "strands[1].springbone.gravity_dir[2]"},   {0, "strands[1].springbone.limit[0].angle_deg"},
-		      {3, "strands[1].springbone.limit[3].axis"}};
+	} expect[] = {{2, "strands[1].springbone.stiffness[2]"},
+	              {0, "strands[1].springbone.drag_force[0]"},
+	              {3, "strands[1].springbone.gravity_power[3]"},
+	              {1, "strands[1].springbone.hit_radius[1]"},
+	              {2, "strands[1].springbone.gravity_dir[2]"},
+	              {0, "strands[1].springbone.limit[0].angle_deg"},
+	              {3, "strands[1].springbone.limit[3].axis"}};
 	for (int k = 0; k < 7; k++) {
 		pt_instance_def d = base;
 		pt_joint_def *j = &d.strands[1].joints[expect[k].joint];
 		switch (k) {
-		case 0: j->stiffness = 100.5f; break;
-		case 1: j->drag_force = -0.01f; break;
-		case 2: j->gravity_power = 101.0f; break;
-		case 3: j->hit_radius = -0.001f; break;
-		case 4: j->gravity_dir = pt_v3(NAN, 0, -1); break;
-		case 5: j->limit = PT_LIMIT_CONE, j->limit_angle = -0.01f; break;
-		default: j->limit = PT_LIMIT_HINGE, j->limit_axis = pt_v3(INFINITY, 0, 0); break;
+		case 0:
+			j->stiffness = 100.5f;
+			break;
+		case 1:
+			j->drag_force = -0.01f;
+			break;
+		case 2:
+			j->gravity_power = 101.0f;
+			break;
+		case 3:
+			j->hit_radius = -0.001f;
+			break;
+		case 4:
+			j->gravity_dir = pt_v3(NAN, 0, -1);
+			break;
+		case 5:
+			j->limit = PT_LIMIT_CONE, j->limit_angle = -0.01f;
+			break;
+		default:
+			j->limit = PT_LIMIT_HINGE, j->limit_axis = pt_v3(INFINITY, 0, 0);
+			break;
 		}
 		pt_error e = pt_instance_validate(&d);
 		assert_false(e.ok);
