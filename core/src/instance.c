@@ -216,10 +216,11 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	if (s->collider_mask != 0xffffffffu && (s->collider_mask & ~allowed))
 		return fail(c, "colliders", "names a collider index >= colliders count %d",
 			    d->collider_count);
-	if (d->solver == PT_SOLVER_SPRINGBONE)
-		for (int j = 0; j < s->points - 1; j++)
-			if (!validate_joint(c, &s->joints[j], j, d->springbone.form))
-				return 0;
+	/* Joint fields are checked whatever the solver, so a stored verlet definition can
+	 * always be switched to springbone by a later patch. */
+	for (int j = 0; j < s->points - 1; j++)
+		if (!validate_joint(c, &s->joints[j], j, d->springbone.form))
+			return 0;
 	return 1;
 }
 
