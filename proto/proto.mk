@@ -31,8 +31,9 @@ build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/src/*.h proto/include
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $< $(PROTO_SRC) -lm
 
-fuzz: $(FUZZ_BIN)
+fuzz:
 	@.ci/deps fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do \
 	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
 	  echo "== $$f ($(FUZZ_TIME) s)"; \

@@ -335,19 +335,45 @@ static void io_error(io_t *io, ptp_error_t *m)
 static void io_payload(io_t *io, ptp_msg_t *m)
 {
 	switch (m->type) {
-	case PTP_HELLO: io_hello(io, &m->u.hello); break;
-	case PTP_AUTHORIZE: io_authorize(io, &m->u.authorize); break;
-	case PTP_SUBSCRIBE: io_subscribe(io, &m->u.subscribe); break;
-	case PTP_UNSUBSCRIBE: io_subscribe(io, &m->u.subscribe); break;
-	case PTP_HEAD_POSE: io_head_pose(io, &m->u.head_pose); break;
-	case PTP_KEYFRAME_REQUEST: io_keyframe_request(io, &m->u.subscribe); break;
-	case PTP_PING: io_ping(io, &m->u.ping); break;
-	case PTP_WELCOME: io_welcome(io, &m->u.welcome); break;
-	case PTP_FRAME_BATCH: io_frame_batch(io, &m->u.frame_batch); break;
-	case PTP_INSTANCE_EVENT: io_instance_event(io, &m->u.instance_event); break;
-	case PTP_PONG: io_pong(io, &m->u.pong); break;
-	case PTP_ERROR: io_error(io, &m->u.error); break;
-	default: io_fail(io, PTP_ETYPE); break;
+	case PTP_HELLO:
+		io_hello(io, &m->u.hello);
+		break;
+	case PTP_AUTHORIZE:
+		io_authorize(io, &m->u.authorize);
+		break;
+	case PTP_SUBSCRIBE:
+		io_subscribe(io, &m->u.subscribe);
+		break;
+	case PTP_UNSUBSCRIBE:
+		io_subscribe(io, &m->u.subscribe);
+		break;
+	case PTP_HEAD_POSE:
+		io_head_pose(io, &m->u.head_pose);
+		break;
+	case PTP_KEYFRAME_REQUEST:
+		io_keyframe_request(io, &m->u.subscribe);
+		break;
+	case PTP_PING:
+		io_ping(io, &m->u.ping);
+		break;
+	case PTP_WELCOME:
+		io_welcome(io, &m->u.welcome);
+		break;
+	case PTP_FRAME_BATCH:
+		io_frame_batch(io, &m->u.frame_batch);
+		break;
+	case PTP_INSTANCE_EVENT:
+		io_instance_event(io, &m->u.instance_event);
+		break;
+	case PTP_PONG:
+		io_pong(io, &m->u.pong);
+		break;
+	case PTP_ERROR:
+		io_error(io, &m->u.error);
+		break;
+	default:
+		io_fail(io, PTP_ETYPE);
+		break;
 	}
 }
 

@@ -4,10 +4,9 @@
 #include "ptp/proto.h"
 
 static const char *const err_names[PTP_ERR_COUNT] = {
-	"ok",      "truncated", "bad_magic", "version",  "unknown_type", "too_big",
-	"length",  "trailing",  "count",     "limit",    "non_finite",   "range",
-	"utf8",    "flags",     "shape",     "no_key",   "no_space",     "invalid",
-	"no_memory",
+    "ok",       "truncated", "bad_magic", "version",    "unknown_type", "too_big", "length",
+    "trailing", "count",     "limit",     "non_finite", "range",        "utf8",    "flags",
+    "shape",    "no_key",    "no_space",  "invalid",    "no_memory",
 };
 
 const char *ptp_err_name(ptp_err_t e)
@@ -22,7 +21,7 @@ static const struct {
 	const char *name;
 } types[] = {
 #define PTP_X_NAME(NAME, code, name) {code, #name},
-	PTP_MESSAGES(PTP_X_NAME)
+    PTP_MESSAGES(PTP_X_NAME)
 #undef PTP_X_NAME
 };
 

@@ -21,8 +21,8 @@ struct ptp_decoder_t {
 	int seg_off[PTP_MAX_STRANDS + 1];
 	int n_points;
 	ptp_strand_state_t st[PTP_MAX_STRANDS], tmp[PTP_MAX_STRANDS];
-	int32_t *mem; /* cur/vel of st and tmp */
-	double *pts;  /* scratch positions */
+	int32_t *mem;  /* cur/vel of st and tmp */
+	double *pts;   /* scratch positions */
 	int have_tick; /* last_tick is set */
 	uint64_t last_tick;
 };
@@ -165,8 +165,8 @@ static ptp_err_t read_strand(ptp_decoder_t *d, int s, ptp_bitr_t *r, double *pts
 	return r->err;
 }
 
-ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t *rec,
-                            float *out, size_t n_points)
+ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t *rec, float *out,
+                            size_t n_points)
 {
 	ptp_bitr_t r;
 	double q[4], rot[9], hp[3];

@@ -39,8 +39,8 @@ struct ptp_encoder_t {
 	uint8_t need_key[PTP_MAX_STRANDS]; /* sent raw last tick: no history to build on */
 	uint8_t raw[PTP_MAX_STRANDS];
 	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
-	uint32_t *zz;                   /* delta residuals of this tick, zigzag, 2 per segment */
-	long dbits[PTP_MAX_STRANDS];    /* bits of each strand in the delta record, -1: unknown */
+	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
+	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
 	float head_p[3];
 	ptp_quat16_t head_q;
 	double last_error;

@@ -115,8 +115,9 @@ void ptp_strand_root(const ptp_strand_geo_t *g, const double rot[9], const doubl
                      double out[3])
 {
 	for (int r = 0; r < 3; r++)
-		out[r] = head_p[r] + (rot[r * 3 + 0] * g->anchor[0] + rot[r * 3 + 1] * g->anchor[1] +
-		                      rot[r * 3 + 2] * g->anchor[2]);
+		out[r] =
+		    head_p[r] + (rot[r * 3 + 0] * g->anchor[0] + rot[r * 3 + 1] * g->anchor[1] +
+		                 rot[r * 3 + 2] * g->anchor[2]);
 }
 
 void ptp_strand_step(const ptp_strand_geo_t *g, const double frame[9], const double d[3],

@@ -13,10 +13,10 @@
 #include "ptp/proto.h"
 
 enum {
-	PTP_MODE_HOLD = 0,  /* codes = cur + vel: nothing else sent */
-	PTP_MODE_DELTA = 1, /* 2-bit predictor, 4-bit k, Exp-Golomb residuals */
-	PTP_MODE_KEY = 2,   /* 4-bit b - 2, absolute codes, 4-bit k, Exp-Golomb velocities */
-	PTP_MODE_RAW = 3,   /* every point as three f32, root included */
+	PTP_MODE_HOLD = 0,    /* codes = cur + vel: nothing else sent */
+	PTP_MODE_DELTA = 1,   /* 2-bit predictor, 4-bit k, Exp-Golomb residuals */
+	PTP_MODE_KEY = 2,     /* 4-bit b - 2, absolute codes, 4-bit k, Exp-Golomb velocities */
+	PTP_MODE_RAW = 3,     /* every point as three f32, root included */
 	PTP_PRED_LINEAR = 1,  /* predictor bit: add the last tick's velocity */
 	PTP_PRED_SPATIAL = 2, /* predictor bit: residual relative to the previous segment's */
 	PTP_BITS_MIN = 2,

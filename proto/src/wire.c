@@ -156,10 +156,22 @@ static void put_le(ptp_writer_t *w, uint64_t v, int n)
 	}
 }
 
-void ptp_put_u8(ptp_writer_t *w, uint8_t v) { put_le(w, v, 1); }
-void ptp_put_u16(ptp_writer_t *w, uint16_t v) { put_le(w, v, 2); }
-void ptp_put_u32(ptp_writer_t *w, uint32_t v) { put_le(w, v, 4); }
-void ptp_put_u64(ptp_writer_t *w, uint64_t v) { put_le(w, v, 8); }
+void ptp_put_u8(ptp_writer_t *w, uint8_t v)
+{
+	put_le(w, v, 1);
+}
+void ptp_put_u16(ptp_writer_t *w, uint16_t v)
+{
+	put_le(w, v, 2);
+}
+void ptp_put_u32(ptp_writer_t *w, uint32_t v)
+{
+	put_le(w, v, 4);
+}
+void ptp_put_u64(ptp_writer_t *w, uint64_t v)
+{
+	put_le(w, v, 8);
+}
 
 void ptp_put_i64(ptp_writer_t *w, int64_t v)
 {

@@ -50,8 +50,8 @@ static ptp_shape_t shape_of(const pt_instance_def *d)
 }
 
 /* DESIGN.md's frame JSON, numbers as %.9g (exact) or %.4f (0.1 mm). Returns its length. */
-static size_t json_frame(char *buf, size_t cap, int exact, long tick, pt_pose h,
-                         const float *xyz, const ptp_shape_t *shape)
+static size_t json_frame(char *buf, size_t cap, int exact, long tick, pt_pose h, const float *xyz,
+                         const ptp_shape_t *shape)
 {
 	size_t n = 0;
 #define OUT(...) n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__)
@@ -67,7 +67,8 @@ static size_t json_frame(char *buf, size_t cap, int exact, long tick, pt_pose h,
 		OUT(s ? ",[" : "[");
 		for (int i = 0; i < shape->strands[s].points; i++, p++) {
 			OUT(i ? ",[" : "[");
-			NUM(xyz[3 * p]), OUT(","), NUM(xyz[3 * p + 1]), OUT(","), NUM(xyz[3 * p + 2]);
+			NUM(xyz[3 * p]), OUT(","), NUM(xyz[3 * p + 1]), OUT(","),
+			    NUM(xyz[3 * p + 2]);
 			OUT("]");
 		}
 		OUT("]");
@@ -124,7 +125,8 @@ int main(void)
 		size_t off = 0;
 
 		fails += ptp_encoder_tick(enc, hp, hq, xyz, (size_t)n) != PTP_OK;
-		fails += ptp_encoder_record(enc, 0, pt_id_to_u64(id), (uint32_t)k, rec, sizeof rec, &len) != PTP_OK;
+		fails += ptp_encoder_record(enc, 0, pt_id_to_u64(id), (uint32_t)k, rec, sizeof rec,
+		                            &len) != PTP_OK;
 		ptp_encoder_record(enc, 1, pt_id_to_u64(id), (uint32_t)k, NULL, 0, &klen);
 		memcpy(records + (size_t)(k - 1) * REC_CAP, rec, len);
 
@@ -158,11 +160,12 @@ int main(void)
 			ptp_record_t kr;
 			size_t kl, ko = 0;
 			ptp_frame_batch_t b = {0, 0, 1, NULL, 0};
-			fails += ptp_encoder_record(enc, k == 1000, pt_id_to_u64(id), (uint32_t)k, krec,
-			                            sizeof krec, &kl) != PTP_OK;
+			fails += ptp_encoder_record(enc, k == 1000, pt_id_to_u64(id), (uint32_t)k,
+			                            krec, sizeof krec, &kl) != PTP_OK;
 			b.records = krec, b.records_len = kl;
 			fails += !ptp_record_next(&b, &ko, &kr);
-			fails += ptp_decoder_apply(late, (uint64_t)k, &kr, out_late, (size_t)n) != PTP_OK;
+			fails += ptp_decoder_apply(late, (uint64_t)k, &kr, out_late, (size_t)n) !=
+			         PTP_OK;
 			fails += memcmp(out, out_late, sizeof(float) * 3 * (size_t)n) != 0;
 		}
 
@@ -183,14 +186,16 @@ int main(void)
 		double t0 = bench_now(), t1;
 		for (int k = 1; k <= ticks; k++) {
 			const pt_pose *h = &heads[k - 1];
-			float hp[3] = {h->p.x, h->p.y, h->p.z}, hq[4] = {h->q.x, h->q.y, h->q.z, h->q.w};
+			float hp[3] = {h->p.x, h->p.y, h->p.z},
+			      hq[4] = {h->q.x, h->q.y, h->q.z, h->q.w};
 			size_t len;
 			ptp_encoder_tick(e2, hp, hq, frames + (size_t)(k - 1) * 3 * n, (size_t)n);
 			ptp_encoder_record(e2, 0, 1, (uint32_t)k, rec, sizeof rec, &len);
 		}
 		t1 = bench_now();
 		for (int k = 1; k <= ticks; k++) {
-			ptp_frame_batch_t b = {0, 0, 1, records + (size_t)(k - 1) * REC_CAP, REC_CAP};
+			ptp_frame_batch_t b = {0, 0, 1, records + (size_t)(k - 1) * REC_CAP,
+			                       REC_CAP};
 			ptp_record_t r;
 			size_t off = 0;
 			ptp_record_next(&b, &off, &r);
@@ -207,21 +212,31 @@ int main(void)
 	printf("proto: %d ticks of the stress sequence (%.1f s cycle), %d points/frame, "
 	       "%d bits/component, %d failures, %d raw ticks\n",
 	       ticks, cycle, n, ptp_encoder_bits(enc, 0), fails, raw_ticks);
-	printf("METRIC proto.bytes_per_point %.3f B whole frame record (33 B header + strand data) per point, averaged over 60 s\n",
+	printf("METRIC proto.bytes_per_point %.3f B whole frame record (33 B header + strand data) "
+	       "per point, averaged over 60 s\n",
 	       rec_bytes / ticks / n);
-	printf("METRIC proto.max_error_m %.6f m largest distance of a decoded point from the simulated one\n",
+	printf("METRIC proto.max_error_m %.6f m largest distance of a decoded point from the "
+	       "simulated one\n",
 	       max_err);
-	printf("METRIC proto.json_bytes_per_point %.2f B DESIGN.md frame JSON, floats as %%.9g (exact f32), same frames\n",
+	printf("METRIC proto.json_bytes_per_point %.2f B DESIGN.md frame JSON, floats as %%.9g "
+	       "(exact f32), same frames\n",
 	       json_bytes / ticks / n);
 	printf("METRIC proto.json_mm_bytes_per_point %.2f B same JSON, 4 decimals (0.1 mm)\n",
 	       json_mm_bytes / ticks / n);
-	printf("METRIC proto.data_bytes_per_point %.3f B strand data only\n", data_bytes / ticks / n);
-	printf("METRIC proto.keyframe_bytes_per_point %.3f B whole record of an on-demand keyframe\n",
-	       key_bytes / ticks / n);
+	printf("METRIC proto.data_bytes_per_point %.3f B strand data only\n",
+	       data_bytes / ticks / n);
+	printf("METRIC proto.batch1_bytes_per_point %.3f B a whole frame_batch message holding "
+	       "only this instance (+28 B)\n",
+	       (rec_bytes + 28.0 * ticks) / ticks / n);
+	printf(
+	    "METRIC proto.keyframe_bytes_per_point %.3f B whole record of an on-demand keyframe\n",
+	    key_bytes / ticks / n);
 	printf("METRIC proto.max_record_bytes %zu B largest delta record\n", max_rec);
-	printf("METRIC proto.encode_ns_per_point %.1f ns shared encoder: tick + delta record, per point\n",
+	printf("METRIC proto.encode_ns_per_point %.1f ns shared encoder: tick + delta record, per "
+	       "point\n",
 	       enc_s * 1e9 / ticks / n);
-	printf("METRIC proto.decode_ns_per_point %.1f ns client: record walk + strand decode, per point\n",
+	printf("METRIC proto.decode_ns_per_point %.1f ns client: record walk + strand decode, per "
+	       "point\n",
 	       dec_s * 1e9 / ticks / n);
 	ptp_encoder_destroy(enc);
 	ptp_decoder_destroy(dec);

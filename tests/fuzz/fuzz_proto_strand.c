@@ -26,7 +26,8 @@ static void frame(int tick, float *pts, float hp[3], float hq[4])
 	hp[0] = 0.0f, hp[1] = 1.5f, hp[2] = 0.0f;
 	hq[0] = 0.0f, hq[1] = 0.1f * (float)tick, hq[2] = 0.0f, hq[3] = 1.0f;
 	for (int s = 0; s < shape.strand_count; s++) {
-		float x = shape.strands[s].anchor[0], y = 1.5f + shape.strands[s].anchor[1], z = 0.0f;
+		float x = shape.strands[s].anchor[0], y = 1.5f + shape.strands[s].anchor[1],
+		      z = 0.0f;
 		for (int i = 0; i < shape.strands[s].points; i++, p++) {
 			pts[3 * p] = x, pts[3 * p + 1] = y, pts[3 * p + 2] = z;
 			x += 0.002f * (float)(i * tick % 5);

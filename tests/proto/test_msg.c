@@ -31,8 +31,8 @@ static ptp_str_t str(const char *s)
 
 static void test_ping_bytes(void **state)
 {
-	static const uint8_t want[] = {'P', 'T', 1, 0, 0x07, 0, 8, 0, 0, 0,
-	                               0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
+	static const uint8_t want[] = {'P', 'T',  1,    0,    0x07, 0,    8,    0,    0,
+	                               0,   0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
 	ptp_msg_t m, d;
 	(void)state;
 	memset(&m, 0, sizeof m);
@@ -60,8 +60,8 @@ static void test_hello_bytes(void **state)
 
 static void test_error_bytes(void **state)
 {
-	static const uint8_t want[] = {'P', 'T', 1, 0, 0x85, 0, 16, 0, 0, 0, 4, 0, 1, 0x05,
-	                               0, 0, 0, 0, 0, 0, 0, 0, 3, 'b', 'i', 'g'};
+	static const uint8_t want[] = {'P',  'T', 1, 0, 0x85, 0, 16, 0, 0, 0, 4,   0,   1,
+	                               0x05, 0,   0, 0, 0,    0, 0,  0, 0, 3, 'b', 'i', 'g'};
 	ptp_msg_t m, d;
 	(void)state;
 	memset(&m, 0, sizeof m);
@@ -77,14 +77,14 @@ static void test_error_bytes(void **state)
 
 /* 1.5f = 0x3fc00000, 1.0f = 0x3f800000, -2.0f = 0xc0000000 */
 static const uint8_t pose_bytes[] = {
-    'P', 'T', 1, 0, 0x05, 0, 61, 0, 0, 0,                /* header, 49 + 12 bytes */
-    7, 0, 0, 0, 0, 0, 0, 0,                             /* instance 7 */
-    0xff, 0xff, 0xff, 0xff,                             /* seq 2^32 - 1 */
-    0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,     /* client time -2 us */
-    0x01,                                               /* has linear velocity */
-    0, 0, 0, 0, 0, 0, 0xc0, 0x3f, 0, 0, 0, 0,           /* p = (0, 1.5, 0) */
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f, /* q = identity */
-    0, 0, 0, 0xc0, 0, 0, 0, 0, 0, 0, 0, 0,              /* v = (-2, 0, 0) */
+    'P',  'T',  1,    0,    0x05, 0,    61,   0,    0, 0,       /* header, 49 + 12 bytes */
+    7,    0,    0,    0,    0,    0,    0,    0,                /* instance 7 */
+    0xff, 0xff, 0xff, 0xff,                                     /* seq 2^32 - 1 */
+    0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,             /* client time -2 us */
+    0x01,                                                       /* has linear velocity */
+    0,    0,    0,    0,    0,    0,    0xc0, 0x3f, 0, 0, 0, 0, /* p = (0, 1.5, 0) */
+    0,    0,    0,    0,    0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0x80, 0x3f, /* q = identity */
+    0,    0,    0,    0xc0, 0,    0,    0,    0,    0, 0, 0, 0, /* v = (-2, 0, 0) */
 };
 
 static void test_head_pose_bytes(void **state)
@@ -109,9 +109,10 @@ static void test_head_pose_bytes(void **state)
 
 static void test_subscribe_bytes(void **state)
 {
-	static const uint8_t want[] = {'P', 'T', 1, 0, 0x03, 0, 21, 0, 0, 0, 2, 'r', '1', 2, 0,
-	                               1, 0, 0, 0, 2, 0, 0, 0, /* id: generation 2, slot 1 */
-	                               0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	static const uint8_t want[] = {
+	    'P',  'T',  1,    0,    0x03, 0,    21,   0,   0, 0, 2, 'r',
+	    '1',  2,    0,    1,    0,    0,    0,    2,   0, 0, 0, /* id: generation 2, slot 1 */
+	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 	ptp_msg_t m, d;
 	(void)state;
 	memset(&m, 0, sizeof m);
@@ -127,16 +128,18 @@ static void test_subscribe_bytes(void **state)
 
 /* A record for instance 9: key flag + largest = w (3 << 6), seq 5, p (0, 1.5, 0),
  * identity orientation, 2 bytes of data. */
-static const uint8_t record_bytes[] = {9, 0, 0, 0, 0, 0, 0, 0, 0xc1, 5, 0, 0, 0,
-                                       0, 0, 0, 0, 0, 0, 0xc0, 0x3f, 0, 0, 0, 0,
-                                       0, 0, 0, 0, 0, 0, 2, 0, 0xab, 0xcd};
+static const uint8_t record_bytes[] = {9, 0, 0, 0, 0, 0, 0, 0,    0xc1, 5,    0,   0,
+                                       0, 0, 0, 0, 0, 0, 0, 0xc0, 0x3f, 0,    0,   0,
+                                       0, 0, 0, 0, 0, 0, 0, 2,    0,    0xab, 0xcd};
 
 static void test_frame_batch_bytes(void **state)
 {
-	uint8_t want[64] = {'P', 'T', 1, 0, 0x82, 0, 18 + sizeof record_bytes, 0, 0, 0,
-	                    60, 0, 0, 0, 0, 0, 0, 0, /* tick 60 */
-	                    0x40, 0x42, 0x0f, 0, 0, 0, 0, 0, /* 1 s in us */
-	                    1, 0};
+	uint8_t want[64] = {'P',  'T',  1,    0,  0x82, 0, 18 + sizeof record_bytes,
+	                    0,    0,    0,    60, 0,    0, 0,
+	                    0,    0,    0,    0, /* tick 60 */
+	                    0x40, 0x42, 0x0f, 0,  0,    0, 0,
+	                    0, /* 1 s in us */
+	                    1,    0};
 	uint8_t rec[64];
 	size_t n = 28 + sizeof record_bytes, need, off = 0;
 	float q[4] = {0, 0, 0, -1}; /* -identity: same rotation, packs as identity */
@@ -335,8 +338,8 @@ static void test_field_errors(void **state)
 static void test_count_errors(void **state)
 {
 	/* keyframe_request with count 3 but only 2 ids: rejected before reading them */
-	uint8_t kr[] = {'P', 'T', 1, 0, 0x06, 0, 18, 0, 0, 0, 3, 0,
-	                1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t kr[] = {'P', 'T', 1, 0, 0x06, 0, 18, 0, 0, 0, 3, 0, 1, 0,
+	                0,   0,   0, 0, 0,    0, 2,  0, 0, 0, 0, 0, 0, 0};
 	/* subscribe with count 257 (> PTP_MAX_IDS) */
 	uint8_t sub[] = {'P', 'T', 1, 0, 0x03, 0, 3, 0, 0, 0, 0, 0x01, 0x01};
 	/* hello whose name is 65 bytes (> PTP_MAX_NAME) */

@@ -31,8 +31,7 @@ static ptp_shape_t line_shape(int points, float len)
 }
 
 /* Encodes the record of this tick (key or delta) and returns its strand data bytes. */
-static size_t record_of(const ptp_encoder_t *e, int key, uint8_t *buf, size_t cap,
-                        ptp_record_t *r)
+static size_t record_of(const ptp_encoder_t *e, int key, uint8_t *buf, size_t cap, ptp_record_t *r)
 {
 	size_t n = 0, off = 0;
 	ptp_frame_batch_t b;
@@ -101,14 +100,20 @@ static void test_direction_bound(void **state)
 	assert_int_equal(ptp_encoder_bits(e, 0), 10);
 	for (int i = 0; i < 20000; i++) {
 		double z = 1.0 - 2.0 * ((i + 0.5) / 20000.0), a = i * 2.399963229728653;
-		float pts[6] = {0, 0, 0, (float)(sqrt(1 - z * z) * cos(a)),
-		                (float)(sqrt(1 - z * z) * sin(a)), (float)z}, out[6];
+		float pts[6] = {0,
+		                0,
+		                0,
+		                (float)(sqrt(1 - z * z) * cos(a)),
+		                (float)(sqrt(1 - z * z) * sin(a)),
+		                (float)z},
+		      out[6];
 		ptp_record_t r;
 		double err;
 		assert_int_equal(ptp_encoder_tick(e, origin, ident, pts, 2), PTP_OK);
 		record_of(e, 0, buf, sizeof buf, &r);
 		assert_int_equal(ptp_decoder_apply(d, (uint64_t)i + 1, &r, out, 2), PTP_OK);
-		err = sqrt(pow(out[3] - pts[3], 2) + pow(out[4] - pts[4], 2) + pow(out[5] - pts[5], 2));
+		err = sqrt(pow(out[3] - pts[3], 2) + pow(out[4] - pts[4], 2) +
+		           pow(out[5] - pts[5], 2));
 		assert_true(fabs(err - ptp_encoder_last_error(e)) < 1e-6);
 		if (err > worst)
 			worst = err;
@@ -186,7 +191,8 @@ static void test_synthetic_swing(void **state)
 		assert_int_equal(ptp_encoder_raw_strands(e), 0);
 		if (k >= 100) {
 			record_of(e, k == 100, buf, sizeof buf, &r);
-			assert_int_equal(ptp_decoder_apply(late, (uint64_t)k, &r, out2, 36), PTP_OK);
+			assert_int_equal(ptp_decoder_apply(late, (uint64_t)k, &r, out2, 36),
+			                 PTP_OK);
 			assert_memory_equal(out, out2, sizeof(float) * 3 * 36);
 		}
 		key_bytes += (double)record_of(e, 1, buf, sizeof buf, &r);
@@ -345,9 +351,9 @@ static void test_encoder_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_worked_example),   cmocka_unit_test(test_direction_bound),
-	    cmocka_unit_test(test_synthetic_swing),  cmocka_unit_test(test_raw_fallback),
-	    cmocka_unit_test(test_decoder_rejects),  cmocka_unit_test(test_encoder_rejects),
+	    cmocka_unit_test(test_worked_example),  cmocka_unit_test(test_direction_bound),
+	    cmocka_unit_test(test_synthetic_swing), cmocka_unit_test(test_raw_fallback),
+	    cmocka_unit_test(test_decoder_rejects), cmocka_unit_test(test_encoder_rejects),
 	};
 	return cmocka_run_group_tests_name("proto_strand", tests, NULL, NULL);
 }

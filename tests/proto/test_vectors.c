@@ -102,7 +102,8 @@ static void test_valid(void **state)
 		vpath(path, sizeof path, "valid", names[i], ".json");
 		want = load_json(path);
 		if (ptp_msg_decode(bin, len, &m) != PTP_OK)
-			fail_msg("valid/%s: %s", names[i], ptp_err_name(ptp_msg_decode(bin, len, &m)));
+			fail_msg("valid/%s: %s", names[i],
+			         ptp_err_name(ptp_msg_decode(bin, len, &m)));
 		got = vj_from_msg(&m);
 		if (!vj_equal(got, want)) {
 			char *g = json_dumps(got, JSON_COMPACT);
@@ -171,7 +172,8 @@ static void run_stream(const char *name)
 	ptp_shape_t shape;
 	ptp_encoder_t *enc = NULL;
 	ptp_decoder_t *dec;
-	float input[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS], out[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS];
+	float input[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS],
+	    out[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS];
 	double max_err = 0;
 	size_t np, idx;
 	vpath(path, sizeof path, "stream", name, ".json");
@@ -182,7 +184,8 @@ static void run_stream(const char *name)
 	if (params) {
 		ptp_encoder_params_t p = ptp_encoder_params_default();
 		p.max_error_m = (float)json_number_value(json_object_get(params, "max_error_m"));
-		p.keyframe_interval = (int)json_integer_value(json_object_get(params, "keyframe_interval"));
+		p.keyframe_interval =
+		    (int)json_integer_value(json_object_get(params, "keyframe_interval"));
 		max_err = p.max_error_m;
 		enc = ptp_encoder_create(&shape, &p);
 		assert_non_null(enc);
@@ -191,7 +194,8 @@ static void run_stream(const char *name)
 	steps = json_object_get(v, "steps");
 	json_array_foreach(steps, idx, step)
 	{
-		uint64_t tick = strtoull(json_string_value(json_object_get(step, "tick")), NULL, 10);
+		uint64_t tick =
+		    strtoull(json_string_value(json_object_get(step, "tick")), NULL, 10);
 		json_t *in = json_object_get(step, "input"), *hex = json_object_get(step, "record");
 		uint8_t batch[9000], mine[9000];
 		ptp_record_t r;
@@ -210,31 +214,36 @@ static void run_stream(const char *name)
 			size_t need;
 			char mine_hex[18001];
 			int key = json_is_true(json_object_get(step, "key"));
-			assert_int_equal(ptp_encoder_record(enc, key, 1, (uint32_t)tick, mine, sizeof mine, &need), PTP_OK);
+			assert_int_equal(ptp_encoder_record(enc, key, 1, (uint32_t)tick, mine,
+			                                    sizeof mine, &need),
+			                 PTP_OK);
 			vj_to_hex(mine, need, mine_hex);
 			if (strcmp(mine_hex, json_string_value(hex)) != 0)
-				fail_msg("stream/%s tick %" PRIu64 ": C encodes %s", name, tick, mine_hex);
+				fail_msg("stream/%s tick %" PRIu64 ": C encodes %s", name, tick,
+				         mine_hex);
 		}
 		record_from_hex(json_string_value(hex), batch, sizeof batch, &r);
 		e = ptp_decoder_apply(dec, tick, &r, out, np);
 		expect = json_string_value(json_object_get(step, "expect"));
 		if (strcmp(ptp_err_name(e), expect) != 0)
-			fail_msg("stream/%s tick %" PRIu64 ": C says %s, vector says %s", name, tick,
-			         ptp_err_name(e), expect);
+			fail_msg("stream/%s tick %" PRIu64 ": C says %s, vector says %s", name,
+			         tick, ptp_err_name(e), expect);
 		if (e != PTP_OK)
 			continue;
 		{
 			float want[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS];
 			assert_true(vj_points(json_object_get(step, "decoded"), want, np));
 			if (memcmp(want, out, sizeof(float) * 3 * np) != 0)
-				fail_msg("stream/%s tick %" PRIu64 ": decoded points differ", name, tick);
+				fail_msg("stream/%s tick %" PRIu64 ": decoded points differ", name,
+				         tick);
 		}
 		for (size_t i = 0; enc && i < np; i++) {
-			double dx = out[3 * i] - input[3 * i], dy = out[3 * i + 1] - input[3 * i + 1],
+			double dx = out[3 * i] - input[3 * i],
+			       dy = out[3 * i + 1] - input[3 * i + 1],
 			       dz = out[3 * i + 2] - input[3 * i + 2];
 			if (sqrt(dx * dx + dy * dy + dz * dz) > max_err)
-				fail_msg("stream/%s tick %" PRIu64 " point %zu: %g m off", name, tick, i,
-				         sqrt(dx * dx + dy * dy + dz * dz));
+				fail_msg("stream/%s tick %" PRIu64 " point %zu: %g m off", name,
+				         tick, i, sqrt(dx * dx + dy * dy + dz * dz));
 		}
 	}
 	ptp_encoder_destroy(enc);

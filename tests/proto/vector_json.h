@@ -129,7 +129,9 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 		SET("room", vj_str(m->u.subscribe.room));
 		SET("ids", vj_ids(&m->u.subscribe));
 		break;
-	case PTP_KEYFRAME_REQUEST: SET("ids", vj_ids(&m->u.subscribe)); break;
+	case PTP_KEYFRAME_REQUEST:
+		SET("ids", vj_ids(&m->u.subscribe));
+		break;
 	case PTP_HEAD_POSE: {
 		const ptp_head_pose_t *p = &m->u.head_pose;
 		SET("instance_id", vj_u64(p->instance_id));
@@ -144,7 +146,9 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 			SET("w", vj_fs(p->w, 3));
 		break;
 	}
-	case PTP_PING: SET("client_time_us", vj_i64(m->u.ping.client_time_us)); break;
+	case PTP_PING:
+		SET("client_time_us", vj_i64(m->u.ping.client_time_us));
+		break;
 	case PTP_WELCOME: {
 		const ptp_welcome_t *w = &m->u.welcome;
 		SET("major", json_integer(w->major));
@@ -183,7 +187,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 				const ptp_shape_strand_t *s = &e->shape.strands[i];
 				json_t *so = json_object();
 				json_object_set_new(so, "points", json_integer(s->points));
-				json_object_set_new(so, "segment_length", json_real(s->segment_length));
+				json_object_set_new(so, "segment_length",
+				                    json_real(s->segment_length));
 				json_object_set_new(so, "anchor", vj_fs(s->anchor, 3));
 				json_object_set_new(so, "direction", vj_fs(s->direction, 3));
 				json_array_append_new(sh, so);
@@ -339,7 +344,8 @@ static int vj_get_records(const json_t *o, ptp_frame_batch_t *b, vj_arena_t *are
 		rec.last_seq = (uint32_t)vj_get_int(r, "last_seq");
 		rec.head_q.largest = (uint8_t)vj_get_int(q, "largest");
 		for (int k = 0; k < 3; k++)
-			rec.head_q.c[k] = (int16_t)json_integer_value(json_array_get(json_object_get(q, "c"), (size_t)k));
+			rec.head_q.c[k] = (int16_t)json_integer_value(
+			    json_array_get(json_object_get(q, "c"), (size_t)k));
 		if (!vj_floats(json_object_get(r, "head_p"), rec.head_p, 3) || !hex)
 			return 0;
 		rec.data_len = (uint16_t)(strlen(hex) / 2);
@@ -376,21 +382,26 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 	case PTP_UNSUBSCRIBE:
 		m->u.subscribe.room = vj_get_str(o, "room");
 		return vj_get_ids(o, &m->u.subscribe);
-	case PTP_KEYFRAME_REQUEST: return vj_get_ids(o, &m->u.subscribe);
+	case PTP_KEYFRAME_REQUEST:
+		return vj_get_ids(o, &m->u.subscribe);
 	case PTP_HEAD_POSE: {
 		ptp_head_pose_t *p = &m->u.head_pose;
 		p->instance_id = vj_get_u64(o, "instance_id");
 		p->seq = (uint32_t)vj_get_int(o, "seq");
 		p->client_time_us = vj_get_i64(o, "client_time_us");
 		p->flags = (uint8_t)vj_get_int(o, "flags");
-		if ((p->flags & PTP_POSE_HAS_VELOCITY) && !vj_floats(json_object_get(o, "v"), p->v, 3))
+		if ((p->flags & PTP_POSE_HAS_VELOCITY) &&
+		    !vj_floats(json_object_get(o, "v"), p->v, 3))
 			return 0;
-		if ((p->flags & PTP_POSE_HAS_ANGULAR) && !vj_floats(json_object_get(o, "w"), p->w, 3))
+		if ((p->flags & PTP_POSE_HAS_ANGULAR) &&
+		    !vj_floats(json_object_get(o, "w"), p->w, 3))
 			return 0;
 		return vj_floats(json_object_get(o, "p"), p->p, 3) &&
 		       vj_floats(json_object_get(o, "q"), p->q, 4);
 	}
-	case PTP_PING: m->u.ping.client_time_us = vj_get_i64(o, "client_time_us"); return 1;
+	case PTP_PING:
+		m->u.ping.client_time_us = vj_get_i64(o, "client_time_us");
+		return 1;
 	case PTP_WELCOME: {
 		ptp_welcome_t *w = &m->u.welcome;
 		w->major = (uint8_t)vj_get_int(o, "major");

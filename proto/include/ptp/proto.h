@@ -16,18 +16,18 @@
 #include <stdint.h>
 
 enum {
-	PTP_MAJOR = 1,                  /* a different major is a different protocol */
-	PTP_MINOR = 0,                  /* newer minors only append; see PROTOCOL.md */
-	PTP_HEADER_SIZE = 10,           /* bytes before the payload */
-	PTP_MAX_PAYLOAD = 1 << 20,      /* largest payload either side accepts, bytes */
-	PTP_MAX_CLIENT_MESSAGE = 4096,  /* largest client->server message the server accepts */
-	PTP_MAX_IDS = 256,              /* instance ids in one subscribe/unsubscribe/keyframe request */
-	PTP_MAX_NAME = 64,              /* bytes of a client/instance name or room (UTF-8, no NUL) */
-	PTP_MAX_TOKEN = 128,            /* bytes of an instance write token */
-	PTP_MAX_TEXT = 255,             /* bytes of an error text or server version */
-	PTP_MAX_STRANDS = 32,           /* strands per instance (= core's PT_MAX_STRANDS) */
-	PTP_MAX_POINTS = 64,            /* points per strand incl. the root (= PT_MAX_POINTS) */
-	PTP_RECORD_MIN = 33             /* bytes of a frame record with empty strand data */
+	PTP_MAJOR = 1,                 /* a different major is a different protocol */
+	PTP_MINOR = 0,                 /* newer minors only append; see PROTOCOL.md */
+	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
+	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
+	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
+	PTP_MAX_IDS = 256,    /* instance ids in one subscribe/unsubscribe/keyframe request */
+	PTP_MAX_NAME = 64,    /* bytes of a client/instance name or room (UTF-8, no NUL) */
+	PTP_MAX_TOKEN = 128,  /* bytes of an instance write token */
+	PTP_MAX_TEXT = 255,   /* bytes of an error text or server version */
+	PTP_MAX_STRANDS = 32, /* strands per instance (= core's PT_MAX_STRANDS) */
+	PTP_MAX_POINTS = 64,  /* points per strand incl. the root (= PT_MAX_POINTS) */
+	PTP_RECORD_MIN = 33   /* bytes of a frame record with empty strand data */
 };
 
 /* Decoder and encoder results. Values are stable (they appear in the golden vectors by
@@ -60,18 +60,18 @@ const char *ptp_err_name(ptp_err_t e);
 
 /* The message catalogue, declared once: X(NAME, code, lower_name). Client -> server codes
  * are 0x01..0x7f, server -> client 0x81..0xff. */
-#define PTP_MESSAGES(X)                                                                      \
-	X(HELLO, 0x01, hello)                                                                \
-	X(AUTHORIZE, 0x02, authorize)                                                        \
-	X(SUBSCRIBE, 0x03, subscribe)                                                        \
-	X(UNSUBSCRIBE, 0x04, unsubscribe)                                                    \
-	X(HEAD_POSE, 0x05, head_pose)                                                        \
-	X(KEYFRAME_REQUEST, 0x06, keyframe_request)                                          \
-	X(PING, 0x07, ping)                                                                  \
-	X(WELCOME, 0x81, welcome)                                                            \
-	X(FRAME_BATCH, 0x82, frame_batch)                                                    \
-	X(INSTANCE_EVENT, 0x83, instance_event)                                              \
-	X(PONG, 0x84, pong)                                                                  \
+#define PTP_MESSAGES(X)                                                                            \
+	X(HELLO, 0x01, hello)                                                                      \
+	X(AUTHORIZE, 0x02, authorize)                                                              \
+	X(SUBSCRIBE, 0x03, subscribe)                                                              \
+	X(UNSUBSCRIBE, 0x04, unsubscribe)                                                          \
+	X(HEAD_POSE, 0x05, head_pose)                                                              \
+	X(KEYFRAME_REQUEST, 0x06, keyframe_request)                                                \
+	X(PING, 0x07, ping)                                                                        \
+	X(WELCOME, 0x81, welcome)                                                                  \
+	X(FRAME_BATCH, 0x82, frame_batch)                                                          \
+	X(INSTANCE_EVENT, 0x83, instance_event)                                                    \
+	X(PONG, 0x84, pong)                                                                        \
 	X(ERROR, 0x85, error)
 
 typedef enum ptp_type_t {
@@ -93,17 +93,17 @@ typedef struct ptp_str_t {
 
 /* Error codes carried by ERROR messages (PROTOCOL.md "Errors"). */
 typedef enum ptp_code_t {
-	PTP_CODE_BAD_MESSAGE = 1,      /* undecodable message: closes (1002) */
-	PTP_CODE_VERSION = 2,          /* unsupported major version: closes (1002) */
-	PTP_CODE_UNKNOWN_TYPE = 3,     /* unknown message type: kept open */
-	PTP_CODE_TOO_LARGE = 4,        /* message above the limit: closes (1009) */
-	PTP_CODE_UNAUTHORIZED = 5,     /* bad token, or pose without authorize: kept open */
-	PTP_CODE_NOT_FOUND = 6,        /* no such instance or room: kept open */
-	PTP_CODE_LIMIT = 7,            /* too many subscriptions / authorizations: kept open */
-	PTP_CODE_RATE = 8,             /* poses arrive faster than allowed: kept open */
-	PTP_CODE_HELLO_REQUIRED = 9,   /* a message before hello: closes (1002) */
-	PTP_CODE_INTERNAL = 10,        /* server fault: closes (1011) */
-	PTP_CODE_SHUTDOWN = 11,        /* server going away: closes (1001) */
+	PTP_CODE_BAD_MESSAGE = 1,    /* undecodable message: closes (1002) */
+	PTP_CODE_VERSION = 2,        /* unsupported major version: closes (1002) */
+	PTP_CODE_UNKNOWN_TYPE = 3,   /* unknown message type: kept open */
+	PTP_CODE_TOO_LARGE = 4,      /* message above the limit: closes (1009) */
+	PTP_CODE_UNAUTHORIZED = 5,   /* bad token, or pose without authorize: kept open */
+	PTP_CODE_NOT_FOUND = 6,      /* no such instance or room: kept open */
+	PTP_CODE_LIMIT = 7,          /* too many subscriptions / authorizations: kept open */
+	PTP_CODE_RATE = 8,           /* poses arrive faster than allowed: kept open */
+	PTP_CODE_HELLO_REQUIRED = 9, /* a message before hello: closes (1002) */
+	PTP_CODE_INTERNAL = 10,      /* server fault: closes (1011) */
+	PTP_CODE_SHUTDOWN = 11,      /* server going away: closes (1001) */
 } ptp_code_t;
 
 enum {
@@ -151,17 +151,17 @@ typedef struct ptp_quat16_t {
 
 /* One instance's frame inside a FRAME_BATCH (fixed 33 bytes + data). */
 typedef struct ptp_record_t {
-	uint64_t id;            /* instance id (core: generation << 32 | slot + 1) */
-	uint8_t flags;          /* PTP_RECORD_KEY; other bits zero */
-	uint32_t last_seq;      /* seq of the newest head_pose applied (0 = none yet) */
-	float head_p[3];        /* head position used for this tick, m, finite */
-	ptp_quat16_t head_q;    /* head orientation used for this tick */
-	const uint8_t *data;    /* strand data (ptp/strand.h), borrowed */
-	uint16_t data_len;      /* bytes of data */
+	uint64_t id;         /* instance id (core: generation << 32 | slot + 1) */
+	uint8_t flags;       /* PTP_RECORD_KEY; other bits zero */
+	uint32_t last_seq;   /* seq of the newest head_pose applied (0 = none yet) */
+	float head_p[3];     /* head position used for this tick, m, finite */
+	ptp_quat16_t head_q; /* head orientation used for this tick */
+	const uint8_t *data; /* strand data (ptp/strand.h), borrowed */
+	uint16_t data_len;   /* bytes of data */
 } ptp_record_t;
 
 typedef struct ptp_hello_t {
-	uint8_t major, minor; /* highest version the client speaks */
+	uint8_t major, minor;  /* highest version the client speaks */
 	ptp_str_t client_name; /* <= PTP_MAX_NAME bytes */
 } ptp_hello_t;
 
@@ -216,9 +216,9 @@ typedef struct ptp_frame_batch_t {
 typedef struct ptp_instance_event_t {
 	uint8_t kind; /* ptp_event_kind_t */
 	uint64_t instance_id;
-	uint64_t tick;   /* first tick the event applies to */
-	ptp_str_t name;  /* not for REMOVED */
-	ptp_str_t room;  /* not for REMOVED */
+	uint64_t tick;     /* first tick the event applies to */
+	ptp_str_t name;    /* not for REMOVED */
+	ptp_str_t room;    /* not for REMOVED */
 	ptp_shape_t shape; /* not for REMOVED */
 } ptp_instance_event_t;
 

@@ -91,8 +91,8 @@ void ptp_decoder_destroy(ptp_decoder_t *dec);
  * beyond float range), PTP_EFLOAT (raw strand with a non-finite value), PTP_ETRAILING /
  * PTP_EFLAGS (bytes or padding bits left over). On any error neither the decoder state
  * nor out changes, and the client should send KEYFRAME_REQUEST. */
-ptp_err_t ptp_decoder_apply(ptp_decoder_t *dec, uint64_t tick, const ptp_record_t *rec,
-                            float *out, size_t n_points);
+ptp_err_t ptp_decoder_apply(ptp_decoder_t *dec, uint64_t tick, const ptp_record_t *rec, float *out,
+                            size_t n_points);
 
 /* Forgets history: the next record must be a keyframe. */
 void ptp_decoder_reset(ptp_decoder_t *dec);
