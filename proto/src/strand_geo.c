@@ -1,6 +1,7 @@
 /* Strand geometry shared by encoder and decoder. Mirrored exactly by proto/js/strand.mjs:
  * keep every expression's order when editing either. */
 #include <math.h>
+#include <string.h>
 
 #include "strand_internal.h"
 
@@ -105,7 +106,7 @@ void ptp_oct_encode(const double l[3], int32_t m, int32_t *cu, int32_t *cv, doub
 				best = dot;
 				*cu = fu + i;
 				*cv = fv + j;
-				dir[0] = d[0], dir[1] = d[1], dir[2] = d[2];
+				memcpy(dir, d, sizeof d);
 			}
 		}
 	}

@@ -252,9 +252,11 @@ typedef struct ptp_msg_t {
 	} u;
 } ptp_msg_t;
 
-/* Decodes one whole WebSocket message. Checks, in this order: header (truncated, magic,
- * version, reserved byte, too big, truncated, length), type, then every field in wire
- * order, each count against its limit and against the bytes left before reading.
+/* Decodes one whole WebSocket message. Checks in the order of PROTOCOL.md section 2:
+ * header (truncated, magic, version, too big, truncated, length, reserved byte), type,
+ * then every field in wire order, each count against its limit and against the bytes
+ * left before reading, then trailing bytes. A message of a newer minor keeps its
+ * reserved bits/bytes and trailing payload unchecked (out->minor tells).
  * Returns PTP_OK and fills *out (borrowing from buf), or an error and leaves *out
  * unspecified. Never reads outside buf[0, len). */
 ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out);
