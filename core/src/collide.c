@@ -2,45 +2,48 @@
 #include "collide.h"
 #include "ponytail/collider.h"
 
-void pt_colliders_to_world(const pt_collider_def *defs, int n, const pt_pose *head,
-			   const pt_mat3 *rot, pt_collider_rt *out)
+void pt_collider_to_world(const pt_collider_def *k, const pt_pose *head, const pt_mat3 *rot,
+                          pt_collider_rt *c)
 {
-	for (int i = 0; i < n; i++) {
-		const pt_collider_def *k = &defs[i];
-		pt_collider_rt *c = &out[i];
-		int head_attached = k->attach == PT_ATTACH_HEAD;
-		pt_mat3 ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
-		const pt_mat3 *R = head_attached ? rot : &ident;
-		pt_vec3 base = head_attached ? head->p : pt_v3(0, 0, 0);
-		c->shape = k->shape;
-		c->r = k->radius;
-		c->rb = k->radius_b < 0.0f ? k->radius : k->radius_b;
-		c->inv_len2 = 0.0f;
-		switch (k->shape) {
-		case PT_SHAPE_CAPSULE:
-		case PT_SHAPE_INSIDE_CAPSULE: {
-			c->c = v3_add(base, m3_mul(R, k->a));
-			c->d = m3_mul(R, v3_sub(k->b, k->a));
-			float l2 = v3_len2(c->d);
-			c->inv_len2 = l2 > 1e-12f ? 1.0f / l2 : 0.0f;
-			if (k->shape == PT_SHAPE_INSIDE_CAPSULE)
-				c->rb = c->r;
-			break;
-		}
-		case PT_SHAPE_PLANE:
-			c->c = v3_add(base, m3_mul(R, k->center));
-			c->d = m3_mul(R, v3_norm_or(k->normal, pt_v3(0, 1, 0)));
-			break;
-		case PT_SHAPE_ELLIPSOID:
-			c->c = v3_add(base, m3_mul(R, k->center));
-			c->inv_radii = pt_v3(1.0f / k->radii.x, 1.0f / k->radii.y, 1.0f / k->radii.z);
-			c->rot = *R;
-			break;
-		default:
-			c->c = v3_add(base, m3_mul(R, k->center));
-			break;
-		}
+	int head_attached = k->attach == PT_ATTACH_HEAD;
+	pt_mat3 ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
+	const pt_mat3 *R = head_attached ? rot : &ident;
+	pt_vec3 base = head_attached ? head->p : pt_v3(0, 0, 0);
+	c->shape = k->shape;
+	c->r = k->radius;
+	c->rb = k->radius_b < 0.0f ? k->radius : k->radius_b;
+	c->inv_len2 = 0.0f;
+	switch (k->shape) {
+	case PT_SHAPE_CAPSULE:
+	case PT_SHAPE_INSIDE_CAPSULE: {
+		c->c = v3_add(base, m3_mul(R, k->a));
+		c->d = m3_mul(R, v3_sub(k->b, k->a));
+		float l2 = v3_len2(c->d);
+		c->inv_len2 = l2 > 1e-12f ? 1.0f / l2 : 0.0f;
+		if (k->shape == PT_SHAPE_INSIDE_CAPSULE)
+			c->rb = c->r;
+		break;
 	}
+	case PT_SHAPE_PLANE:
+		c->c = v3_add(base, m3_mul(R, k->center));
+		c->d = m3_mul(R, v3_norm_or(k->normal, pt_v3(0, 1, 0)));
+		break;
+	case PT_SHAPE_ELLIPSOID:
+		c->c = v3_add(base, m3_mul(R, k->center));
+		c->inv_radii = pt_v3(1.0f / k->radii.x, 1.0f / k->radii.y, 1.0f / k->radii.z);
+		c->rot = *R;
+		break;
+	default:
+		c->c = v3_add(base, m3_mul(R, k->center));
+		break;
+	}
+}
+
+void pt_colliders_to_world(const pt_collider_def *defs, int n, const pt_pose *head,
+                           const pt_mat3 *rot, pt_collider_rt *out)
+{
+	for (int i = 0; i < n; i++)
+		pt_collider_to_world(&defs[i], head, rot, &out[i]);
 }
 
 /* Distance along delta from a round shape of radius r; `inside` flips the sense. */
@@ -60,8 +63,10 @@ static float radial(pt_vec3 delta, float r, int inside, pt_vec3 *dir)
 float pt_collider_distance(const pt_collider_rt *c, pt_vec3 p, pt_vec3 *dir)
 {
 	switch (c->shape) {
-	case PT_SHAPE_SPHERE: return radial(v3_sub(p, c->c), c->r, 0, dir);
-	case PT_SHAPE_INSIDE_SPHERE: return radial(v3_sub(p, c->c), c->r, 1, dir);
+	case PT_SHAPE_SPHERE:
+		return radial(v3_sub(p, c->c), c->r, 0, dir);
+	case PT_SHAPE_INSIDE_SPHERE:
+		return radial(v3_sub(p, c->c), c->r, 1, dir);
 	case PT_SHAPE_CAPSULE:
 	case PT_SHAPE_INSIDE_CAPSULE: {
 		pt_vec3 ap = v3_sub(p, c->c);
@@ -71,7 +76,9 @@ float pt_collider_distance(const pt_collider_rt *c, pt_vec3 p, pt_vec3 *dir)
 		float r = c->r + (c->rb - c->r) * t;
 		return radial(delta, r, c->shape == PT_SHAPE_INSIDE_CAPSULE, dir);
 	}
-	case PT_SHAPE_PLANE: *dir = c->d; return v3_dot(v3_sub(p, c->c), c->d);
+	case PT_SHAPE_PLANE:
+		*dir = c->d;
+		return v3_dot(v3_sub(p, c->c), c->d);
 	case PT_SHAPE_ELLIPSOID: {
 		/* In the unit-sphere space of the ellipsoid the surface point on the ray from
 		 * the centre is q / |q|; map it back to measure the distance in metres. */
@@ -85,7 +92,9 @@ float pt_collider_distance(const pt_collider_rt *c, pt_vec3 p, pt_vec3 *dir)
 		*dir = m3_mul(&c->rot, v3_scale(q, 1.0f / l));
 		return l - l / s;
 	}
-	default: *dir = pt_v3(0, 1, 0); return 1e30f;
+	default:
+		*dir = pt_v3(0, 1, 0);
+		return 1e30f;
 	}
 }
 

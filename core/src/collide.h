@@ -16,6 +16,10 @@ typedef struct pt_collider_rt {
 	pt_mat3 rot;       /* ellipsoid: local -> world rotation */
 } pt_collider_rt;
 
+/* Transforms one collider definition by the head pose (rotation `rot` of head->q). */
+void pt_collider_to_world(const pt_collider_def *k, const pt_pose *head, const pt_mat3 *rot,
+			  pt_collider_rt *out);
+
 /* Transforms n collider definitions by the head pose (rotation `rot` of head->q). */
 void pt_colliders_to_world(const pt_collider_def *defs, int n, const pt_pose *head,
 			   const pt_mat3 *rot, pt_collider_rt *out);

@@ -12,8 +12,8 @@
 #define LANES_ATTR __attribute__((target("avx2")))
 #include "verlet_lanes.inc"
 #else
-void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int n)
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b)
 {
-	pt_verlet_lanes_scalar(w, b, n);
+	pt_verlet_lanes_scalar(w, b);
 }
 #endif

@@ -28,7 +28,6 @@
 #include "verlet_lanes.h"
 #include "world_internal.h"
 
-
 /* Deterministic gust factor in [-1, 1] for strand s at time t: three incommensurate
  * sines with seeded phases. */
 static float gust(uint32_t seed, int s, double t)
@@ -37,7 +36,8 @@ static float gust(uint32_t seed, int s, double t)
 	float p1 = (float)(h & 1023u) * 0.00614f, p2 = (float)((h >> 10) & 1023u) * 0.00614f;
 	float p3 = (float)((h >> 20) & 1023u) * 0.00614f;
 	float ft = (float)fmod(t, 1000.0);
-	return 0.5f * sinf(2.1f * ft + p1) + 0.3f * sinf(4.7f * ft + p2) + 0.2f * sinf(9.3f * ft + p3);
+	return 0.5f * sinf(2.1f * ft + p1) + 0.3f * sinf(4.7f * ft + p2) +
+	       0.2f * sinf(9.3f * ft + p3);
 }
 
 static void integrate(pt_world *w, int off, int n, float k, pt_vec3 ah2)
@@ -49,8 +49,14 @@ static void integrate(pt_world *w, int off, int n, float k, pt_vec3 ah2)
 	kern(w->z + off, w->pz + off, n, k, ah2.z);
 }
 
-static inline pt_vec3 P(const pt_world *w, int i) { return pt_v3(w->x[i], w->y[i], w->z[i]); }
-static inline void SET(pt_world *w, int i, pt_vec3 p) { w->x[i] = p.x, w->y[i] = p.y, w->z[i] = p.z; }
+static inline pt_vec3 P(const pt_world *w, int i)
+{
+	return pt_v3(w->x[i], w->y[i], w->z[i]);
+}
+static inline void SET(pt_world *w, int i, pt_vec3 p)
+{
+	w->x[i] = p.x, w->y[i] = p.y, w->z[i] = p.z;
+}
 
 static void distance_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int base)
 {
@@ -94,7 +100,7 @@ static void bend_pass(pt_world *w, const pt_strand_rt *st, int base, pt_vec3 res
  * applied to the previous position too, so contact is inelastic: a push must not turn
  * into outward velocity (at 240 Hz a 1 cm push would be 2.4 m/s). */
 static void ftl_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int base,
-		     const pt_collider_rt *cols)
+                     const pt_collider_rt *cols)
 {
 	float L = st->length, r = st->radius;
 	uint32_t mask = st->collider_mask;
@@ -103,7 +109,8 @@ static void ftl_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int
 	for (int j = 1; j < st->points; j++) {
 		int i = base + j;
 		pt_vec3 orig = P(w, i);
-		pt_vec3 proj = v3_add(parent, v3_scale(v3_norm_or(v3_sub(orig, parent), fallback), L));
+		pt_vec3 proj =
+		    v3_add(parent, v3_scale(v3_norm_or(v3_sub(orig, parent), fallback), L));
 		pt_vec3 p = proj;
 		/* Push out and re-project until clear; 4 rounds settle a point wedged between two
 		 * colliders (head and neck) to within 0.5 % of its length on the stress test. */
@@ -122,7 +129,7 @@ static void ftl_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int
 }
 
 static void collide_pass(pt_world *w, const pt_inst *in, const pt_strand_rt *st, int base,
-			 const pt_collider_rt *cols)
+                         const pt_collider_rt *cols)
 {
 	for (int j = 1; j < st->points; j++) {
 		int i = base + j;
@@ -157,7 +164,7 @@ static pt_vec3 strand_accel(const pt_inst *in, int s, double t)
 
 /* The per-instance path (any options): one strand after another. */
 static void verlet_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
-			   const pt_collider_rt *cols, float h, double t)
+                           const pt_collider_rt *cols, float h, double t)
 {
 	float k = kept_factor(in, h), h2 = h * h;
 	for (int s = 0; s < in->strand_count; s++) {
@@ -203,22 +210,47 @@ int pt_verlet_lanes_eligible(const pt_inst *in)
 }
 
 /* Fills lanes past b->count with lane 0 and runs the batch. */
-static void run_batch(pt_world *w, pt_lanes *b, int n)
+static void run_batch(pt_world *w, pt_lanes *b)
 {
 	for (int l = b->count; l < PT_LANES; l++) {
 		b->base[l] = b->base[0], b->iterations[l] = b->iterations[0], b->k[l] = b->k[0];
 		b->length[l] = b->length[0], b->bend[l] = b->bend[0], b->radius[l] = b->radius[0];
-		for (int a = 0; a < 3; a++) {
-			b->ah2[a][l] = b->ah2[a][0], b->root[a][l] = b->root[a][0];
-			b->rest[a][l] = b->rest[a][0];
-		}
-		b->cols[l] = b->cols[0], b->ncols[l] = b->ncols[0], b->mask[l] = b->mask[0];
+		b->anchor[l] = b->anchor[0], b->dir[l] = b->dir[0], b->mask[l] = b->mask[0];
+		b->inst[l] = b->inst[0];
+		for (int s = 0; s < b->substeps; s++)
+			for (int a = 0; a < 3; a++)
+				b->ah2[s][a][l] = b->ah2[s][a][0];
 	}
 	if (w->kernel == PT_KERNEL_AVX2)
-		pt_verlet_lanes_avx2(w, b, n);
+		pt_verlet_lanes_avx2(w, b);
 	else
-		pt_verlet_lanes_scalar(w, b, n);
+		pt_verlet_lanes_scalar(w, b);
 	b->count = 0;
+}
+
+/* The pending batch for (points, substeps), making room if all slots are taken. */
+static pt_lanes *batch_for(pt_world *w, pt_batcher *bt, int points, int substeps)
+{
+	int fullest = 0;
+	for (int i = 0; i < bt->used; i++) {
+		pt_lanes *b = &bt->batch[i];
+		if (b->points == points && b->substeps == substeps)
+			return b;
+		if (b->count > bt->batch[fullest].count)
+			fullest = i;
+	}
+	pt_lanes *b;
+	if (bt->used < PT_BATCH_SLOTS) {
+		b = &bt->batch[bt->used++];
+	} else {
+		b = &bt->batch[fullest];
+		if (b->count)
+			run_batch(w, b);
+	}
+	b->count = 0;
+	b->points = points;
+	b->substeps = substeps;
+	return b;
 }
 
 void pt_verlet_batch_add(pt_world *w, pt_batcher *bt, pt_inst *in)
@@ -227,29 +259,33 @@ void pt_verlet_batch_add(pt_world *w, pt_batcher *bt, pt_inst *in)
 	float k = kept_factor(in, h), bend = bend_fraction(in, h), h2 = h * h;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
-		int n = st->points;
-		pt_lanes *b = &bt->batch[n];
+		pt_lanes *b = batch_for(w, bt, st->points, in->sub_n);
 		int l = b->count;
-		pt_vec3 ah2 = v3_scale(strand_accel(in, s, in->time), h2);
-		pt_vec3 root = v3_add(in->sub_pose.p, m3_mul(&in->sub_rot, st->anchor));
-		pt_vec3 rest = m3_mul(&in->sub_rot, st->direction);
 		b->base[l] = in->offset + st->first;
 		b->iterations[l] = (float)in->iterations;
-		b->k[l] = k, b->length[l] = st->length, b->bend[l] = bend, b->radius[l] = st->radius;
-		b->ah2[0][l] = ah2.x, b->ah2[1][l] = ah2.y, b->ah2[2][l] = ah2.z;
-		b->root[0][l] = root.x, b->root[1][l] = root.y, b->root[2][l] = root.z;
-		b->rest[0][l] = rest.x, b->rest[1][l] = rest.y, b->rest[2][l] = rest.z;
-		b->cols[l] = in->cols_rt, b->ncols[l] = in->collider_count, b->mask[l] = st->collider_mask;
+		b->k[l] = k, b->length[l] = st->length, b->bend[l] = bend,
+		b->radius[l] = st->radius;
+		b->anchor[l] = st->anchor, b->dir[l] = st->direction,
+		b->mask[l] = st->collider_mask;
+		b->inst[l] = in;
+		/* the instance's clock advances by h per substep, exactly as it is stepped */
+		double t = in->time;
+		for (int i = 0; i < in->sub_n; i++) {
+			t += h;
+			pt_vec3 ah2 = v3_scale(strand_accel(in, s, t), h2);
+			b->ah2[i][0][l] = ah2.x, b->ah2[i][1][l] = ah2.y, b->ah2[i][2][l] = ah2.z;
+		}
 		if (++b->count == PT_LANES)
-			run_batch(w, b, n);
+			run_batch(w, b);
 	}
 }
 
 void pt_verlet_batch_flush(pt_world *w, pt_batcher *bt)
 {
-	for (int n = 0; n <= PT_MAX_POINTS; n++)
-		if (bt->batch[n].count)
-			run_batch(w, &bt->batch[n], n);
+	for (int i = 0; i < bt->used; i++)
+		if (bt->batch[i].count)
+			run_batch(w, &bt->batch[i]);
+	bt->used = 0;
 }
 
 static int verlet_init(pt_inst *in, const pt_instance_def *def)

@@ -18,38 +18,43 @@ enum { PT_LANES = 16 };
 #define PT_FTL_VELOCITY_FIX 0.9f
 
 /* One batch, field by field across lanes (so the kernel loads each as one register).
- * Lanes past `count` repeat lane 0 and are never written back. */
+ * Every lane takes the same number of substeps; a batch runs all of them between one
+ * gather and one scatter. Lanes past `count` repeat lane 0 and are never written back. */
 typedef struct pt_lanes {
 	int count;
+	int points;   /* points per strand */
+	int substeps; /* substeps of every lane */
 	int base[PT_LANES];       /* pool index of each root */
 	float iterations[PT_LANES];
-	float k[PT_LANES];        /* kept velocity factor for this substep */
+	float k[PT_LANES];        /* kept velocity factor per substep */
 	float length[PT_LANES];   /* segment length */
-	float bend[PT_LANES];     /* bend fraction for this substep */
+	float bend[PT_LANES];     /* bend fraction per substep */
 	float radius[PT_LANES];   /* particle radius */
-	float ah2[3][PT_LANES];   /* acceleration x h^2 */
-	float root[3][PT_LANES];  /* anchor in world space */
-	float rest[3][PT_LANES];  /* rest direction in world space */
-	const pt_collider_rt *cols[PT_LANES];
-	int ncols[PT_LANES];
-	uint32_t mask[PT_LANES];
+	pt_vec3 anchor[PT_LANES]; /* head-local root */
+	pt_vec3 dir[PT_LANES];    /* head-local rest direction */
+	uint32_t mask[PT_LANES];  /* colliders the strand sees */
+	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
+	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */
 } pt_lanes;
 
-/* Pending partial batches, one per point count; lives on the stepping thread's stack. */
+/* Pending partial batches, one per (points, substeps) in use; on the stepping thread's
+ * stack. A ninth kind of batch runs the fullest pending one to make room. */
+enum { PT_BATCH_SLOTS = 8 };
 typedef struct pt_batcher {
-	pt_lanes batch[PT_MAX_POINTS + 1];
+	int used;
+	pt_lanes batch[PT_BATCH_SLOTS];
 } pt_batcher;
 
-/* Steps the batch's strands (b->count of them, 1..16, `n` points each) by one substep;
+/* Steps the batch's strands (b->count of them, 1..PT_LANES) by b->substeps substeps;
  * lanes past b->count must repeat lane 0. */
-void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b, int n);
-void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int n);
+void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b);
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b);
 
 /* 1 when an instance can take the wide path: exact stretch, no self-collision, and only
  * sphere, capsule and plane colliders (others use the per-instance path). */
 int pt_verlet_lanes_eligible(const pt_inst *in);
 
-/* Adds every strand of a verlet instance for its current substep (pose, colliders and h
+/* Adds every strand of a verlet instance for all its substeps of this step (poses and h
  * in the instance's step scratch); runs batches that fill up. */
 void pt_verlet_batch_add(pt_world *w, pt_batcher *b, pt_inst *in);
 /* Runs every partial batch. */

@@ -63,9 +63,15 @@ void pt_world_destroy(pt_world *w)
 	free(w);
 }
 
-pt_kernel pt_world_kernel(const pt_world *w) { return w->kernel; }
+pt_kernel pt_world_kernel(const pt_world *w)
+{
+	return w->kernel;
+}
 
-int pt_world_count(const pt_world *w) { return w->count; }
+int pt_world_count(const pt_world *w)
+{
+	return w->count;
+}
 
 /* ---- storage -------------------------------------------------------------------- */
 
@@ -133,7 +139,10 @@ static pt_inst *lookup(const pt_world *w, pt_id id)
 	return &w->inst[w->slot_dense[s]];
 }
 
-int pt_world_valid(const pt_world *w, pt_id id) { return lookup(w, id) != NULL; }
+int pt_world_valid(const pt_world *w, pt_id id)
+{
+	return lookup(w, id) != NULL;
+}
 
 pt_id pt_world_id_at(const pt_world *w, int i)
 {
@@ -409,7 +418,8 @@ static void carry_rigidly(pt_world *w, pt_inst *in, const pt_pose *a, const pt_p
 	float *xs[2] = {w->x, w->px}, *ys[2] = {w->y, w->py}, *zs[2] = {w->z, w->pz};
 	for (int k = 0; k < 2; k++)
 		for (int i = in->offset; i < in->offset + in->npoints; i++) {
-			pt_vec3 local = m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
+			pt_vec3 local =
+			    m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
 			pt_vec3 p = v3_add(b->p, m3_mul(&Rb, local));
 			xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
 		}
@@ -429,43 +439,48 @@ static void handle_teleport(pt_world *w, pt_inst *in)
 	in->head_prev = in->head_target;
 }
 
-/* Steps dense instances [begin, end). Substeps run in rounds across instances so the
- * verlet strands of many instances can share SIMD batches; each instance still sees
- * exactly its own sequence of substeps (instances never interact). */
+/* The interpolated head pose at the end of each substep: position lerp, rotation slerp
+ * from the pose used at the previous step to the newest one. */
+static void substep_poses(pt_inst *in)
+{
+	for (int s = 0; s < in->sub_n; s++) {
+		float alpha = (float)(s + 1) / (float)in->sub_n;
+		in->sub_pose[s].p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
+		in->sub_pose[s].q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
+		in->sub_rot[s] = m3_from_quat(in->sub_pose[s].q);
+	}
+}
+
+/* Steps dense instances [begin, end). Verlet strands that can take the wide path are
+ * batched across instances and run all their substeps inside the batch; every other
+ * instance steps its substeps one after another. Instances never interact, so the
+ * order is free. */
 static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
-	int rounds = 0;
+	pt_batcher batch;
+	batch.used = 0;
 	for (int i = begin; i < end; i++) {
 		pt_inst *in = &w->inst[i];
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
 		in->sub_h = dt / (float)in->sub_n;
-		if (in->sub_n > rounds)
-			rounds = in->sub_n;
 		handle_teleport(w, in);
-	}
-	pt_batcher batch;
-	for (int n = 0; n <= PT_MAX_POINTS; n++)
-		batch.batch[n].count = 0;
-	for (int s = 0; s < rounds; s++) {
-		for (int i = begin; i < end; i++) {
-			pt_inst *in = &w->inst[i];
-			if (s >= in->sub_n)
-				continue;
-			float alpha = (float)(s + 1) / (float)in->sub_n;
-			in->sub_pose.p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
-			in->sub_pose.q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
-			in->sub_rot = m3_from_quat(in->sub_pose.q);
-			pt_colliders_to_world(in->colliders, in->collider_count, &in->sub_pose,
-					      &in->sub_rot, in->cols_rt);
-			in->time += in->sub_h;
-			if (in->lanes_ok)
-				pt_verlet_batch_add(w, &batch, in);
-			else
-				in->ops->substep(w, in, &in->sub_pose, &in->sub_rot, in->cols_rt,
-						 in->sub_h, in->time);
+		substep_poses(in);
+		if (in->lanes_ok) {
+			pt_verlet_batch_add(w, &batch, in);
+			for (int s = 0; s < in->sub_n; s++)
+				in->time += in->sub_h;
+			continue;
 		}
-		pt_verlet_batch_flush(w, &batch);
+		pt_collider_rt cols[PT_MAX_COLLIDERS];
+		for (int s = 0; s < in->sub_n; s++) {
+			pt_colliders_to_world(in->colliders, in->collider_count, &in->sub_pose[s],
+			                      &in->sub_rot[s], cols);
+			in->time += in->sub_h;
+			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
+			                 in->time);
+		}
 	}
+	pt_verlet_batch_flush(w, &batch);
 	for (int i = begin; i < end; i++)
 		w->inst[i].head_prev = w->inst[i].head_target;
 }

@@ -13,6 +13,8 @@
 #include "ponytail/world.h"
 #include "vecmath.h"
 
+enum { PT_MAX_SUBSTEPS = 16 }; /* the validation limit of substeps */
+
 typedef struct pt_strand_rt {
 	pt_vec3 anchor;    /* head-local */
 	pt_vec3 direction; /* head-local, unit */
@@ -76,13 +78,12 @@ typedef struct pt_inst {
 
 	int lanes_ok; /* verlet: can take the wide path (pt_verlet_lanes_eligible) */
 
-	/* step scratch, valid during pt_world_step: this substep's head pose, rotation,
-	 * colliders in world space, substep count and length */
-	pt_pose sub_pose;
-	pt_mat3 sub_rot;
+	/* step scratch, valid during pt_world_step: substep count and length, and the
+	 * interpolated head pose and rotation at the end of each substep */
 	float sub_h;
 	int sub_n;
-	pt_collider_rt cols_rt[PT_MAX_COLLIDERS];
+	pt_pose sub_pose[PT_MAX_SUBSTEPS];
+	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 
 	pt_pose head_prev;   /* pose at the end of the previous step */
 	pt_pose head_target; /* newest pose */
