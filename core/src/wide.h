@@ -81,36 +81,44 @@ WATTR __m256i wf_prefix_mask(int m)
 }
 
 /* dst[j][l] = src[base[l] + j] for j < n: rows in, transposed to lane columns, eight
- * lanes at a time. Masked loads never touch memory past a strand's last point. */
+ * lanes and eight points at a time. Masked loads never touch memory past a strand's
+ * last point; the buffer's rows past n (up to the next multiple of 8, within
+ * PT_MAX_POINTS) receive zeros, so every store is a whole register. */
 WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)[16])
 {
-	for (int h = 0; h < 16; h += 8)
-		for (int j0 = 0; j0 < n; j0 += 8) {
-			int m = n - j0 < 8 ? n - j0 : 8;
-			__m256i mask = wf_prefix_mask(m);
+	for (int j0 = 0; j0 < n; j0 += 8) {
+		__m256i mask = wf_prefix_mask(n - j0);
+		for (int h = 0; h < 16; h += 8) {
 			__m256 r[8];
 			for (int l = 0; l < 8; l++)
 				r[l] = _mm256_maskload_ps(src + base[h + l] + j0, mask);
 			wf_transpose8(r);
-			for (int j = 0; j < m; j++)
+			for (int j = 0; j < 8; j++)
 				_mm256_storeu_ps(dst[j0 + j] + h, r[j]);
 		}
+	}
 }
 
-/* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l]. */
+/* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l]. Reads whole
+ * registers of the buffer (rows past n are whatever the gather left there) and writes
+ * only the n points of each strand. */
 WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float (*src)[16])
 {
-	for (int h = 0; h < count; h += 8)
-		for (int j0 = 0; j0 < n; j0 += 8) {
-			int m = n - j0 < 8 ? n - j0 : 8;
-			__m256i mask = wf_prefix_mask(m);
+	for (int j0 = 0; j0 < n; j0 += 8) {
+		__m256i mask = wf_prefix_mask(n - j0);
+		for (int h = 0; h < count; h += 8) {
 			__m256 r[8];
 			for (int j = 0; j < 8; j++)
-				r[j] = _mm256_loadu_ps(src[j0 + (j < m ? j : 0)] + h);
+				r[j] = _mm256_loadu_ps(src[j0 + j] + h);
 			wf_transpose8(r);
-			for (int l = 0; l < 8 && h + l < count; l++)
-				_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
+			if (count - h >= 8)
+				for (int l = 0; l < 8; l++)
+					_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
+			else
+				for (int l = 0; l < count - h; l++)
+					_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
 		}
+	}
 }
 
 #else
