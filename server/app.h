@@ -1,0 +1,30 @@
+/* The modules one daemon is made of, wired by main.c and handed to the REST and WebSocket
+ * layers. Pointers are borrowed; main.c owns everything and tears it down in order.
+ *
+ * Threading: the struct is filled before any server thread starts and not changed
+ * afterwards, except `draining` (atomic: set once at shutdown) and the two port numbers
+ * (set before the other layer starts).
+ */
+#ifndef SERVER_APP_H
+#define SERVER_APP_H
+
+#include "cmdq.h"
+#include "config.h"
+#include "frame_ring.h"
+#include "registry.h"
+#include "sim.h"
+#include "store.h"
+
+typedef struct app_t {
+	const config_t *cfg;
+	registry_t *reg;
+	store_t *store;
+	cmdq_t *q;
+	sim_t *sim;
+	frame_ring_t *ring;
+	int http_port, ws_port; /* bound ports (differ from cfg when it said 0) */
+	int ws_ready;           /* the WebSocket listener is up */
+	int draining;           /* atomic: shutdown started; /readyz answers 503 */
+} app_t;
+
+#endif

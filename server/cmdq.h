@@ -1,0 +1,101 @@
+/* The seam REST -> sim: a command queue applied at the start of a tick, and an inbox of
+ * head poses read at the tick.
+ *
+ * A REST thread fills a cmd_t (usually on its stack), calls cmdq_submit, and blocks until
+ * the sim thread has applied it and published that tick's frames; the result is then in
+ * the cmd. Head poses are fire-and-forget: cmdq_post_pose copies them into a bounded
+ * inbox; the sim takes the whole inbox once per tick, and the newest pose per instance
+ * wins.
+ *
+ * Threading: cmdq_submit / cmdq_post_pose from any thread except the sim thread;
+ * cmdq_take*, cmdq_complete from the sim thread only; cmdq_close from the sim thread
+ * when it stops (every pending and later submit then fails with CMD_CLOSED).
+ */
+#ifndef SERVER_CMDQ_H
+#define SERVER_CMDQ_H
+
+#include <stdint.h>
+
+#include "driver.h"
+#include "ponytail/instance.h"
+#include "ponytail/types.h"
+
+typedef enum cmd_kind_t {
+	CMD_CREATE, /* id (already stored), def, driver */
+	CMD_UPDATE, /* id, def, driver: replaces the definition at a tick boundary */
+	CMD_DELETE, /* id */
+	CMD_RESET,  /* id: strands back to the settled rest pose */
+	CMD_FRAME,  /* id: copy the latest frame into cmd.frame */
+} cmd_kind_t;
+
+typedef enum cmd_result_t {
+	CMD_OK = 0,
+	CMD_NOT_FOUND = 1, /* no instance with that id in the sim */
+	CMD_NO_MEMORY = 2, /* core or the codec could not allocate; nothing changed */
+	CMD_CLOSED = 3,    /* the sim has stopped (shutting down) */
+} cmd_result_t;
+
+/* CMD_FRAME output: the state after the newest completed tick. xyz is malloc'ed by the
+ * sim thread and owned by the submitter after cmdq_submit returns (free it). */
+typedef struct cmd_frame_t {
+	uint64_t tick;  /* the tick this frame is the state after */
+	double t;       /* tick / tick_hz, s */
+	pt_pose head;   /* head pose used for that tick */
+	uint32_t last_seq;
+	int strand_count;
+	int points[PT_MAX_STRANDS];
+	int n;          /* points in xyz */
+	pt_vec3 *xyz;   /* strand by strand, root first, world metres */
+} cmd_frame_t;
+
+typedef struct cmd_t {
+	cmd_kind_t kind;
+	uint64_t id;
+	const pt_instance_def *def; /* CREATE/UPDATE: borrowed until cmdq_submit returns */
+	driver_t driver;            /* CREATE/UPDATE */
+	cmd_result_t result;        /* written by the sim thread */
+	cmd_frame_t frame;          /* CMD_FRAME output */
+	int done;                   /* internal */
+	struct cmd_t *next;         /* internal */
+} cmd_t;
+
+typedef struct pose_in_t {
+	uint64_t id;
+	uint32_t seq; /* echoed in frame records as last_seq; 0 = none given */
+	pt_pose pose; /* already checked: finite, |p| <= 1e4 m, |q| near 1 */
+} pose_in_t;
+
+typedef struct cmdq_t cmdq_t;
+
+/* pose_cap: poses the inbox holds between two ticks (more are refused). */
+cmdq_t *cmdq_create(int pose_cap);
+void cmdq_destroy(cmdq_t *q); /* NULL ok; no submitter may still be waiting */
+
+/* Enqueues cmd and waits until the sim has applied it. Returns cmd->result. */
+cmd_result_t cmdq_submit(cmdq_t *q, cmd_t *cmd);
+
+/* The two halves of cmdq_submit, for writers that must enqueue under a lock (to keep the
+ * store's order) but not wait under it: cmdq_push, release the lock, cmdq_wait. Every
+ * pushed cmd must be waited for. */
+void cmdq_push(cmdq_t *q, cmd_t *cmd);
+cmd_result_t cmdq_wait(cmdq_t *q, cmd_t *cmd);
+
+/* Copies a pose into the inbox. Returns 0, -1 when the inbox is full, -2 when closed. */
+int cmdq_post_pose(cmdq_t *q, const pose_in_t *p);
+
+/* Sim thread: takes every queued command (oldest first, linked by next). */
+cmd_t *cmdq_take(cmdq_t *q);
+
+/* Sim thread: takes the pose inbox (*out valid until the next call; *n poses, oldest
+ * first). Two buffers alternate so REST threads keep posting while the sim reads. */
+void cmdq_take_poses(cmdq_t *q, const pose_in_t **out, int *n);
+
+/* Sim thread: marks every command of the list done (results already set) and wakes the
+ * submitters. The cmds must not be touched afterwards. */
+void cmdq_complete(cmdq_t *q, cmd_t *list);
+
+/* Sim thread, at stop: completes every queued command with CMD_CLOSED and makes every
+ * later submit return CMD_CLOSED at once. */
+void cmdq_close(cmdq_t *q);
+
+#endif

@@ -1,0 +1,249 @@
+/* Frame ring: see frame_ring.h. */
+#include "frame_ring.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+enum { SLOTS = 3, MAX_EVENTS = 1 << 20, MAX_KEY_REQUESTS = 1 << 16 };
+
+struct frame_ring_t {
+	pthread_mutex_t mu;
+	frame_set_t slots[SLOTS];
+	int newest; /* -1 before the first publish */
+	void (*notify)(void *);
+	void *notify_ctx;
+	frame_event_t *ev, *ev_out; /* queued; handed to the WS thread */
+	int nev, cap_ev, cap_ev_out;
+	uint64_t *keys[2];
+	int nkeys, keys_fill;
+};
+
+inst_meta_t *meta_new(void)
+{
+	inst_meta_t *m = calloc(1, sizeof *m);
+	if (m)
+		m->refs = 1;
+	return m;
+}
+
+inst_meta_t *meta_ref(inst_meta_t *m)
+{
+	__atomic_add_fetch(&m->refs, 1, __ATOMIC_RELAXED);
+	return m;
+}
+
+void meta_unref(inst_meta_t *m)
+{
+	if (m && __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(m);
+}
+
+frame_ring_t *frame_ring_create(void)
+{
+	frame_ring_t *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
+	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
+	if (!r->keys[0] || !r->keys[1]) {
+		free(r->keys[0]);
+		free(r->keys[1]);
+		free(r);
+		return NULL;
+	}
+	pthread_mutex_init(&r->mu, NULL);
+	r->newest = -1;
+	return r;
+}
+
+static void clear_set(frame_set_t *fs)
+{
+	for (int i = 0; i < fs->nslots; i++)
+		if (fs->entries[i].meta)
+			meta_unref(fs->entries[i].meta);
+	fs->nslots = fs->nlive = fs->nrooms = 0;
+	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
+		fs->bufs[w].len = 0;
+}
+
+void frame_ring_destroy(frame_ring_t *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < SLOTS; i++) {
+		frame_set_t *fs = &r->slots[i];
+		clear_set(fs);
+		free(fs->entries);
+		free(fs->by_id);
+		free(fs->room_slots);
+		free(fs->rooms);
+		for (int w = 0; w < FRAME_MAX_WORKERS; w++)
+			free(fs->bufs[w].data);
+	}
+	for (int i = 0; i < r->nev; i++)
+		meta_unref(r->ev[i].meta);
+	free(r->ev);
+	free(r->ev_out);
+	free(r->keys[0]);
+	free(r->keys[1]);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+void frame_ring_set_notify(frame_ring_t *r, void (*fn)(void *), void *ctx)
+{
+	r->notify = fn;
+	r->notify_ctx = ctx;
+}
+
+static int grow(void **p, int *cap, int need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	int nc = *cap ? *cap : 64;
+	while (nc < need)
+		nc *= 2;
+	void *np = realloc(*p, (size_t)nc * elem);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = nc;
+	return 0;
+}
+
+frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
+{
+	frame_set_t *fs = NULL;
+	pthread_mutex_lock(&r->mu);
+	for (int i = 0; i < SLOTS && !fs; i++)
+		if (i != r->newest && r->slots[i].readers == 0)
+			fs = &r->slots[i];
+	pthread_mutex_unlock(&r->mu);
+	if (!fs)
+		return NULL; /* cannot happen with one reader holding one slot at a time */
+	clear_set(fs);
+	/* The three arrays indexed by live instances share cap_slots (nlive <= nslots). */
+	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
+	if (grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
+	    grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
+	    grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
+	    grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
+		fs->cap_slots = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+		return NULL;
+	}
+	fs->cap_slots = c1;
+	memset(fs->entries, 0, (size_t)nslots * sizeof *fs->entries);
+	fs->nslots = nslots;
+	return fs;
+}
+
+int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, int nevents)
+{
+	int rc = 0;
+	pthread_mutex_lock(&r->mu);
+	r->newest = (int)(fs - r->slots);
+	if (nevents > 0) {
+		if (r->nev + nevents > MAX_EVENTS ||
+		    grow((void **)&r->ev, &r->cap_ev, r->nev + nevents, sizeof *r->ev)) {
+			rc = -1;
+		} else {
+			memcpy(r->ev + r->nev, events, (size_t)nevents * sizeof *events);
+			r->nev += nevents;
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	if (rc) {
+		LOG(LOG_ERROR, "event queue full: %d instance events dropped", nevents);
+		for (int i = 0; i < nevents; i++)
+			meta_unref(events[i].meta);
+	}
+	if (r->notify)
+		r->notify(r->notify_ctx);
+	return rc;
+}
+
+frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_t **events,
+				int *nevents)
+{
+	pthread_mutex_lock(&r->mu);
+	if (held)
+		held->readers--;
+	frame_set_t *fs = r->newest >= 0 ? &r->slots[r->newest] : NULL;
+	if (fs)
+		fs->readers++;
+	/* Swap the queued events out; the other array was consumed by the previous call. */
+	frame_event_t *t = r->ev_out;
+	int tc = r->cap_ev_out;
+	r->ev_out = r->ev;
+	r->cap_ev_out = r->cap_ev;
+	*nevents = r->nev;
+	r->ev = t;
+	r->cap_ev = tc;
+	r->nev = 0;
+	*events = r->ev_out;
+	pthread_mutex_unlock(&r->mu);
+	return fs;
+}
+
+void frame_ring_release(frame_ring_t *r, frame_set_t *fs)
+{
+	if (!fs)
+		return;
+	pthread_mutex_lock(&r->mu);
+	fs->readers--;
+	pthread_mutex_unlock(&r->mu);
+}
+
+void frame_ring_request_key(frame_ring_t *r, uint64_t id)
+{
+	pthread_mutex_lock(&r->mu);
+	if (r->nkeys < MAX_KEY_REQUESTS)
+		r->keys[r->keys_fill][r->nkeys++] = id;
+	pthread_mutex_unlock(&r->mu);
+}
+
+int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids)
+{
+	pthread_mutex_lock(&r->mu);
+	*ids = r->keys[r->keys_fill];
+	int n = r->nkeys;
+	r->keys_fill ^= 1;
+	r->nkeys = 0;
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+int frame_set_find(const frame_set_t *fs, uint64_t id)
+{
+	int lo = 0, hi = fs->nlive - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		uint64_t m = fs->entries[fs->by_id[mid]].id;
+		if (m == id)
+			return fs->by_id[mid];
+		if (m < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+int frame_set_find_room(const frame_set_t *fs, const char *room)
+{
+	int lo = 0, hi = fs->nrooms - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = strcmp(fs->rooms[mid].room, room);
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}

@@ -1,0 +1,176 @@
+/* Registry: a sorted array of entries (public ids only grow, so inserts append and a
+ * lookup is a binary search). See registry.h. */
+#include "registry.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct entry_t {
+	reg_info_t info;
+	char *doc;
+	uint8_t hash[TOKEN_HASH_LEN];
+} entry_t;
+
+struct registry_t {
+	pthread_rwlock_t lock;
+	pthread_mutex_t serial;
+	entry_t *e;
+	int n, cap;
+};
+
+registry_t *registry_create(void)
+{
+	registry_t *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	pthread_rwlock_init(&r->lock, NULL);
+	pthread_mutex_init(&r->serial, NULL);
+	return r;
+}
+
+void registry_destroy(registry_t *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < r->n; i++)
+		free(r->e[i].doc);
+	free(r->e);
+	pthread_rwlock_destroy(&r->lock);
+	pthread_mutex_destroy(&r->serial);
+	free(r);
+}
+
+/* Index of id, or -(insertion point) - 1. Caller holds the lock. */
+static int find(const registry_t *r, uint64_t id)
+{
+	int lo = 0, hi = r->n - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (r->e[mid].info.id == id)
+			return mid;
+		if (r->e[mid].info.id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+int registry_put(registry_t *r, const reg_info_t *info, const char *doc,
+		 const uint8_t hash[TOKEN_HASH_LEN])
+{
+	char *copy = strdup(doc);
+	if (!copy)
+		return -1;
+	pthread_rwlock_wrlock(&r->lock);
+	int i = find(r, info->id);
+	if (i >= 0) {
+		free(r->e[i].doc);
+		r->e[i].doc = copy;
+		r->e[i].info = *info;
+		if (hash)
+			memcpy(r->e[i].hash, hash, TOKEN_HASH_LEN);
+		pthread_rwlock_unlock(&r->lock);
+		return 0;
+	}
+	if (r->n == r->cap) {
+		int nc = r->cap ? r->cap * 2 : 64;
+		entry_t *ne = realloc(r->e, (size_t)nc * sizeof *ne);
+		if (!ne) {
+			pthread_rwlock_unlock(&r->lock);
+			free(copy);
+			return -1;
+		}
+		r->e = ne;
+		r->cap = nc;
+	}
+	i = -i - 1;
+	memmove(&r->e[i + 1], &r->e[i], (size_t)(r->n - i) * sizeof *r->e);
+	r->e[i].info = *info;
+	r->e[i].doc = copy;
+	if (hash)
+		memcpy(r->e[i].hash, hash, TOKEN_HASH_LEN);
+	else
+		memset(r->e[i].hash, 0, TOKEN_HASH_LEN);
+	r->n++;
+	pthread_rwlock_unlock(&r->lock);
+	return 0;
+}
+
+int registry_remove(registry_t *r, uint64_t id)
+{
+	pthread_rwlock_wrlock(&r->lock);
+	int i = find(r, id);
+	if (i >= 0) {
+		free(r->e[i].doc);
+		memmove(&r->e[i], &r->e[i + 1], (size_t)(r->n - i - 1) * sizeof *r->e);
+		r->n--;
+	}
+	pthread_rwlock_unlock(&r->lock);
+	return i >= 0;
+}
+
+char *registry_doc(registry_t *r, uint64_t id, reg_info_t *info, int *oom)
+{
+	char *doc = NULL;
+	if (oom)
+		*oom = 0;
+	pthread_rwlock_rdlock(&r->lock);
+	int i = find(r, id);
+	if (i >= 0) {
+		doc = strdup(r->e[i].doc);
+		if (!doc && oom)
+			*oom = 1;
+		if (info)
+			*info = r->e[i].info;
+	}
+	pthread_rwlock_unlock(&r->lock);
+	return doc;
+}
+
+int registry_info(registry_t *r, uint64_t id, reg_info_t *info)
+{
+	pthread_rwlock_rdlock(&r->lock);
+	int i = find(r, id);
+	if (i >= 0 && info)
+		*info = r->e[i].info;
+	pthread_rwlock_unlock(&r->lock);
+	return i >= 0;
+}
+
+int registry_auth(registry_t *r, uint64_t id, const char *token, size_t len)
+{
+	uint8_t h[TOKEN_HASH_LEN];
+	token_hash(token, len, h); /* outside the lock: hashing is the slow part */
+	pthread_rwlock_rdlock(&r->lock);
+	int i = find(r, id);
+	int rc = i < 0 ? -1 : token_hash_equal(h, r->e[i].hash);
+	pthread_rwlock_unlock(&r->lock);
+	return rc;
+}
+
+int registry_count(registry_t *r)
+{
+	pthread_rwlock_rdlock(&r->lock);
+	int n = r->n;
+	pthread_rwlock_unlock(&r->lock);
+	return n;
+}
+
+int registry_list(registry_t *r, const char *room, reg_info_t **out)
+{
+	pthread_rwlock_rdlock(&r->lock);
+	reg_info_t *a = malloc(((size_t)r->n + 1) * sizeof *a);
+	int n = 0;
+	if (a)
+		for (int i = 0; i < r->n; i++)
+			if (!room || strcmp(room, r->e[i].info.room) == 0)
+				a[n++] = r->e[i].info;
+	pthread_rwlock_unlock(&r->lock);
+	*out = a;
+	return a ? n : -1;
+}
+
+void registry_serialize(registry_t *r) { pthread_mutex_lock(&r->serial); }
+void registry_unserialize(registry_t *r) { pthread_mutex_unlock(&r->serial); }

@@ -1,0 +1,529 @@
+/* HTTP layer: see rest.h. This file is the socket/request side; what each route does is
+ * in rest_instances.c, rest_system.c and rest_static.c. */
+#include "rest.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "rest_internal.h"
+#include "token.h"
+
+struct rest_t {
+	struct MHD_Daemon *d;
+	app_t *app;
+};
+
+/* ---- the route table --------------------------------------------------------------- */
+
+enum {
+	R_BODY = 1,  /* reads a JSON body: Content-Type checked (415), size capped (413) */
+	R_AUTH = 2,  /* a write to instance {id}: bearer token checked before the body */
+	R_WRITE = 4, /* counts against --write-rate (429) */
+	R_MERGE = 8, /* also accepts application/merge-patch+json */
+};
+
+typedef void (*handler_fn)(const req_t *, resp_t *);
+
+typedef struct route_t {
+	const char *method;
+	const char *pattern; /* "{id}" matches one path segment; "*" anything else */
+	handler_fn fn;
+	int flags;
+	const char *name; /* metrics label */
+} route_t;
+
+static const route_t routes[] = {
+	{"GET", "/v1/instances", h_instances_list, 0, "GET /v1/instances"},
+	{"POST", "/v1/instances", h_instances_create, R_BODY | R_WRITE, "POST /v1/instances"},
+	{"GET", "/v1/instances/{id}", h_instance_get, 0, "GET /v1/instances/{id}"},
+	{"PATCH", "/v1/instances/{id}", h_instance_patch, R_BODY | R_AUTH | R_WRITE | R_MERGE,
+	 "PATCH /v1/instances/{id}"},
+	{"DELETE", "/v1/instances/{id}", h_instance_delete, R_AUTH | R_WRITE,
+	 "DELETE /v1/instances/{id}"},
+	{"POST", "/v1/instances/{id}/reset", h_instance_reset, R_AUTH | R_WRITE,
+	 "POST /v1/instances/{id}/reset"},
+	{"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
+	{"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
+	 "PUT /v1/instances/{id}/pose"},
+	{"GET", "/v1/info", h_info, 0, "GET /v1/info"},
+	{"GET", "/healthz", h_healthz, 0, "GET /healthz"},
+	{"GET", "/readyz", h_readyz, 0, "GET /readyz"},
+	{"GET", "/metrics", h_metrics, 0, "GET /metrics"},
+	{"GET", "*", h_static, 0, "GET static"},
+};
+
+enum { N_ROUTES = sizeof routes / sizeof routes[0] };
+
+/* 1 when path matches pattern; *id receives the {id} segment (0 if it is not a positive
+ * decimal below 2^63, which the caller answers with 400). */
+static int match(const char *pattern, const char *path, uint64_t *id, int *bad_id)
+{
+	if (strcmp(pattern, "*") == 0)
+		return strncmp(path, "/v1/", 4) != 0 && strcmp(path, "/v1") != 0;
+	while (*pattern && *path) {
+		if (strncmp(pattern, "{id}", 4) == 0) {
+			size_t n = strcspn(path, "/");
+			uint64_t v = 0;
+			int ok = n > 0 && n <= 18;
+			for (size_t i = 0; ok && i < n; i++) {
+				ok = path[i] >= '0' && path[i] <= '9';
+				v = v * 10 + (uint64_t)(path[i] - '0');
+			}
+			*bad_id = !ok || v == 0;
+			*id = *bad_id ? 0 : v;
+			pattern += 4;
+			path += n;
+			continue;
+		}
+		if (*pattern != *path)
+			return 0;
+		pattern++, path++;
+	}
+	return *pattern == '\0' && *path == '\0';
+}
+
+/* ---- responses --------------------------------------------------------------------- */
+
+void resp_text(resp_t *rs, unsigned status, const char *content_type, const char *text, size_t len)
+{
+	free(rs->body);
+	rs->body = malloc(len + 1);
+	rs->status = rs->body ? status : 500;
+	rs->len = rs->body ? len : 0;
+	rs->content_type = content_type;
+	if (rs->body) {
+		memcpy(rs->body, text, len);
+		rs->body[len] = '\0';
+	}
+}
+
+void resp_json(resp_t *rs, unsigned status, json_t *obj)
+{
+	char *s = obj ? json_dumps(obj, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+	json_decref(obj);
+	free(rs->body);
+	rs->body = NULL;
+	rs->len = 0;
+	rs->content_type = "application/json";
+	if (!s) {
+		static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of "
+					  "memory\",\"field\":null}}";
+		resp_text(rs, 500, "application/json", oom, sizeof oom - 1);
+		return;
+	}
+	rs->status = status;
+	rs->len = strlen(s);
+	/* jansson allocates with malloc (we never replace its allocator), so MHD may free. */
+	rs->body = s;
+}
+
+static const char *code_name(unsigned status)
+{
+	switch (status) {
+	case 400: return "bad_request";
+	case 401: return "unauthorized";
+	case 403: return "forbidden";
+	case 404: return "not_found";
+	case 405: return "method_not_allowed";
+	case 409: return "conflict";
+	case 413: return "too_large";
+	case 415: return "unsupported_media_type";
+	case 422: return "invalid";
+	case 429: return "rate_limited";
+	case 503: return "unavailable";
+	default: return "internal";
+	}
+}
+
+void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	resp_json(rs, status,
+		  json_pack("{s:{s:s,s:s,s:o}}", "error", "code", code_name(status), "message", msg,
+			    "field", field ? json_string(field) : json_null()));
+}
+
+json_t *req_json_object(const req_t *rq, resp_t *rs)
+{
+	if (!rq->body || rq->body_len == 0) {
+		resp_error(rs, 400, NULL, "a JSON object body is required");
+		return NULL;
+	}
+	json_error_t e;
+	json_t *j = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &e);
+	if (!j) {
+		resp_error(rs, 400, NULL, "malformed JSON: line %d, column %d: %s", e.line, e.column,
+			   e.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		resp_error(rs, 400, NULL, "the body must be a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+int req_authorized(const req_t *rq, resp_t *rs)
+{
+	const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
+						    MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *tok;
+	size_t len;
+	if (token_from_bearer(h, &tok, &len) != 0) {
+		rs->www_authenticate = 1;
+		resp_error(rs, 401, NULL, h ? "expected 'Authorization: Bearer <token>'"
+					    : "this write needs 'Authorization: Bearer <token>'");
+		return 0;
+	}
+	const char *admin = rq->app->cfg->admin_token;
+	if (*admin) {
+		uint8_t a[TOKEN_HASH_LEN], b[TOKEN_HASH_LEN];
+		token_hash(admin, strlen(admin), a);
+		token_hash(tok, len, b);
+		if (token_hash_equal(a, b))
+			return registry_info(rq->app->reg, rq->id, NULL)
+				       ? 1
+				       : (resp_error(rs, 404, "id", "no instance %llu",
+						     (unsigned long long)rq->id),
+					  0);
+	}
+	int r = registry_auth(rq->app->reg, rq->id, tok, len);
+	if (r < 0)
+		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
+	else if (r == 0)
+		resp_error(rs, 403, NULL, "the token does not grant writes to instance %llu",
+			   (unsigned long long)rq->id);
+	return r == 1;
+}
+
+/* ---- write rate per client address --------------------------------------------------- */
+
+/* A fixed table of token buckets indexed by a hash of the address. Two addresses that
+ * collide share a bucket (and may see 429 early); with 4096 buckets that needs thousands
+ * of active writers, and the cost is a retry, never a wrong answer. */
+enum { RATE_BUCKETS = 4096 };
+static struct {
+	char ip[INET6_ADDRSTRLEN];
+	double tokens;
+	int64_t last_ns;
+} rate[RATE_BUCKETS];
+static pthread_mutex_t rate_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int rest_rate_ok(const app_t *app, const char *ip)
+{
+	int per_s = app->cfg->write_rate;
+	if (per_s <= 0)
+		return 1;
+	uint32_t h = 2166136261u;
+	for (const char *p = ip; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	int64_t now = sim_mono_ns();
+	pthread_mutex_lock(&rate_mu);
+	__typeof__(rate[0]) *b = &rate[h % RATE_BUCKETS];
+	if (strcmp(b->ip, ip) != 0) {
+		snprintf(b->ip, sizeof b->ip, "%s", ip);
+		b->tokens = per_s;
+		b->last_ns = now;
+	}
+	b->tokens += (double)(now - b->last_ns) * 1e-9 * per_s;
+	if (b->tokens > per_s)
+		b->tokens = per_s; /* burst: one second's worth */
+	b->last_ns = now;
+	int ok = b->tokens >= 1.0;
+	if (ok)
+		b->tokens -= 1.0;
+	pthread_mutex_unlock(&rate_mu);
+	return ok;
+}
+
+/* ---- request lifecycle ------------------------------------------------------------- */
+
+/* Per request, in *con_cls from the first call to the completion callback. */
+typedef struct ctx_t {
+	int route; /* index into routes, -1 when answered early */
+	int responded;
+	uint64_t id;
+	char ip[INET6_ADDRSTRLEN];
+	char *body;
+	size_t len, cap;
+	int too_large;
+	int64_t t0;
+	char allow[80]; /* methods of the matched path (405) */
+} ctx_t;
+
+static enum MHD_Result send_resp(struct MHD_Connection *c, ctx_t *x, resp_t *rs, const char *method,
+				 const char *url)
+{
+	struct MHD_Response *r;
+	if (rs->fd >= 0) {
+		r = MHD_create_response_from_fd64(rs->fd_size, rs->fd);
+	} else {
+		r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (void *)(uintptr_t) "",
+						    rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		if (r)
+			rs->body = NULL; /* MHD frees it */
+	}
+	if (!r) {
+		free(rs->body);
+		return MHD_NO;
+	}
+	if (rs->content_type)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rs->cache ? rs->cache : "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (rs->allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
+	if (rs->location[0])
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
+	if (rs->www_authenticate)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ponytail\"");
+	enum MHD_Result ok = MHD_queue_response(c, rs->status, r);
+	MHD_destroy_response(r);
+	x->responded = 1;
+	metrics_http(x->route, rs->status);
+	LOG(LOG_DEBUG, "%s %s %u %.2f ms (%s)", method, url, rs->status,
+	    (double)(sim_mono_ns() - x->t0) / 1e6, x->ip);
+	return ok;
+}
+
+static int media_ok(const char *ct, int flags)
+{
+	if (!ct)
+		return 0;
+	size_t n = strcspn(ct, "; \t");
+	return (n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
+	       ((flags & R_MERGE) && n == 28 && strncasecmp(ct, "application/merge-patch+json", 28) == 0);
+}
+
+/* First call of a request: route it and apply every check that needs no body. Returns 1
+ * when *rs holds an answer to send now. */
+static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *method,
+		 const char *url, resp_t *rs)
+{
+	const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
+	int path_hit = 0, bad_id = 0;
+	x->route = -1;
+	for (int i = 0; i < N_ROUTES; i++) {
+		uint64_t id = 0;
+		int bad = 0;
+		if (!match(routes[i].pattern, url, &id, &bad))
+			continue;
+		path_hit = 1;
+		if (strcmp(routes[i].method, m) == 0) {
+			x->route = i;
+			x->id = id;
+			bad_id = bad;
+			break;
+		}
+		/* Collect the methods this path allows, for 405's Allow header. */
+		size_t n = strlen(x->allow);
+		snprintf(x->allow + n, sizeof x->allow - n, "%s%s%s", n ? ", " : "", routes[i].method,
+			 strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
+	}
+	if (x->route < 0) {
+		if (!path_hit) {
+			resp_error(rs, 404, NULL, "no route %s %s", method, url);
+			return 1;
+		}
+		rs->allow = x->allow;
+		resp_error(rs, 405, NULL, "%s is not allowed on %s (allowed: %s)", method, url,
+			   x->allow);
+		return 1;
+	}
+	const route_t *r = &routes[x->route];
+	if (bad_id) {
+		resp_error(rs, 400, "id", "instance ids are positive decimal integers");
+		return 1;
+	}
+	if ((r->flags & R_WRITE) && !rest_rate_ok(app, x->ip)) {
+		resp_error(rs, 429, NULL, "more than %d writes per second from %s",
+			   app->cfg->write_rate, x->ip);
+		return 1;
+	}
+	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c};
+	if ((r->flags & R_AUTH) && !req_authorized(&rq, rs))
+		return 1;
+	if (r->flags & R_BODY) {
+		const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_TYPE);
+		if (!media_ok(ct, r->flags)) {
+			resp_error(rs, 415, NULL, "expected Content-Type: application/json%s, got '%s'",
+				   (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
+				   ct ? ct : "");
+			return 1;
+		}
+		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)app->cfg->max_body) {
+			resp_error(rs, 413, NULL, "body of %s bytes; at most %d", cl, app->cfg->max_body);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	(void)version;
+	app_t *app = cls;
+	ctx_t *x = *con_cls;
+	resp_t rs = {.fd = -1};
+	if (!x) {
+		x = calloc(1, sizeof *x);
+		if (!x)
+			return MHD_NO;
+		*con_cls = x;
+		x->t0 = sim_mono_ns();
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+		if (sa && sa->sa_family == AF_INET)
+			inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, x->ip,
+				  sizeof x->ip);
+		else if (sa && sa->sa_family == AF_INET6)
+			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+				  x->ip, sizeof x->ip);
+		else
+			snprintf(x->ip, sizeof x->ip, "?");
+		if (admit(app, c, x, method, url, &rs))
+			return send_resp(c, x, &rs, method, url);
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		/* After an early answer MHD may still hand us the rest of the body: drop it. */
+		if (!x->responded && !x->too_large) {
+			size_t need = x->len + *upload_size + 1;
+			if (need > (size_t)app->cfg->max_body + 1) {
+				x->too_large = 1;
+				free(x->body);
+				x->body = NULL;
+				x->len = x->cap = 0;
+			} else {
+				if (need > x->cap) {
+					size_t nc = x->cap ? x->cap * 2 : 4096;
+					while (nc < need)
+						nc *= 2;
+					char *nb = realloc(x->body, nc);
+					if (!nb)
+						return MHD_NO;
+					x->body = nb;
+					x->cap = nc;
+				}
+				memcpy(x->body + x->len, upload, *upload_size);
+				x->len += *upload_size;
+				x->body[x->len] = '\0';
+			}
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (x->responded)
+		return MHD_YES;
+	if (x->too_large) {
+		resp_error(&rs, 413, NULL, "body larger than %d bytes", app->cfg->max_body);
+		return send_resp(c, x, &rs, method, url);
+	}
+	const char *room = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "room");
+	req_t rq = {app, method, url, x->id, room, x->body, x->len, x->ip, c};
+	routes[x->route].fn(&rq, &rs);
+	return send_resp(c, x, &rs, method, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls, (void)c, (void)toe;
+	ctx_t *x = *con_cls;
+	if (x) {
+		free(x->body);
+		free(x);
+		*con_cls = NULL;
+	}
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+/* libmicrohttpd's own messages (bind failures, connection limits) in our log format. */
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	LOG(LOG_WARN, "libmicrohttpd: %s", msg);
+}
+#pragma GCC diagnostic pop
+
+rest_t *rest_start(app_t *app, char *err, size_t errlen)
+{
+	static const char *names[N_ROUTES];
+	for (int i = 0; i < N_ROUTES; i++)
+		names[i] = routes[i].name;
+	metrics_set_routes(names, N_ROUTES);
+
+	rest_t *r = calloc(1, sizeof *r);
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	r->app = app;
+	struct sockaddr_in sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)app->cfg->http_port);
+	inet_pton(AF_INET, app->cfg->bind, &sa.sin_addr);
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	r->d = MHD_start_daemon(
+		flags, (uint16_t)app->cfg->http_port, NULL, NULL, on_request, app,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg->request_timeout,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg->max_conns_per_ip,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+		(unsigned)256, MHD_OPTION_END);
+	if (!r->d) {
+		snprintf(err, errlen, "--http-port %d: cannot listen on %s (in use?)",
+			 app->cfg->http_port, app->cfg->bind);
+		free(r);
+		return NULL;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(r->d, MHD_DAEMON_INFO_BIND_PORT);
+	app->http_port = di ? di->port : app->cfg->http_port;
+	return r;
+}
+
+void rest_quiesce(rest_t *r)
+{
+	if (r && r->d) {
+		/* The listen socket is ours to close once MHD lets go of it. */
+		MHD_socket s = MHD_quiesce_daemon(r->d);
+		if (s != MHD_INVALID_SOCKET)
+			close(s);
+	}
+}
+
+void rest_stop(rest_t *r)
+{
+	if (!r)
+		return;
+	if (r->d)
+		MHD_stop_daemon(r->d);
+	free(r);
+}

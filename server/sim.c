@@ -1,0 +1,498 @@
+/* Simulation thread: see sim.h. This file holds the instance table and the tick loop;
+ * sim_frame.c encodes and publishes each tick's frame set. */
+#include "sim.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "sim_internal.h"
+
+/* Below this many instances one thread steps them all: handing work to the pool costs
+ * two wake-ups (~10-50 us), more than stepping a few dozen small instances. */
+enum { PARALLEL_MIN = 64 };
+
+int64_t sim_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t sim_wall_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
+{
+	sim_t *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->cfg = *cfg;
+	if (s->cfg.workers < 1)
+		s->cfg.workers = 1;
+	if (s->cfg.workers > FRAME_MAX_WORKERS)
+		s->cfg.workers = FRAME_MAX_WORKERS;
+	s->q = q;
+	s->ring = ring;
+	s->dt = 1.0f / (float)cfg->tick_hz;
+	pt_world_def wd = pt_world_def_default();
+	wd.initial_capacity = 256;
+	wd.prewarm_tick_hz = (float)cfg->tick_hz;
+	wd.prewarm_substeps = cfg->substeps;
+	s->world = pt_world_create(&wd);
+	s->pool = pool_create(s->cfg.workers);
+	s->scratch = calloc((size_t)s->cfg.workers, sizeof *s->scratch);
+	if (!s->world || !s->pool || !s->scratch) {
+		sim_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sim_destroy(sim_t *s)
+{
+	if (!s)
+		return;
+	pool_destroy(s->pool);
+	for (int i = 0; i < s->nslots; i++)
+		if (s->inst[i].id) {
+			ptp_encoder_destroy(s->inst[i].enc);
+			meta_unref(s->inst[i].meta);
+		}
+	for (int i = 0; i < s->nev; i++)
+		meta_unref(s->ev[i].meta);
+	free(s->ev);
+	free(s->inst);
+	free(s->free_slots);
+	free(s->index);
+	free(s->room_order);
+	free(s->rooms);
+	free(s->scratch);
+	pt_world_destroy(s->world);
+	free(s);
+}
+
+uint64_t sim_tick_now(const sim_t *s, int64_t *completed_ns)
+{
+	if (completed_ns)
+		*completed_ns = __atomic_load_n(&s->tick_done_ns, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->tick, __ATOMIC_ACQUIRE);
+}
+
+/* ---- instance table --------------------------------------------------------------- */
+
+static int index_pos(const sim_t *s, uint64_t id)
+{
+	int lo = 0, hi = s->nindex - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (s->index[mid].id == id)
+			return mid;
+		if (s->index[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+int sim_slot_of(const sim_t *s, uint64_t id)
+{
+	int p = index_pos(s, id);
+	return p >= 0 ? s->index[p].slot : -1;
+}
+
+/* Makes room for one more instance in every per-slot array. Returns 0 or -1. */
+static int reserve(sim_t *s)
+{
+	if (s->nslots < s->cap || s->nfree > 0)
+		return 0;
+	int nc = s->cap ? s->cap * 2 : 64;
+	sim_inst_t *ni = realloc(s->inst, (size_t)nc * sizeof *ni);
+	if (!ni)
+		return -1;
+	s->inst = ni;
+	int *nf = realloc(s->free_slots, (size_t)nc * sizeof *nf);
+	if (!nf)
+		return -1;
+	s->free_slots = nf;
+	id_slot_t *nx = realloc(s->index, (size_t)nc * sizeof *nx);
+	if (!nx)
+		return -1;
+	s->index = nx;
+	int *no = realloc(s->room_order, (size_t)nc * sizeof *no);
+	if (!no)
+		return -1;
+	s->room_order = no;
+	s->cap = nc;
+	return 0;
+}
+
+static inst_meta_t *make_meta(uint64_t id, const pt_instance_def *def)
+{
+	inst_meta_t *m = meta_new();
+	if (!m)
+		return NULL;
+	m->id = id;
+	memcpy(m->name, def->name, sizeof m->name);
+	memcpy(m->room, def->room, sizeof m->room);
+	m->shape.strand_count = (uint8_t)def->strand_count;
+	for (int i = 0; i < def->strand_count; i++) {
+		const pt_strand_def *sd = &def->strands[i];
+		ptp_shape_strand_t *st = &m->shape.strands[i];
+		st->points = (uint8_t)sd->points;
+		st->segment_length = sd->segment_length;
+		st->anchor[0] = sd->anchor.x, st->anchor[1] = sd->anchor.y, st->anchor[2] = sd->anchor.z;
+		st->direction[0] = sd->direction.x, st->direction[1] = sd->direction.y,
+		st->direction[2] = sd->direction.z;
+	}
+	return m;
+}
+
+static int same_shape(const ptp_shape_t *a, const ptp_shape_t *b)
+{
+	if (a->strand_count != b->strand_count)
+		return 0;
+	for (int i = 0; i < a->strand_count; i++) {
+		const ptp_shape_strand_t *x = &a->strands[i], *y = &b->strands[i];
+		if (x->points != y->points || x->segment_length != y->segment_length ||
+		    memcmp(x->anchor, y->anchor, sizeof x->anchor) != 0 ||
+		    memcmp(x->direction, y->direction, sizeof x->direction) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+static ptp_encoder_t *make_encoder(const sim_t *s, const inst_meta_t *m)
+{
+	ptp_encoder_params_t p = ptp_encoder_params_default();
+	p.keyframe_interval = s->cfg.keyframe_interval;
+	return ptp_encoder_create(&m->shape, &p);
+}
+
+/* Queues an event for this tick's publish; takes the caller's meta reference. */
+static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m)
+{
+	if (s->nev == s->cap_ev) {
+		int nc = s->cap_ev ? s->cap_ev * 2 : 64;
+		frame_event_t *ne = realloc(s->ev, (size_t)nc * sizeof *ne);
+		if (!ne) {
+			LOG(LOG_ERROR, "out of memory: event for instance %llu dropped",
+			    (unsigned long long)m->id);
+			meta_unref(m);
+			return;
+		}
+		s->ev = ne;
+		s->cap_ev = nc;
+	}
+	s->ev[s->nev++] = (frame_event_t){(uint8_t)kind, s->tick + 1, m};
+}
+
+static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *def,
+				const driver_t *drv)
+{
+	if (index_pos(s, id) >= 0 || reserve(s) != 0)
+		return CMD_NO_MEMORY;
+	inst_meta_t *m = make_meta(id, def);
+	ptp_encoder_t *enc = m ? make_encoder(s, m) : NULL;
+	pt_pose head = {pt_v3(0, 0, 0), pt_quat_identity()};
+	if (drv->enabled)
+		head = driver_pose(drv, 0.0);
+	pt_id pid = enc ? pt_world_create_instance(s->world, def, head) : (pt_id){0, 0};
+	if (pt_id_is_null(pid)) {
+		ptp_encoder_destroy(enc);
+		meta_unref(m);
+		return CMD_NO_MEMORY;
+	}
+	int slot = s->nfree > 0 ? s->free_slots[--s->nfree] : s->nslots++;
+	sim_inst_t *in = &s->inst[slot];
+	memset(in, 0, sizeof *in);
+	in->id = id;
+	in->pid = pid;
+	in->driver = *drv;
+	in->born_tick = in->drive_origin = s->tick + 1;
+	in->npoints = pt_world_shape(s->world, pid, NULL, NULL);
+	in->enc = enc;
+	in->meta = m;
+	int p = -index_pos(s, id) - 1;
+	memmove(&s->index[p + 1], &s->index[p], (size_t)(s->nindex - p) * sizeof *s->index);
+	s->index[p] = (id_slot_t){id, slot};
+	s->nindex++;
+	s->order_dirty = 1;
+	metrics_set(&metrics.instances, (uint64_t)s->nindex);
+	push_event(s, PTP_EVENT_ADDED, meta_ref(m));
+	return CMD_OK;
+}
+
+static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def,
+				const driver_t *drv)
+{
+	sim_inst_t *in = &s->inst[slot];
+	inst_meta_t *m = make_meta(in->id, def);
+	if (!m)
+		return CMD_NO_MEMORY;
+	int reshaped = !same_shape(&m->shape, &in->meta->shape);
+	ptp_encoder_t *enc = reshaped ? make_encoder(s, m) : NULL;
+	if (reshaped && !enc) {
+		meta_unref(m);
+		return CMD_NO_MEMORY;
+	}
+	int r = pt_world_update_instance(s->world, in->pid, def);
+	if (r != 1) {
+		ptp_encoder_destroy(enc);
+		meta_unref(m);
+		return r == 0 ? CMD_NOT_FOUND : CMD_NO_MEMORY;
+	}
+	if (strcmp(m->room, in->meta->room) != 0)
+		s->order_dirty = 1;
+	if (reshaped) {
+		ptp_encoder_destroy(in->enc);
+		in->enc = enc;
+		in->born_tick = s->tick + 1;
+		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
+	}
+	/* A new or changed driver starts its motion from t = 0. */
+	if (drv->enabled && (!in->driver.enabled || memcmp(&drv->motion, &in->driver.motion,
+							  sizeof drv->motion) != 0))
+		in->drive_origin = s->tick + 1;
+	in->driver = *drv;
+	meta_unref(in->meta);
+	in->meta = m;
+	push_event(s, PTP_EVENT_CHANGED, meta_ref(m));
+	return CMD_OK;
+}
+
+static void inst_delete(sim_t *s, int slot)
+{
+	sim_inst_t *in = &s->inst[slot];
+	pt_world_destroy_instance(s->world, in->pid);
+	ptp_encoder_destroy(in->enc);
+	push_event(s, PTP_EVENT_REMOVED, in->meta); /* the table's reference moves */
+	int p = index_pos(s, in->id);
+	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
+	s->nindex--;
+	memset(in, 0, sizeof *in);
+	s->free_slots[s->nfree++] = slot;
+	s->order_dirty = 1;
+	metrics_set(&metrics.instances, (uint64_t)s->nindex);
+}
+
+static cmd_result_t read_frame(sim_t *s, int slot, cmd_frame_t *f)
+{
+	sim_inst_t *in = &s->inst[slot];
+	memset(f, 0, sizeof *f);
+	f->tick = s->tick;
+	f->t = (double)s->tick / s->cfg.tick_hz;
+	f->last_seq = in->last_seq;
+	pt_world_get_head(s->world, in->pid, &f->head);
+	int n = pt_world_shape(s->world, in->pid, &f->strand_count, f->points);
+	f->xyz = malloc((size_t)n * sizeof *f->xyz);
+	if (!f->xyz)
+		return CMD_NO_MEMORY;
+	f->n = pt_world_read_points(s->world, in->pid, f->xyz, n);
+	return CMD_OK;
+}
+
+static cmd_result_t apply(sim_t *s, cmd_t *c)
+{
+	if (c->kind == CMD_CREATE)
+		return inst_create(s, c->id, c->def, &c->driver);
+	int slot = sim_slot_of(s, c->id);
+	if (slot < 0)
+		return CMD_NOT_FOUND;
+	switch (c->kind) {
+	case CMD_UPDATE: return inst_update(s, slot, c->def, &c->driver);
+	case CMD_DELETE: inst_delete(s, slot); return CMD_OK;
+	case CMD_RESET:
+		pt_world_reset_instance(s->world, s->inst[slot].pid);
+		ptp_encoder_force_key(s->inst[slot].enc);
+		push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta));
+		return CMD_OK;
+	case CMD_FRAME: return read_frame(s, slot, &c->frame);
+	default: return CMD_NOT_FOUND;
+	}
+}
+
+int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver)
+{
+	int rc = inst_create(s, id, def, driver) == CMD_OK ? 0 : -1;
+	/* Nobody is subscribed before start: the ADDED events would only be noise. */
+	for (int i = 0; i < s->nev; i++)
+		meta_unref(s->ev[i].meta);
+	s->nev = 0;
+	return rc;
+}
+
+/* ---- one tick --------------------------------------------------------------------- */
+
+/* Applies queued commands oldest first until a quarter of the tick budget is spent
+ * (creates prewarm, which costs real time); the rest wait for the next tick, in order.
+ * Returns the list of applied commands, to complete after publishing. */
+static cmd_t *apply_commands(sim_t *s, int64_t t0, int64_t budget_ns)
+{
+	cmd_t *fresh = cmdq_take(s->q);
+	if (fresh) {
+		cmd_t **tail = &s->backlog;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = fresh;
+	}
+	cmd_t *done = NULL, **done_tail = &done;
+	while (s->backlog) {
+		if (done && sim_mono_ns() - t0 > budget_ns / 4)
+			break;
+		cmd_t *c = s->backlog;
+		s->backlog = c->next;
+		c->next = NULL;
+		c->result = apply(s, c);
+		metrics_add(&metrics.commands, 1);
+		*done_tail = c;
+		done_tail = &c->next;
+	}
+	return done;
+}
+
+static void apply_poses(sim_t *s)
+{
+	const pose_in_t *p;
+	int n;
+	cmdq_take_poses(s->q, &p, &n);
+	for (int i = 0; i < n; i++) {
+		int slot = sim_slot_of(s, p[i].id);
+		if (slot < 0 || s->inst[slot].driver.enabled)
+			continue; /* deleted meanwhile, or driven since (REST refuses those) */
+		s->inst[slot].pose = p[i].pose;
+		s->inst[slot].has_pose = 1;
+		if (p[i].seq)
+			s->inst[slot].pending_seq = p[i].seq;
+	}
+	const uint64_t *keys;
+	int nk = frame_ring_take_key_requests(s->ring, &keys);
+	for (int i = 0; i < nk; i++) {
+		int slot = sim_slot_of(s, keys[i]);
+		if (slot >= 0)
+			s->inst[slot].key_wanted = 1;
+	}
+	uint64_t tick = s->tick + 1;
+	for (int i = 0; i < s->nindex; i++) {
+		sim_inst_t *in = &s->inst[s->index[i].slot];
+		if (in->driver.enabled) {
+			double t = (double)(tick - in->drive_origin) / s->cfg.tick_hz;
+			pt_world_set_head(s->world, in->pid, driver_pose(&in->driver, t));
+		} else if (in->has_pose) {
+			/* Held until a newer one arrives: a silent client's head stays put. */
+			pt_world_set_head(s->world, in->pid, in->pose);
+			in->has_pose = 0;
+			in->last_seq = in->pending_seq;
+		}
+	}
+}
+
+static void step_part(void *ctx, int w, int n)
+{
+	sim_t *s = ctx;
+	int count = pt_world_count(s->world);
+	int b = (int)((long long)count * w / n), e = (int)((long long)count * (w + 1) / n);
+	if (e > b)
+		pt_world_step_range(s->world, s->dt, s->cfg.substeps, b, e);
+}
+
+static void step_all(sim_t *s)
+{
+	int count = pt_world_count(s->world);
+	if (count >= PARALLEL_MIN && pool_size(s->pool) > 1)
+		pool_run(s->pool, pool_size(s->pool), step_part, s);
+	else if (count > 0)
+		pt_world_step(s->world, s->dt, s->cfg.substeps);
+}
+
+static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
+{
+	int64_t t0 = sim_mono_ns();
+	cmd_t *done = apply_commands(s, t0, budget_ns);
+	apply_poses(s);
+	int64_t t1 = sim_mono_ns();
+	step_all(s);
+	int64_t t2 = sim_mono_ns();
+	s->tick++;
+	sim_publish(s, deadline_ns);
+	int64_t t3 = sim_mono_ns();
+	__atomic_store_n(&s->tick_done_ns, t3, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->tick, s->tick, __ATOMIC_RELEASE);
+	/* Completed after publishing: when a REST call returns, WebSocket clients can already
+	 * subscribe to what it created. */
+	cmdq_complete(s->q, done);
+	metrics_tick((uint64_t)(sim_mono_ns() - t0), (uint64_t)(t2 - t1), (uint64_t)(t3 - t2));
+}
+
+static void *sim_main(void *arg)
+{
+	sim_t *s = arg;
+	const int64_t period = 1000000000LL / s->cfg.tick_hz;
+	s->wall_offset_us = sim_wall_us() - sim_mono_ns() / 1000;
+	int64_t deadline = sim_mono_ns() + period;
+	uint64_t overruns_logged = 0;
+	int64_t last_overrun_log = 0;
+	LOG(LOG_INFO, "tick thread: %d Hz, %d substeps, %d workers, %d instances", s->cfg.tick_hz,
+	    s->cfg.substeps, pool_size(s->pool), s->nindex);
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+			break;
+		tick_once(s, deadline, period);
+		int64_t now = sim_mono_ns();
+		deadline += period;
+		if (now > deadline) {
+			metrics_add(&metrics.tick_overruns, 1);
+			uint64_t total = metrics_get(&metrics.tick_overruns);
+			/* Logged at most once a second, with the count since the last line. */
+			if (now - last_overrun_log > 1000000000LL) {
+				LOG(LOG_WARN, "tick %llu overran by %.2f ms (%llu overruns since last report)",
+				    (unsigned long long)s->tick, (double)(now - deadline) / 1e6,
+				    (unsigned long long)(total - overruns_logged));
+				overruns_logged = total;
+				last_overrun_log = now;
+			}
+			if (now - deadline > 5 * period) {
+				LOG(LOG_WARN, "tick schedule %lld ticks behind: re-anchored",
+				    (long long)((now - deadline) / period));
+				deadline = now;
+			}
+		}
+	}
+	/* Fail what is still queued; REST answers 503. */
+	for (cmd_t *c = s->backlog; c; c = c->next)
+		c->result = CMD_CLOSED;
+	cmdq_complete(s->q, s->backlog);
+	s->backlog = NULL;
+	cmdq_close(s->q);
+	LOG(LOG_INFO, "tick thread stopped after tick %llu", (unsigned long long)s->tick);
+	return NULL;
+}
+
+int sim_start(sim_t *s)
+{
+	if (pthread_create(&s->th, NULL, sim_main, s) != 0)
+		return -1;
+	s->started = 1;
+	return 0;
+}
+
+void sim_stop(sim_t *s)
+{
+	if (!s || !s->started)
+		return;
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+	pthread_join(s->th, NULL);
+	s->started = 0;
+}

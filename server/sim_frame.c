@@ -1,0 +1,185 @@
+/* The sim's output side: each instance's frame record encoded once per tick (in parallel
+ * over the worker pool, each worker on a disjoint slot range writing its own buffer), then
+ * the frame set is published with the tick's events. See frame_ring.h for the layout. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "sim_internal.h"
+
+typedef struct order_key_t {
+	const char *room;
+	uint64_t id;
+	int slot;
+} order_key_t;
+
+static int order_cmp(const void *a, const void *b)
+{
+	const order_key_t *x = a, *y = b;
+	int c = strcmp(x->room, y->room);
+	if (c)
+		return c;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Rebuilds room_order and the room directory after creates, deletes and room changes. */
+static int rebuild_order(sim_t *s)
+{
+	order_key_t *k = malloc(((size_t)s->nindex + 1) * sizeof *k);
+	if (!k)
+		return -1;
+	for (int i = 0; i < s->nindex; i++) {
+		int slot = s->index[i].slot;
+		k[i] = (order_key_t){s->inst[slot].meta->room, s->index[i].id, slot};
+	}
+	qsort(k, (size_t)s->nindex, sizeof *k, order_cmp);
+	int nrooms = 0;
+	for (int i = 0; i < s->nindex; i++)
+		if (i == 0 || strcmp(k[i].room, k[i - 1].room) != 0)
+			nrooms++;
+	if (nrooms > s->cap_rooms) {
+		frame_room_t *nr = realloc(s->rooms, (size_t)nrooms * sizeof *nr);
+		if (!nr) {
+			free(k);
+			return -1;
+		}
+		s->rooms = nr;
+		s->cap_rooms = nrooms;
+	}
+	s->nrooms = 0;
+	for (int i = 0; i < s->nindex; i++) {
+		s->room_order[i] = k[i].slot;
+		if (i == 0 || strcmp(k[i].room, k[i - 1].room) != 0)
+			s->rooms[s->nrooms++] = (frame_room_t){NULL, i, 0};
+		s->rooms[s->nrooms - 1].count++;
+	}
+	free(k);
+	s->order_dirty = 0;
+	return 0;
+}
+
+/* Appends one record of enc to b; *off and *len locate it. Returns 0 or -1. */
+static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint64_t id,
+			 uint32_t seq, uint32_t *off, uint32_t *len)
+{
+	for (;;) {
+		size_t needed = 0;
+		ptp_err_t e = ptp_encoder_record(enc, key, id, seq, b->data ? b->data + b->len : NULL,
+						 b->cap - b->len, &needed);
+		if (e == PTP_OK) {
+			*off = (uint32_t)b->len;
+			*len = (uint32_t)needed;
+			b->len += needed;
+			return 0;
+		}
+		if (e != PTP_ENOSPACE)
+			return -1;
+		size_t nc = b->cap ? b->cap * 2 : 64 * 1024;
+		while (nc < b->len + needed)
+			nc *= 2;
+		uint8_t *nd = realloc(b->data, nc);
+		if (!nd)
+			return -1;
+		b->data = nd;
+		b->cap = nc;
+	}
+}
+
+static int record_is_key(const uint8_t *rec, uint32_t len)
+{
+	ptp_frame_batch_t one = {0, 0, 1, rec, len};
+	ptp_record_t r;
+	size_t off = 0;
+	return ptp_record_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
+}
+
+static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
+{
+	sim_inst_t *in = &s->inst[slot];
+	frame_entry_t *e = &s->fs->entries[slot];
+	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+	pt_pose head;
+	pt_world_get_head(s->world, in->pid, &head);
+	memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
+	float hp[3] = {head.p.x, head.p.y, head.p.z}, hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
+	ptp_err_t err = n > 0 ? ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n) : PTP_EINVAL;
+	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
+		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
+		if (!in->encode_failed)
+			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)", (unsigned long long)in->id,
+			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
+		in->encode_failed = 1;
+		return;
+	}
+	in->encode_failed = 0;
+	e->delta_is_key = (uint8_t)record_is_key(b->data + e->off, e->len);
+	sc->bytes += e->len;
+	if (in->key_wanted && !e->delta_is_key &&
+	    append_record(b, in->enc, 1, in->id, in->last_seq, &e->key_off, &e->key_len) == 0) {
+		sc->bytes += e->key_len;
+		sc->keys++;
+	}
+	in->key_wanted = 0;
+}
+
+static void encode_part(void *ctx, int w, int n)
+{
+	sim_t *s = ctx;
+	int b = (int)((long long)s->nslots * w / n), e = (int)((long long)s->nslots * (w + 1) / n);
+	for (int slot = b; slot < e; slot++) {
+		s->fs->entries[slot].buf = (uint8_t)w;
+		if (s->inst[slot].id)
+			encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
+	}
+}
+
+void sim_publish(sim_t *s, int64_t deadline_ns)
+{
+	if (s->order_dirty && rebuild_order(s) != 0) {
+		LOG(LOG_ERROR, "out of memory: tick %llu not published", (unsigned long long)s->tick);
+		return;
+	}
+	frame_set_t *fs = frame_ring_begin(s->ring, s->nslots, s->nrooms);
+	if (!fs) {
+		LOG(LOG_ERROR, "out of memory: tick %llu not published", (unsigned long long)s->tick);
+		return; /* events stay queued for the next tick */
+	}
+	s->fs = fs;
+	fs->tick = s->tick;
+	fs->server_time_us = deadline_ns / 1000 + s->wall_offset_us;
+	for (int slot = 0; slot < s->nslots; slot++) {
+		const sim_inst_t *in = &s->inst[slot];
+		if (!in->id)
+			continue;
+		frame_entry_t *e = &fs->entries[slot];
+		e->id = in->id;
+		e->meta = meta_ref(in->meta);
+		e->born_tick = in->born_tick;
+		e->last_seq = in->last_seq;
+	}
+	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;
+	pool_run(s->pool, workers, encode_part, s);
+	uint64_t bytes = 0, keys = 0;
+	for (int w = 0; w < workers; w++) {
+		bytes += s->scratch[w].bytes;
+		keys += s->scratch[w].keys;
+		s->scratch[w].bytes = s->scratch[w].keys = 0;
+	}
+	metrics_add(&metrics.frame_bytes_encoded, bytes);
+	metrics_add(&metrics.keyframes_encoded, keys);
+
+	fs->nlive = s->nindex;
+	for (int i = 0; i < s->nindex; i++) {
+		fs->by_id[i] = s->index[i].slot;
+		fs->room_slots[i] = s->room_order[i];
+	}
+	fs->nrooms = s->nrooms;
+	for (int r = 0; r < s->nrooms; r++) {
+		fs->rooms[r] = s->rooms[r];
+		fs->rooms[r].room = fs->entries[fs->room_slots[s->rooms[r].first]].meta->room;
+	}
+	frame_ring_publish(s->ring, fs, s->ev, s->nev);
+	s->nev = 0;
+	s->fs = NULL;
+}

@@ -1,0 +1,81 @@
+/* Private to sim.c and sim_frame.c: the sim thread's instance table.
+ * Everything here is touched by the sim thread only (and by pool workers during
+ * pool_run, each on its own disjoint range of slots). */
+#ifndef SERVER_SIM_INTERNAL_H
+#define SERVER_SIM_INTERNAL_H
+
+#include <pthread.h>
+
+#include "pool.h"
+#include "ponytail/world.h"
+#include "ptp/strand.h"
+#include "sim.h"
+
+typedef struct sim_inst_t {
+	uint64_t id; /* public id; 0 = free slot */
+	pt_id pid;   /* core id */
+	driver_t driver;
+	uint64_t born_tick;    /* first tick of this instance/shape in the slot (frame_ring.h) */
+	uint64_t drive_origin; /* tick at which the driver's t = 0 */
+	uint32_t last_seq;     /* seq of the newest pose applied (in frame records) */
+	uint32_t pending_seq;  /* seq of the pose waiting in `pose` */
+	int has_pose;          /* `pose` arrived since the last tick */
+	pt_pose pose;
+	int key_wanted;        /* a subscriber needs a keyframe record this tick */
+	int encode_failed;     /* logged once */
+	int npoints;
+	ptp_encoder_t *enc;
+	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
+} sim_inst_t;
+
+typedef struct id_slot_t {
+	uint64_t id;
+	int slot;
+} id_slot_t;
+
+/* Per worker: room for one instance's points (PT_MAX_STRANDS x PT_MAX_POINTS). */
+typedef struct sim_scratch_t {
+	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	float xyz[PT_MAX_STRANDS * PT_MAX_POINTS * 3];
+	uint64_t bytes, keys; /* this tick's output, summed into metrics after the run */
+} sim_scratch_t;
+
+struct sim_t {
+	sim_config_t cfg;
+	cmdq_t *q;
+	frame_ring_t *ring;
+	pt_world *world;
+	pool_t *pool;
+	sim_scratch_t *scratch; /* [cfg.workers] */
+	float dt;
+	pthread_t th;
+	int started, stop; /* stop: atomic */
+	uint64_t tick;        /* newest completed tick; atomic for readers */
+	int64_t tick_done_ns; /* atomic */
+	int64_t wall_offset_us; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, us */
+
+	sim_inst_t *inst; /* [nslots], slots never move */
+	int nslots, cap;
+	int *free_slots; /* [nfree] */
+	int nfree;
+	id_slot_t *index; /* [nindex] sorted by id */
+	int nindex;
+	int *room_order; /* [nindex] slots sorted by (room, id), rebuilt when order_dirty */
+	int order_dirty;
+	frame_room_t *rooms; /* room directory of room_order (room pointers into metas) */
+	int nrooms, cap_rooms;
+
+	frame_event_t *ev; /* events of the tick in progress */
+	int nev, cap_ev;
+	cmd_t *backlog; /* taken from the queue, not applied yet (over budget) */
+	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
+};
+
+/* Slot of a public id, or -1. */
+int sim_slot_of(const sim_t *s, uint64_t id);
+
+/* Encodes every instance's record for tick s->tick and publishes the frame set and the
+ * pending events (sim_frame.c). deadline_ns: the tick's CLOCK_MONOTONIC deadline. */
+void sim_publish(sim_t *s, int64_t deadline_ns);
+
+#endif

@@ -1,0 +1,190 @@
+/* SQLite store: see store.h. */
+#include "store.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "log.h"
+
+struct store_t {
+	sqlite3 *db;
+	pthread_mutex_t mu;
+	sqlite3_stmt *ins, *upd, *del;
+};
+
+static const char *const schema =
+	"PRAGMA journal_mode=WAL;"
+	"PRAGMA synchronous=FULL;"
+	"PRAGMA foreign_keys=ON;"
+	"CREATE TABLE IF NOT EXISTS instances ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  doc TEXT NOT NULL,"
+	"  token_hash BLOB NOT NULL,"
+	"  created_at INTEGER NOT NULL,"
+	"  updated_at INTEGER NOT NULL);"
+	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');";
+
+/* mkdir -p for the data directory. */
+static int make_dirs(const char *dir)
+{
+	char path[1024];
+	size_t n = strlen(dir);
+	if (n == 0 || n >= sizeof path)
+		return -1;
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return -1;
+		path[i] = c;
+	}
+	return 0;
+}
+
+store_t *store_open(const char *dir, char *err, size_t errlen)
+{
+	char path[1100];
+	if (make_dirs(dir) != 0) {
+		snprintf(err, errlen, "--data %s: cannot create directory: %s", dir, strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof path, "%s/ponytail.db", dir);
+	store_t *s = calloc(1, sizeof *s);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	char *msg = NULL;
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK ||
+	    sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
+	    sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db,
+			       "INSERT INTO instances(doc, token_hash, created_at, updated_at) "
+			       "VALUES (?, ?, ?, ?)",
+			       -1, &s->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "UPDATE instances SET doc = ?, updated_at = ? WHERE id = ?", -1,
+			       &s->upd, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "DELETE FROM instances WHERE id = ?", -1, &s->del, NULL) !=
+		    SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, msg ? msg : s->db ? sqlite3_errmsg(s->db) : "cannot open");
+		sqlite3_free(msg);
+		store_close(s);
+		return NULL;
+	}
+	LOG(LOG_INFO, "opened %s (WAL, synchronous=FULL)", path);
+	return s;
+}
+
+void store_close(store_t *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->ins);
+	sqlite3_finalize(s->upd);
+	sqlite3_finalize(s->del);
+	if (s->db) {
+		/* Fold the WAL back into the database so the directory is one file at rest. */
+		sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+		if (sqlite3_close(s->db) != SQLITE_OK)
+			LOG(LOG_WARN, "close: %s", sqlite3_errmsg(s->db));
+	}
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+/* Runs a prepared write; returns 0 or -1 (logged). The statement is reset either way. */
+static int run(store_t *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		LOG(LOG_ERROR, "%s: %s", what, sqlite3_errmsg(s->db));
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN], int64_t now,
+		 uint64_t *id)
+{
+	pthread_mutex_lock(&s->mu);
+	sqlite3_bind_text(s->ins, 1, doc, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s->ins, 2, hash, TOKEN_HASH_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(s->ins, 3, now);
+	sqlite3_bind_int64(s->ins, 4, now);
+	int rc = run(s, s->ins, "insert");
+	if (rc == 0)
+		*id = (uint64_t)sqlite3_last_insert_rowid(s->db);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int store_update(store_t *s, uint64_t id, const char *doc, int64_t now)
+{
+	pthread_mutex_lock(&s->mu);
+	sqlite3_bind_text(s->upd, 1, doc, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s->upd, 2, now);
+	sqlite3_bind_int64(s->upd, 3, (sqlite3_int64)id);
+	int rc = run(s, s->upd, "update");
+	if (rc == 0 && sqlite3_changes(s->db) != 1)
+		rc = -1;
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int store_delete(store_t *s, uint64_t id)
+{
+	pthread_mutex_lock(&s->mu);
+	sqlite3_bind_int64(s->del, 1, (sqlite3_int64)id);
+	int rc = run(s, s->del, "delete");
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}
+
+int store_load(store_t *s, store_row_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+	pthread_mutex_lock(&s->mu);
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT id, doc, token_hash, created_at, updated_at FROM instances "
+			       "ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK) {
+		LOG(LOG_ERROR, "load: %s", sqlite3_errmsg(s->db));
+		pthread_mutex_unlock(&s->mu);
+		return -1;
+	}
+	int step;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const void *hash = sqlite3_column_blob(st, 2);
+		const unsigned char *doc = sqlite3_column_text(st, 1);
+		uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
+		if (!doc || !hash || sqlite3_column_bytes(st, 2) != TOKEN_HASH_LEN) {
+			LOG(LOG_ERROR, "load: instance %llu has a damaged row; skipped",
+			    (unsigned long long)id);
+			continue;
+		}
+		if (fn(ctx, id, (const char *)doc, hash, sqlite3_column_int64(st, 3),
+		       sqlite3_column_int64(st, 4)) != 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0 && step != SQLITE_DONE) {
+		LOG(LOG_ERROR, "load: %s", sqlite3_errmsg(s->db));
+		rc = -1;
+	}
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return rc;
+}

@@ -1,0 +1,48 @@
+/* Persistence: instance definitions and token hashes in SQLite (WAL).
+ *
+ * One table, instances(id INTEGER PRIMARY KEY AUTOINCREMENT, doc TEXT, token_hash BLOB,
+ * created_at, updated_at), in <data>/ponytail.db. The id column IS the public instance
+ * id used by REST and the wire protocol: AUTOINCREMENT never hands out an id twice, even
+ * after deletes and restarts, so a stale id held by a client can never name a newer
+ * instance. (Core's pt_id is internal to the sim thread and is not persisted.)
+ *
+ * Durability: journal_mode=WAL with synchronous=FULL, so every committed write has been
+ * fsync'ed when the call returns: a created or patched instance survives kill -9 and a
+ * power cut once the REST call that made it has answered.
+ *
+ * Threading: every function may be called from any thread; one mutex serialises them (a
+ * single connection; writes are one fsync each, reads happen only at start-up).
+ */
+#ifndef SERVER_STORE_H
+#define SERVER_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "token.h"
+
+typedef struct store_t store_t;
+
+/* Opens (creating the directory and the schema) <dir>/ponytail.db. NULL with a message
+ * in err on failure. Close with store_close (NULL ok), which checkpoints the WAL. */
+store_t *store_open(const char *dir, char *err, size_t errlen);
+void store_close(store_t *s);
+
+/* Inserts a new instance; *id receives its new public id. Returns 0 or -1 (logged). */
+int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN], int64_t now,
+		 uint64_t *id);
+
+/* Replaces the definition of `id`. Returns 0, or -1 on error or when id is unknown. */
+int store_update(store_t *s, uint64_t id, const char *doc, int64_t now);
+
+/* Deletes `id`. Returns 0 (also when it was already gone) or -1. */
+int store_delete(store_t *s, uint64_t id);
+
+/* Calls fn for every stored instance in id order (doc borrowed for the call). Stops and
+ * returns -1 when fn returns non-zero or on a read error; 0 otherwise. */
+typedef int (*store_row_fn)(void *ctx, uint64_t id, const char *doc,
+			    const uint8_t hash[TOKEN_HASH_LEN], int64_t created_at,
+			    int64_t updated_at);
+int store_load(store_t *s, store_row_fn fn, void *ctx);
+
+#endif

@@ -1,0 +1,460 @@
+/* WebSocket edge: the libwebsockets context, its service thread, the protocol callback
+ * (a flat switch, as in lws's minimal examples) and the dispatch of client messages.
+ * Per-connection logic is in ws_conn.c. See ws.h. */
+#include "ws.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "ws_internal.h"
+
+#ifndef PONYTAIL_VERSION
+#define PONYTAIL_VERSION "0.1.0"
+#endif
+
+/* ---- per-address connection counts (lws 4.1.6 has no per-IP limits) -------------- */
+
+static int *per_ip_slot(ws_t *ws, const char *ip, int create)
+{
+	for (int i = 0; i < ws->nper_ip; i++)
+		if (strcmp(ws->per_ip[i].ip, ip) == 0)
+			return &ws->per_ip[i].n;
+	if (!create)
+		return NULL;
+	if (ws->nper_ip == ws->cap_per_ip) {
+		int nc = ws->cap_per_ip ? ws->cap_per_ip * 2 : 16;
+		void *n = realloc(ws->per_ip, (size_t)nc * sizeof *ws->per_ip);
+		if (!n)
+			return NULL;
+		ws->per_ip = n;
+		ws->cap_per_ip = nc;
+	}
+	snprintf(ws->per_ip[ws->nper_ip].ip, sizeof ws->per_ip[0].ip, "%s", ip);
+	ws->per_ip[ws->nper_ip].n = 0;
+	return &ws->per_ip[ws->nper_ip++].n;
+}
+
+static void per_ip_drop(ws_t *ws, const char *ip)
+{
+	for (int i = 0; i < ws->nper_ip; i++)
+		if (strcmp(ws->per_ip[i].ip, ip) == 0 && --ws->per_ip[i].n <= 0) {
+			ws->per_ip[i] = ws->per_ip[--ws->nper_ip];
+			return;
+		}
+}
+
+/* ---- messages from clients ------------------------------------------------------- */
+
+static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
+{
+	const config_t *cfg = ws->app->cfg;
+	c->hello = 1;
+	int ours = PTP_MINOR; /* a variable: with minor 0 the compiler calls the min trivial */
+	c->minor = h->minor < ours ? h->minor : ours;
+	size_t n = h->client_name.len < PTP_MAX_NAME ? h->client_name.len : PTP_MAX_NAME;
+	memcpy(c->name, h->client_name.ptr, n);
+	c->name[n] = '\0';
+	lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
+	static const char version[] = "ponytaild " PONYTAIL_VERSION;
+	ptp_msg_t m = {.type = PTP_WELCOME};
+	ptp_welcome_t *w = &m.u.welcome;
+	w->major = PTP_MAJOR;
+	w->minor = (uint8_t)c->minor;
+	w->tick_hz = (uint16_t)cfg->tick_hz;
+	w->substeps = (uint8_t)cfg->substeps;
+	w->keyframe_interval = (uint16_t)cfg->keyframe_interval;
+	w->max_message = PTP_MAX_CLIENT_MESSAGE;
+	w->max_subscriptions = (uint16_t)cfg->max_subscriptions;
+	w->server_time_us = sim_wall_us();
+	w->tick = sim_tick_now(ws->app->sim, NULL);
+	w->server_version = (ptp_str_t){version, sizeof version - 1};
+	conn_queue_msg(ws, c, &m);
+	LOG(LOG_DEBUG, "ws %s: hello from '%s' (1.%d)", c->ip, c->name, c->minor);
+}
+
+static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
+{
+	int r = registry_auth(ws->app->reg, a->instance_id, a->token.ptr, a->token.len);
+	if (r < 0) {
+		conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, PTP_AUTHORIZE, a->instance_id,
+				 "no instance %llu", (unsigned long long)a->instance_id);
+		return;
+	}
+	if (r == 0) {
+		conn_queue_error(ws, c, PTP_CODE_UNAUTHORIZED, PTP_AUTHORIZE, a->instance_id,
+				 "wrong token for instance %llu", (unsigned long long)a->instance_id);
+		return;
+	}
+	for (int i = 0; i < c->nauth; i++)
+		if (c->auth[i].id == a->instance_id)
+			return;
+	if (c->nauth == WS_MAX_AUTH) {
+		conn_queue_error(ws, c, PTP_CODE_LIMIT, PTP_AUTHORIZE, a->instance_id,
+				 "at most %d authorizations per connection", WS_MAX_AUTH);
+		return;
+	}
+	const int rate = ws->app->cfg->pose_rate;
+	c->auth[c->nauth++] = (auth_t){a->instance_id, rate, sim_mono_ns()};
+}
+
+static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
+{
+	auth_t *a = NULL;
+	for (int i = 0; i < c->nauth && !a; i++)
+		if (c->auth[i].id == p->instance_id)
+			a = &c->auth[i];
+	reg_info_t info = {0};
+	const char *why = !a ? "head_pose for an instance not authorized on this connection"
+			  : !registry_info(ws->app->reg, p->instance_id, &info) ? "no such instance"
+			  : info.driven ? "the instance is moved by its driver" : NULL;
+	if (why) {
+		metrics_add(&metrics.poses_rejected_auth, 1);
+		conn_queue_error(ws, c, a && !info.driven ? PTP_CODE_NOT_FOUND : PTP_CODE_UNAUTHORIZED,
+				 PTP_HEAD_POSE, p->instance_id, "%s", why);
+		return;
+	}
+	/* Token bucket per authorized instance: pose_rate per second, a quarter second of
+	 * burst (a client catching up after a hiccup), never more. */
+	const double rate = ws->app->cfg->pose_rate, burst = rate / 4 > 8 ? rate / 4 : 8;
+	int64_t now = sim_mono_ns();
+	a->tokens += (double)(now - a->last_ns) * 1e-9 * rate;
+	if (a->tokens > burst)
+		a->tokens = burst;
+	a->last_ns = now;
+	if (a->tokens < 1.0) {
+		metrics_add(&metrics.poses_rejected_rate, 1);
+		if (now - c->last_rate_error_ns > 1000000000LL) {
+			c->last_rate_error_ns = now;
+			conn_queue_error(ws, c, PTP_CODE_RATE, PTP_HEAD_POSE, p->instance_id,
+					 "more than %d poses per second: dropped", ws->app->cfg->pose_rate);
+		}
+		return;
+	}
+	a->tokens -= 1.0;
+	/* The decoder has checked finiteness and |q|^2 in [0.25, 4]; a head 10 km away is
+	 * absurd input (a unit mix-up), not a place. */
+	if (fabsf(p->p[0]) > 1e4f || fabsf(p->p[1]) > 1e4f || fabsf(p->p[2]) > 1e4f) {
+		metrics_add(&metrics.poses_rejected_invalid, 1);
+		conn_queue_error(ws, c, PTP_CODE_LIMIT, PTP_HEAD_POSE, p->instance_id,
+				 "head position beyond 10 km: pose dropped");
+		return;
+	}
+	double l = sqrt((double)p->q[0] * p->q[0] + (double)p->q[1] * p->q[1] +
+			(double)p->q[2] * p->q[2] + (double)p->q[3] * p->q[3]);
+	pose_in_t in = {p->instance_id, p->seq,
+			{{p->p[0], p->p[1], p->p[2]},
+			 {(float)(p->q[0] / l), (float)(p->q[1] / l), (float)(p->q[2] / l),
+			  (float)(p->q[3] / l)}}};
+	if (cmdq_post_pose(ws->app->q, &in) != 0) {
+		metrics_add(&metrics.poses_rejected_full, 1);
+		return;
+	}
+	metrics_add(&metrics.poses_received, 1);
+}
+
+static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
+{
+	metrics_add(&metrics.ws_messages_received, 1);
+	ptp_msg_t m;
+	ptp_err_t e = ptp_msg_decode(buf, len, &m);
+	int type = len > 4 ? buf[4] : 0;
+	if (e == PTP_ETYPE || (e == PTP_OK && (m.type & 0x80))) {
+		if (!c->hello)
+			conn_queue_error(ws, c, PTP_CODE_HELLO_REQUIRED, type, 0, "send hello first");
+		else
+			conn_queue_error(ws, c, PTP_CODE_UNKNOWN_TYPE, type, 0,
+					 "unknown message type 0x%02x", type);
+		return;
+	}
+	if (e == PTP_EVERSION) {
+		conn_queue_error(ws, c, PTP_CODE_VERSION, type, 0, "this server speaks major %d",
+				 PTP_MAJOR);
+		return;
+	}
+	if (e == PTP_ETOOBIG) {
+		conn_queue_error(ws, c, PTP_CODE_TOO_LARGE, type, 0, "message too large");
+		return;
+	}
+	if (e != PTP_OK) {
+		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0, "undecodable message: %s",
+				 ptp_err_name(e));
+		return;
+	}
+	if (!c->hello && m.type != PTP_HELLO) {
+		conn_queue_error(ws, c, PTP_CODE_HELLO_REQUIRED, type, 0, "send hello first");
+		return;
+	}
+	switch (m.type) {
+	case PTP_HELLO:
+		if (c->hello)
+			conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0, "hello sent twice");
+		else
+			on_hello(ws, c, &m.u.hello);
+		break;
+	case PTP_AUTHORIZE: on_authorize(ws, c, &m.u.authorize); break;
+	case PTP_SUBSCRIBE:
+		ws_refresh(ws); /* an instance created a moment ago must be found */
+		conn_subscribe(ws, c, &m.u.subscribe, type);
+		break;
+	case PTP_UNSUBSCRIBE: conn_unsubscribe(ws, c, &m.u.subscribe); break;
+	case PTP_HEAD_POSE: on_pose(ws, c, &m.u.head_pose); break;
+	case PTP_KEYFRAME_REQUEST: conn_keyframes(ws, c, &m.u.subscribe); break;
+	case PTP_PING: {
+		ptp_msg_t r = {.type = PTP_PONG};
+		r.u.pong.client_time_us = m.u.ping.client_time_us;
+		r.u.pong.server_time_us = sim_wall_us();
+		conn_queue_msg(ws, c, &r);
+		break;
+	}
+	default: break;
+	}
+}
+
+/* Reassembles one WebSocket message from lws's fragments, capped at the protocol's
+ * client limit (lws 4.1.6 has no built-in maximum message size). */
+static void on_receive(ws_t *ws, conn_t *c, const void *in, size_t len)
+{
+	if (c->dead)
+		return;
+	if (lws_is_first_fragment(c->wsi)) {
+		c->rx_len = 0;
+		c->rx_oversize = 0;
+		c->rx_text = !lws_frame_is_binary(c->wsi);
+	}
+	if (c->rx_len + len > sizeof c->rx)
+		c->rx_oversize = 1;
+	else {
+		memcpy(c->rx + c->rx_len, in, len);
+		c->rx_len += len;
+	}
+	if (c->rx_oversize) {
+		conn_queue_error(ws, c, PTP_CODE_TOO_LARGE, 0, 0, "messages are at most %d bytes",
+				 PTP_MAX_CLIENT_MESSAGE);
+		return;
+	}
+	if (!lws_is_final_fragment(c->wsi) || lws_remaining_packet_payload(c->wsi) > 0)
+		return;
+	if (c->rx_text) {
+		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, 0, 0, "text messages are not accepted");
+		c->closing = LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE;
+		return;
+	}
+	on_message(ws, c, c->rx, c->rx_len);
+	c->rx_len = 0;
+}
+
+/* ---- the frame ring's side ------------------------------------------------------- */
+
+void ws_refresh(ws_t *ws)
+{
+	frame_event_t *ev;
+	int n;
+	ws->fs = frame_ring_acquire(ws->app->ring, ws->fs, &ev, &n);
+	for (int i = 0; i < n; i++) {
+		conn_event(ws, &ev[i]);
+		meta_unref(ev[i].meta);
+	}
+}
+
+static void on_wake(ws_t *ws)
+{
+	if (__atomic_load_n(&ws->stop, __ATOMIC_ACQUIRE) && !ws->draining) {
+		ws->draining = 1;
+		ws->drain_deadline_ns = sim_mono_ns() + 2000000000LL;
+		for (conn_t *c = ws->conns; c; c = c->next)
+			if (!c->dead)
+				conn_queue_error(ws, c, PTP_CODE_SHUTDOWN, 0, 0, "server going away");
+	}
+	ws_refresh(ws);
+	for (conn_t *c = ws->conns; c; c = c->next)
+		if (conn_has_work(ws, c))
+			lws_callback_on_writable(c->wsi);
+}
+
+static void notify(void *arg)
+{
+	ws_t *ws = arg;
+	lws_cancel_service(ws->ctx); /* the one lws call other threads may make */
+}
+
+/* ---- the protocol callback ------------------------------------------------------- */
+
+static int has_subprotocol(struct lws *wsi)
+{
+	char buf[256];
+	if (lws_hdr_copy(wsi, buf, sizeof buf, WSI_TOKEN_PROTOCOL) <= 0)
+		return 0;
+	for (char *save = NULL, *t = strtok_r(buf, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		if (strcmp(t, "ponytail.v1") == 0)
+			return 1;
+	return 0;
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+		    size_t len)
+{
+	struct lws_context *ctx = lws_get_context(wsi);
+	ws_t *ws = ctx ? lws_context_user(ctx) : NULL;
+	conn_t *c = user;
+	switch (reason) {
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
+		char ip[64] = "";
+		lws_get_peer_simple(wsi, ip, sizeof ip);
+		int *n = per_ip_slot(ws, ip, 0);
+		const char *why = ws->draining                          ? "shutting down"
+				  : !has_subprotocol(wsi)                 ? "no ponytail.v1 subprotocol"
+				  : ws->nconns >= ws->app->cfg->max_ws_conns ? "too many connections"
+				  : n && *n >= ws->app->cfg->max_conns_per_ip ? "too many connections from this address"
+									     : NULL;
+		if (why) {
+			metrics_add(&metrics.ws_refused, 1);
+			LOG(LOG_INFO, "ws %s: refused: %s", ip, why);
+			return 1;
+		}
+		return 0;
+	}
+	case LWS_CALLBACK_ESTABLISHED: {
+		memset(c, 0, sizeof *c);
+		c->wsi = wsi;
+		lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
+		int *n = per_ip_slot(ws, c->ip, 1);
+		if (n)
+			(*n)++;
+		c->next = ws->conns;
+		if (ws->conns)
+			ws->conns->prev = c;
+		ws->conns = c;
+		ws->nconns++;
+		metrics_set(&metrics.ws_connections, (uint64_t)ws->nconns);
+		metrics_add(&metrics.ws_accepted, 1);
+		lws_set_timeout(wsi, PENDING_TIMEOUT_USER_REASON_BASE + 1, WS_HELLO_TIMEOUT_S);
+		LOG(LOG_DEBUG, "ws %s: connected", c->ip);
+		return 0;
+	}
+	case LWS_CALLBACK_CLOSED:
+		if (!c || !c->wsi)
+			return 0;
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			ws->conns = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		ws->nconns--;
+		per_ip_drop(ws, c->ip);
+		metrics_set(&metrics.ws_connections, (uint64_t)ws->nconns);
+		LOG(LOG_DEBUG, "ws %s (%s): closed", c->ip, c->name);
+		conn_free(ws, c);
+		c->wsi = NULL;
+		return 0;
+	case LWS_CALLBACK_RECEIVE:
+		on_receive(ws, c, in, len);
+		if (conn_has_work(ws, c))
+			lws_callback_on_writable(wsi);
+		return 0;
+	case LWS_CALLBACK_SERVER_WRITEABLE: return conn_write(ws, c);
+	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		if (ws)
+			on_wake(ws);
+		return 0;
+	default: return lws_callback_http_dummy(wsi, reason, user, in, len);
+	}
+}
+
+static const struct lws_protocols protocols[] = {
+	{"ponytail.v1", callback, sizeof(conn_t), PTP_MAX_CLIENT_MESSAGE, 0, NULL, WS_BATCH_BYTES + 64},
+	{NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+static void lws_log_line(int level, const char *line)
+{
+	int n = (int)strlen(line);
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == ' '))
+		n--;
+	LOG(level == LLL_ERR ? LOG_ERROR : LOG_WARN, "libwebsockets: %.*s", n, line);
+}
+
+static void *service_main(void *arg)
+{
+	ws_t *ws = arg;
+	while (!ws->draining || (ws->nconns > 0 && sim_mono_ns() < ws->drain_deadline_ns)) {
+		if (lws_service(ws->ctx, 0) < 0)
+			break;
+	}
+	frame_ring_release(ws->app->ring, ws->fs);
+	ws->fs = NULL;
+	__atomic_store_n(&ws->started, 2, __ATOMIC_RELEASE); /* 2 = the loop has ended */
+	return NULL;
+}
+
+ws_t *ws_start(app_t *app, char *err, size_t errlen)
+{
+	ws_t *ws = calloc(1, sizeof *ws);
+	if (!ws) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ws->app = app;
+	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_line);
+	static lws_retry_bo_t retry;
+	retry.secs_since_valid_ping = (uint16_t)(app->cfg->ws_idle_timeout / 2);
+	retry.secs_since_valid_hangup = (uint16_t)app->cfg->ws_idle_timeout;
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof info);
+	info.port = app->cfg->ws_port;
+	info.iface = app->cfg->bind;
+	info.protocols = protocols;
+	info.gid = (gid_t)-1;
+	info.uid = (uid_t)-1;
+	info.user = ws;
+	info.retry_and_idle_policy = &retry;
+	info.timeout_secs = (unsigned)app->cfg->request_timeout;
+	info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+	ws->ctx = lws_create_context(&info);
+	if (!ws->ctx) {
+		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)", app->cfg->ws_port,
+			 app->cfg->bind);
+		free(ws);
+		return NULL;
+	}
+	struct lws_vhost *vh = lws_get_vhost_by_name(ws->ctx, "default");
+	app->ws_port = vh ? lws_get_vhost_listen_port(vh) : app->cfg->ws_port;
+	frame_ring_set_notify(app->ring, notify, ws);
+	if (pthread_create(&ws->th, NULL, service_main, ws) != 0) {
+		snprintf(err, errlen, "cannot start the WebSocket thread");
+		frame_ring_set_notify(app->ring, NULL, NULL);
+		lws_context_destroy(ws->ctx);
+		free(ws);
+		return NULL;
+	}
+	ws->started = 1;
+	__atomic_store_n(&app->ws_ready, 1, __ATOMIC_RELEASE);
+	return ws;
+}
+
+void ws_shutdown(ws_t *ws)
+{
+	if (!ws)
+		return;
+	__atomic_store_n(&ws->app->ws_ready, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&ws->stop, 1, __ATOMIC_RELEASE);
+	/* Keep waking the loop: the last close produces no further event to return on. */
+	while (__atomic_load_n(&ws->started, __ATOMIC_ACQUIRE) != 2) {
+		lws_cancel_service(ws->ctx);
+		struct timespec ts = {0, 20 * 1000000};
+		nanosleep(&ts, NULL);
+	}
+	pthread_join(ws->th, NULL);
+	frame_ring_set_notify(ws->app->ring, NULL, NULL);
+	lws_context_destroy(ws->ctx);
+	free(ws->out);
+	free(ws->recs);
+	free(ws->per_ip);
+	LOG(LOG_INFO, "websocket closed");
+	free(ws);
+}

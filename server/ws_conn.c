@@ -1,0 +1,497 @@
+/* One WebSocket connection's state: subscriptions, the control-message queue, and the
+ * frame batches built from the shared per-instance records (ws_internal.h). Service
+ * thread only. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "ws_internal.h"
+
+/* ---- control queue -------------------------------------------------------------- */
+
+static void queue_bytes(ws_t *ws, conn_t *c, const uint8_t *data, size_t len)
+{
+	if (c->dead)
+		return;
+	if (c->q_bytes + len > WS_QUEUE_BYTES) {
+		/* The client does not read even its control messages: drop them and close. */
+		for (msg_t *m = c->q_head; m;) {
+			msg_t *n = m->next;
+			free(m);
+			m = n;
+		}
+		c->q_head = c->q_tail = NULL;
+		c->q_bytes = 0;
+		LOG(LOG_WARN, "ws %s (%s): control queue over %d MiB; closing", c->ip, c->name,
+		    WS_QUEUE_BYTES >> 20);
+		conn_queue_error(ws, c, PTP_CODE_LIMIT, 0, 0, "too slow: %d MiB of messages unread",
+				 WS_QUEUE_BYTES >> 20);
+		c->closing = LWS_CLOSE_STATUS_POLICY_VIOLATION;
+		c->dead = 1;
+		return;
+	}
+	msg_t *m = malloc(sizeof *m + LWS_PRE + len);
+	if (!m) {
+		c->closing = LWS_CLOSE_STATUS_UNEXPECTED_CONDITION;
+		c->dead = 1;
+		return;
+	}
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->buf + LWS_PRE, data, len);
+	if (c->q_tail)
+		c->q_tail->next = m;
+	else
+		c->q_head = m;
+	c->q_tail = m;
+	c->q_bytes += len;
+	lws_callback_on_writable(c->wsi);
+}
+
+/* Encodes m into ws->out (after LWS_PRE); returns the length or 0 on failure (logged). */
+static size_t encode(ws_t *ws, const ptp_msg_t *m)
+{
+	size_t needed = 0;
+	ptp_err_t e = ptp_msg_encode(m, NULL, 0, &needed);
+	if (e != PTP_OK && e != PTP_ENOSPACE) {
+		LOG(LOG_ERROR, "cannot encode %s: %s", ptp_type_name(m->type), ptp_err_name(e));
+		return 0;
+	}
+	if (LWS_PRE + needed > ws->out_cap) {
+		uint8_t *n = realloc(ws->out, LWS_PRE + needed);
+		if (!n)
+			return 0;
+		ws->out = n;
+		ws->out_cap = LWS_PRE + needed;
+	}
+	e = ptp_msg_encode(m, ws->out + LWS_PRE, ws->out_cap - LWS_PRE, &needed);
+	return e == PTP_OK ? needed : 0;
+}
+
+void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m)
+{
+	size_t n = encode(ws, m);
+	if (n)
+		queue_bytes(ws, c, ws->out + LWS_PRE, n);
+}
+
+void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id,
+		      const char *fmt, ...)
+{
+	char text[PTP_MAX_TEXT + 1];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	int close = 0;
+	switch (code) {
+	case PTP_CODE_BAD_MESSAGE:
+	case PTP_CODE_VERSION:
+	case PTP_CODE_HELLO_REQUIRED: close = LWS_CLOSE_STATUS_PROTOCOL_ERR; break;
+	case PTP_CODE_TOO_LARGE: close = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE; break;
+	case PTP_CODE_INTERNAL: close = LWS_CLOSE_STATUS_UNEXPECTED_CONDITION; break;
+	case PTP_CODE_SHUTDOWN: close = LWS_CLOSE_STATUS_GOINGAWAY; break;
+	default: break;
+	}
+	if (code != PTP_CODE_SHUTDOWN)
+		metrics_add(&metrics.ws_protocol_errors, 1);
+	ptp_msg_t m = {.type = PTP_ERROR};
+	m.u.error.code = (uint16_t)code;
+	m.u.error.flags = close ? PTP_ERROR_CLOSING : 0;
+	m.u.error.about_type = (uint8_t)about;
+	m.u.error.instance_id = id;
+	m.u.error.text = (ptp_str_t){text, strnlen(text, PTP_MAX_TEXT)};
+	conn_queue_msg(ws, c, &m);
+	if (close) {
+		/* The closing error is the last message; the close frame follows it. */
+		c->closing = close;
+		c->dead = 1;
+		if (code != PTP_CODE_SHUTDOWN)
+			LOG(LOG_INFO, "ws %s (%s): closing after error %d: %s", c->ip, c->name, code, text);
+	}
+}
+
+/* ---- subscriptions -------------------------------------------------------------- */
+
+static int find_id(const conn_t *c, uint64_t id)
+{
+	int lo = 0, hi = c->nids - 1;
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (c->ids[mid] == id)
+			return mid;
+		if (c->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -lo - 1;
+}
+
+static int find_room(const conn_t *c, const char *room)
+{
+	for (int i = 0; i < c->nrooms; i++)
+		if (strcmp(c->rooms[i], room) == 0)
+			return i;
+	return -1;
+}
+
+int conn_covers(const conn_t *c, uint64_t id, const char *room)
+{
+	return find_id(c, id) >= 0 || find_room(c, room) >= 0;
+}
+
+static void set_subs(ws_t *ws, int delta)
+{
+	ws->subs = (uint64_t)((int64_t)ws->subs + delta);
+	metrics_set(&metrics.ws_subscriptions, ws->subs);
+}
+
+/* Makes sure last_sent covers every slot of the current frame set. */
+static int sent_fit(ws_t *ws, conn_t *c)
+{
+	int need = ws->fs ? ws->fs->nslots : 0;
+	if (need <= c->cap_sent)
+		return 0;
+	int nc = c->cap_sent ? c->cap_sent : 64;
+	while (nc < need)
+		nc *= 2;
+	uint32_t *n = realloc(c->last_sent, (size_t)nc * sizeof *n);
+	if (!n)
+		return -1;
+	memset(n + c->cap_sent, 0, (size_t)(nc - c->cap_sent) * sizeof *n);
+	c->last_sent = n;
+	c->cap_sent = nc;
+	return 0;
+}
+
+static int grow_rooms(conn_t *c)
+{
+	int nc = c->cap_rooms ? c->cap_rooms * 2 : 4;
+	void *n = realloc(c->rooms, (size_t)nc * sizeof *c->rooms);
+	if (!n)
+		return -1;
+	c->rooms = n;
+	c->cap_rooms = nc;
+	return 0;
+}
+
+/* The subscription now covers slot: tell the client the shape, and make its next record
+ * a keyframe (the client builds a fresh decoder from the shape). */
+static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
+{
+	const frame_entry_t *e = &ws->fs->entries[slot];
+	const inst_meta_t *m = e->meta;
+	ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
+	ptp_instance_event_t *ev = &msg.u.instance_event;
+	ev->kind = kind;
+	ev->instance_id = m->id;
+	ev->tick = ws->fs->tick;
+	ev->name = (ptp_str_t){m->name, strlen(m->name)};
+	ev->room = (ptp_str_t){m->room, strlen(m->room)};
+	ev->shape = m->shape;
+	conn_queue_msg(ws, c, &msg);
+	if (sent_fit(ws, c) == 0)
+		c->last_sent[slot] = 0;
+	frame_ring_request_key(ws->app->ring, m->id);
+}
+
+void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
+{
+	const frame_set_t *fs = ws->fs;
+	int max = ws->app->cfg->max_subscriptions;
+	if (s->room.len > 0) {
+		char room[PTP_MAX_NAME + 1];
+		memcpy(room, s->room.ptr, s->room.len);
+		room[s->room.len] = '\0';
+		if (find_room(c, room) >= 0) {
+			/* already subscribed */
+		} else if (c->nids + c->nrooms >= max) {
+			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, 0,
+					 "at most %d subscriptions per connection", max);
+		} else if (c->nrooms == c->cap_rooms && grow_rooms(c) != 0) {
+			conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0, "out of memory");
+			return;
+		} else {
+			int r = fs ? frame_set_find_room(fs, room) : -1;
+			for (int i = 0; r >= 0 && i < fs->rooms[r].count; i++) {
+				int slot = fs->room_slots[fs->rooms[r].first + i];
+				if (!conn_covers(c, fs->entries[slot].id, room))
+					announce(ws, c, slot, PTP_EVENT_ADDED);
+			}
+			memcpy(c->rooms[c->nrooms++], room, s->room.len + 1);
+			set_subs(ws, 1);
+		}
+	}
+	for (int i = 0; i < s->count; i++) {
+		uint64_t id = s->ids[i];
+		int slot = fs ? frame_set_find(fs, id) : -1;
+		int at = find_id(c, id);
+		if (slot < 0) {
+			conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, about, id, "no instance %llu",
+					 (unsigned long long)id);
+			continue;
+		}
+		if (at >= 0)
+			continue;
+		if (c->nids + c->nrooms >= max) {
+			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, id,
+					 "at most %d subscriptions per connection", max);
+			continue;
+		}
+		if (c->nids == c->cap_ids) {
+			int nc = c->cap_ids ? c->cap_ids * 2 : 16;
+			uint64_t *n = realloc(c->ids, (size_t)nc * sizeof *n);
+			if (!n) {
+				conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0, "out of memory");
+				return;
+			}
+			c->ids = n;
+			c->cap_ids = nc;
+		}
+		if (find_room(c, fs->entries[slot].meta->room) < 0)
+			announce(ws, c, slot, PTP_EVENT_ADDED);
+		at = -at - 1;
+		memmove(&c->ids[at + 1], &c->ids[at], (size_t)(c->nids - at) * sizeof *c->ids);
+		c->ids[at] = id;
+		c->nids++;
+		set_subs(ws, 1);
+	}
+}
+
+void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s)
+{
+	if (s->room.len > 0) {
+		char room[PTP_MAX_NAME + 1];
+		memcpy(room, s->room.ptr, s->room.len);
+		room[s->room.len] = '\0';
+		int r = find_room(c, room);
+		if (r >= 0) {
+			memmove(c->rooms[r], c->rooms[r + 1], (size_t)(c->nrooms - r - 1) * sizeof *c->rooms);
+			c->nrooms--;
+			set_subs(ws, -1);
+		}
+	}
+	for (int i = 0; i < s->count; i++) {
+		int at = find_id(c, s->ids[i]);
+		if (at < 0)
+			continue;
+		memmove(&c->ids[at], &c->ids[at + 1], (size_t)(c->nids - at - 1) * sizeof *c->ids);
+		c->nids--;
+		set_subs(ws, -1);
+	}
+}
+
+void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s)
+{
+	for (int i = 0; i < s->count; i++) {
+		int slot = ws->fs ? frame_set_find(ws->fs, s->ids[i]) : -1;
+		if (slot < 0)
+			continue; /* gone; its removed event is on the way */
+		if (sent_fit(ws, c) == 0)
+			c->last_sent[slot] = 0;
+		frame_ring_request_key(ws->app->ring, s->ids[i]);
+	}
+}
+
+void conn_event(ws_t *ws, const frame_event_t *ev)
+{
+	const inst_meta_t *m = ev->meta;
+	ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
+	ptp_instance_event_t *e = &msg.u.instance_event;
+	e->kind = ev->kind;
+	e->instance_id = m->id;
+	e->tick = ev->tick;
+	if (ev->kind != PTP_EVENT_REMOVED) {
+		e->name = (ptp_str_t){m->name, strlen(m->name)};
+		e->room = (ptp_str_t){m->room, strlen(m->room)};
+		e->shape = m->shape;
+	}
+	size_t n = 0;
+	for (conn_t *c = ws->conns; c; c = c->next) {
+		if (!c->hello || !conn_covers(c, m->id, m->room))
+			continue;
+		if (n == 0 && (n = encode(ws, &msg)) == 0)
+			return;
+		queue_bytes(ws, c, ws->out + LWS_PRE, n);
+		if (ev->kind == PTP_EVENT_REMOVED) {
+			int at = find_id(c, m->id);
+			if (at >= 0) {
+				memmove(&c->ids[at], &c->ids[at + 1],
+					(size_t)(c->nids - at - 1) * sizeof *c->ids);
+				c->nids--;
+				set_subs(ws, -1);
+			}
+		}
+	}
+}
+
+/* ---- frame batches -------------------------------------------------------------- */
+
+/* Next slot of this tick's iteration: the id subscriptions, then each room's instances.
+ * Returns 1 with *slot (-1 = an id not in this frame set), or 0 at the end. */
+static int next_slot(const ws_t *ws, conn_t *c, int *slot)
+{
+	const frame_set_t *fs = ws->fs;
+	for (;;) {
+		if (c->cursor_phase == 0) {
+			if (c->cursor_pos < c->nids) {
+				*slot = frame_set_find(fs, c->ids[c->cursor_pos++]);
+				return 1;
+			}
+			c->cursor_phase = 1, c->cursor_pos = 0;
+		}
+		int r = c->cursor_phase - 1;
+		if (r >= c->nrooms)
+			return 0;
+		int ri = frame_set_find_room(fs, c->rooms[r]);
+		if (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
+			*slot = fs->room_slots[fs->rooms[ri].first + c->cursor_pos++];
+			return 1;
+		}
+		c->cursor_phase++, c->cursor_pos = 0;
+	}
+}
+
+int conn_has_work(const ws_t *ws, const conn_t *c)
+{
+	if (c->q_head || c->closing)
+		return 1;
+	if (!ws->fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
+		return 0;
+	return c->cur_tick != ws->fs->tick || !c->cursor_end;
+}
+
+/* Builds and writes the next frame_batch message of the newest tick, if any. */
+static int write_batch(ws_t *ws, conn_t *c)
+{
+	const frame_set_t *fs = ws->fs;
+	if (!fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
+		return 0;
+	uint64_t T = fs->tick;
+	if (c->cur_tick != T) {
+		if (c->done_tick && T > c->done_tick + 1)
+			metrics_add(&metrics.ws_frames_skipped, T - c->done_tick - 1);
+		c->cur_tick = T;
+		c->cursor_phase = c->cursor_pos = c->cursor_end = 0;
+	}
+	if (c->cursor_end || sent_fit(ws, c) != 0)
+		return 0;
+	uint32_t t32 = (uint32_t)T;
+	size_t rl = 0;
+	int count = 0, keys = 0, slot;
+	for (;;) {
+		int phase = c->cursor_phase, pos = c->cursor_pos;
+		if (!next_slot(ws, c, &slot)) {
+			c->cursor_end = 1;
+			c->done_tick = T;
+			break;
+		}
+		if (slot < 0)
+			continue;
+		const frame_entry_t *e = &fs->entries[slot];
+		if (!e->id || !e->len || c->last_sent[slot] == t32)
+			continue; /* no frame this tick, or already in this tick's batch */
+		int synced = c->last_sent[slot] == t32 - 1 && e->born_tick < T;
+		const uint8_t *buf = fs->bufs[e->buf].data;
+		const uint8_t *rec;
+		uint32_t len;
+		if (synced || e->delta_is_key) {
+			rec = buf + e->off, len = e->len;
+			keys += e->delta_is_key && !synced;
+		} else if (e->key_len) {
+			rec = buf + e->key_off, len = e->key_len;
+			keys++;
+		} else {
+			/* Missed the previous tick and no keyframe encoded yet: ask for one, skip. */
+			frame_ring_request_key(ws->app->ring, e->id);
+			continue;
+		}
+		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {
+			c->cursor_phase = phase, c->cursor_pos = pos; /* continues in the next message */
+			break;
+		}
+		if (rl + len > ws->recs_cap) {
+			size_t nc = ws->recs_cap ? ws->recs_cap * 2 : 64 * 1024;
+			while (nc < rl + len)
+				nc *= 2;
+			uint8_t *n = realloc(ws->recs, nc);
+			if (!n)
+				return -1;
+			ws->recs = n;
+			ws->recs_cap = nc;
+		}
+		memcpy(ws->recs + rl, rec, len);
+		rl += len;
+		count++;
+		c->last_sent[slot] = t32;
+	}
+	if (!c->cursor_end)
+		lws_callback_on_writable(c->wsi);
+	if (count == 0)
+		return 0;
+	ptp_msg_t m = {.type = PTP_FRAME_BATCH};
+	m.u.frame_batch = (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl};
+	size_t n = encode(ws, &m);
+	if (!n)
+		return -1;
+	if (lws_write(c->wsi, ws->out + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n)
+		return -1;
+	metrics_add(&metrics.ws_batches_sent, 1);
+	metrics_add(&metrics.ws_records_sent, (uint64_t)count);
+	metrics_add(&metrics.ws_keyframes_sent, (uint64_t)keys);
+	metrics_add(&metrics.ws_bytes_sent, n);
+	return 0;
+}
+
+int conn_write(ws_t *ws, conn_t *c)
+{
+	msg_t *m = c->q_head;
+	if (m) {
+		c->q_head = m->next;
+		if (!c->q_head)
+			c->q_tail = NULL;
+		c->q_bytes -= m->len;
+		int w = lws_write(c->wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_BINARY);
+		metrics_add(&metrics.ws_bytes_sent, m->len);
+		size_t len = m->len;
+		free(m);
+		if (w < (int)len)
+			return -1;
+		if (conn_has_work(ws, c))
+			lws_callback_on_writable(c->wsi);
+		return 0;
+	}
+	if (c->closing) {
+		static const char *const why[] = {"going away", "protocol error", "too large", "error"};
+		const char *r = c->closing == LWS_CLOSE_STATUS_GOINGAWAY       ? why[0]
+				: c->closing == LWS_CLOSE_STATUS_PROTOCOL_ERR    ? why[1]
+				: c->closing == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE ? why[2]
+										   : why[3];
+		lws_close_reason(c->wsi, (enum lws_close_status)c->closing,
+				 (unsigned char *)(uintptr_t)r, strlen(r));
+		return -1;
+	}
+	return write_batch(ws, c);
+}
+
+void conn_free(ws_t *ws, conn_t *c)
+{
+	for (msg_t *m = c->q_head; m;) {
+		msg_t *n = m->next;
+		free(m);
+		m = n;
+	}
+	set_subs(ws, -(c->nids + c->nrooms));
+	free(c->ids);
+	free(c->rooms);
+	free(c->last_sent);
+	c->q_head = c->q_tail = NULL;
+	c->ids = NULL;
+	c->rooms = NULL;
+	c->last_sent = NULL;
+	c->nids = c->nrooms = 0;
+}

@@ -1,0 +1,108 @@
+/* Private to ws.c (libwebsockets glue, message dispatch) and ws_conn.c (subscriptions,
+ * control queue, frame batches). Service thread only. */
+#ifndef SERVER_WS_INTERNAL_H
+#define SERVER_WS_INTERNAL_H
+
+#include <libwebsockets.h>
+#include <pthread.h>
+
+#include "frame_ring.h"
+#include "ptp/proto.h"
+#include "ws.h"
+
+enum {
+	WS_MAX_AUTH = 64,          /* instances one connection may publish poses for */
+	WS_BATCH_BYTES = 256 << 10, /* records per frame_batch message before splitting */
+	WS_QUEUE_BYTES = 8 << 20,  /* control messages waiting per connection */
+	WS_HELLO_TIMEOUT_S = 10,
+};
+
+/* One queued control message, encoded, with LWS_PRE bytes of headroom before data. */
+typedef struct msg_t {
+	struct msg_t *next;
+	size_t len;
+	uint8_t buf[]; /* LWS_PRE + len */
+} msg_t;
+
+typedef struct auth_t {
+	uint64_t id;
+	double tokens; /* pose rate bucket */
+	int64_t last_ns;
+} auth_t;
+
+/* Per connection; allocated (zeroed) by lws as the protocol's per-session data. */
+typedef struct conn_t {
+	struct lws *wsi;
+	struct conn_t *prev, *next;
+	char ip[64];
+	char name[PTP_MAX_NAME + 1];
+	int hello;    /* hello received */
+	int minor;    /* negotiated */
+	int closing;  /* close code after the queue drains (closing error sent last) */
+	int dead;     /* queue no longer accepts messages */
+	/* receive */
+	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
+	size_t rx_len;
+	int rx_oversize, rx_text;
+	/* authorizations */
+	auth_t auth[WS_MAX_AUTH];
+	int nauth;
+	int64_t last_rate_error_ns;
+	/* subscriptions */
+	uint64_t *ids; /* sorted */
+	int nids, cap_ids;
+	char (*rooms)[PTP_MAX_NAME + 1];
+	int nrooms, cap_rooms;
+	/* control queue */
+	msg_t *q_head, *q_tail;
+	size_t q_bytes;
+	/* frames: last_sent[slot] = low 32 bits of the tick of the last record sent for that
+	 * sim slot (frame_ring.h explains why a slot index is stable) */
+	uint32_t *last_sent;
+	int cap_sent;
+	uint64_t cur_tick;  /* tick being sent (several messages when large) */
+	uint64_t done_tick; /* last tick whose batch went out completely */
+	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
+	int cursor_end;
+} conn_t;
+
+struct ws_t {
+	app_t *app;
+	struct lws_context *ctx;
+	pthread_t th;
+	int started;
+	int stop;     /* atomic: main asks the thread to finish */
+	int draining; /* service thread: closing everyone */
+	int64_t drain_deadline_ns;
+	conn_t *conns;
+	int nconns;
+	frame_set_t *fs; /* newest frame set, held */
+	uint8_t *out;    /* LWS_PRE + one message */
+	size_t out_cap;
+	uint8_t *recs;   /* records of the batch being built */
+	size_t recs_cap;
+	struct {
+		char ip[64];
+		int n;
+	} *per_ip; /* open connections per address */
+	int nper_ip, cap_per_ip;
+	uint64_t subs; /* subscriptions over all connections (metrics gauge) */
+};
+
+/* ws_conn.c */
+void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m);
+void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id,
+		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+int conn_write(ws_t *ws, conn_t *c); /* WRITEABLE: returns -1 to close */
+void conn_free(ws_t *ws, conn_t *c);
+int conn_covers(const conn_t *c, uint64_t id, const char *room);
+void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about);
+void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s);
+void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s);
+void conn_event(ws_t *ws, const frame_event_t *ev);
+int conn_has_work(const ws_t *ws, const conn_t *c);
+
+/* ws.c: takes the newest frame set and hands its events to the connections. */
+void ws_refresh(ws_t *ws);
+
+#endif
