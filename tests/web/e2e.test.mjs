@@ -1,0 +1,324 @@
+// End-to-end test of the browser client (clients/web) against a real ponytaild, in
+// Debian's headless Chromium driven by playwright-core. Run by e2e.test.sh (which installs
+// playwright-core and checks for /usr/bin/chromium); needs PT_BUILD (the build directory)
+// and runs from the repository root.
+//
+// One daemon on free loopback ports with a temporary --data directory, one room ("e2e")
+// with a bot instance moved by the built-in "shake" motion; the page creates its own
+// instance in that room. The steps share the page and run in order.
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+const ROOT = process.env.PT_ROOT || process.cwd();
+const BUILD = path.resolve(ROOT, process.env.PT_BUILD || 'build');
+const DAEMON = path.join(BUILD, 'bin', 'ponytaild');
+const CHROMIUM = process.env.PT_CHROMIUM || '/usr/bin/chromium';
+const ROOM = 'e2e';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function freePorts(n) {
+  const servers = [];
+  for (let i = 0; i < n; i++) {
+    const s = net.createServer();
+    await new Promise((res, rej) => s.once('error', rej).listen(0, '127.0.0.1', res));
+    servers.push(s);
+  }
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+async function until(what, fn, timeoutMs = 10000, everyMs = 50) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${last?.message ?? JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+class Daemon {
+  constructor(httpPort, wsPort, dataDir, logPath) {
+    Object.assign(this, { httpPort, wsPort, dataDir, logPath, proc: null });
+    this.base = `http://127.0.0.1:${httpPort}`;
+  }
+
+  async start() {
+    const log = fs.openSync(this.logPath, 'a');
+    this.proc = spawn(DAEMON, [
+      '--bind', '127.0.0.1', '--http-port', String(this.httpPort), '--ws-port', String(this.wsPort),
+      '--data', this.dataDir, '--web-root', path.join(ROOT, 'clients/web'),
+      '--proto-js', path.join(ROOT, 'proto/js'), '--workers', '1', '--log-level', 'info',
+    ], { cwd: ROOT, stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    const exited = new Promise((r) => this.proc.once('exit', (code, sig) => r({ code, sig })));
+    this.exited = exited;
+    await until('ponytaild /readyz', async () => {
+      const gone = await Promise.race([exited, sleep(0).then(() => null)]);
+      if (gone) throw new Error(`ponytaild exited (${gone.code ?? gone.sig}); log: ${this.logPath}`);
+      const r = await fetch(`${this.base}/readyz`);
+      return r.ok;
+    }, 15000);
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    this.proc.kill('SIGTERM');
+    const done = await Promise.race([this.exited, sleep(5000).then(() => null)]);
+    if (!done) {
+      this.proc.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+
+  async api(method, p, body, token) {
+    const headers = {};
+    if (body) headers['Content-Type'] = 'application/json';
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const r = await fetch(this.base + p, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    const text = await r.text();
+    return { status: r.status, json: text ? JSON.parse(text) : null };
+  }
+}
+
+// Canvas statistics computed in the page: a cheap fingerprint, the number of distinct
+// colours among sampled pixels, and the pixels themselves (subsampled) for comparisons.
+async function canvasSample(page) {
+  return page.evaluate(() => {
+    const c = document.getElementById('scene');
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    const px = [];
+    for (let i = 0; i < d.length; i += 4 * 7) {
+      colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+      px.push(d[i], d[i + 1], d[i + 2]);
+    }
+    return { w: c.width, h: c.height, colours: colours.size, px };
+  });
+}
+
+function pixelsDiffer(a, b) {
+  let n = 0;
+  for (let i = 0; i < a.px.length; i++) if (Math.abs(a.px[i] - b.px[i]) > 8) n++;
+  return n;
+}
+
+describe('browser client, end to end', { timeout: 110000 }, () => {
+  let daemon;
+  let tmp;
+  let context;
+  let page;
+  let ownKey;
+  let phase = 'load';
+  const consoleErrors = []; // {phase, text}
+  const pageErrors = [];
+
+  // Console errors a phase may expect: Chromium reports every non-2xx fetch and every
+  // refused connection as a console error by itself.
+  const expected = {
+    invalid: [/status of 422/],
+    restart: [/ERR_CONNECTION_REFUSED/, /WebSocket connection to .* failed/, /ERR_CONNECTION_RESET/, /ERR_EMPTY_RESPONSE/],
+  };
+  const unexpectedErrors = () => consoleErrors.filter((e) => !(expected[e.phase] ?? []).some((re) => re.test(e.text)));
+
+  before(async () => {
+    assert.ok(fs.existsSync(DAEMON), `no daemon at ${DAEMON} (build first: make)`);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-web-'));
+    const [httpPort, wsPort] = await freePorts(2);
+    daemon = new Daemon(httpPort, wsPort, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
+    await daemon.start();
+    const bot = await daemon.api('POST', '/v1/instances', {
+      name: 'bot', room: ROOM,
+      strands: [
+        { anchor: [-0.05, 0.06, -0.08], direction: [-0.3, -1, -0.2], points: 12, segment_length: 0.03 },
+        { anchor: [0.05, 0.06, -0.08], direction: [0.3, -1, -0.2], points: 12, segment_length: 0.03 },
+      ],
+      colliders: [{ shape: 'sphere', attach: 'head', center: [0, 0, 0], radius: 0.1 }],
+      driver: { motion: 'shake', amplitude: 40, period: 1.0 },
+    });
+    assert.equal(bot.status, 201, JSON.stringify(bot.json));
+
+    context = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      ],
+      viewport: { width: 1280, height: 720 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
+    });
+    page.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+  });
+
+  after(async () => {
+    await context?.close().catch(() => {});
+    await daemon?.stop();
+    if (tmp && !process.env.PT_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
+    else if (tmp) console.log(`# kept ${tmp}`);
+  });
+
+  test('the page loads without console errors, connects and creates its instance', async () => {
+    await page.goto(`${daemon.base}/?room=${ROOM}`);
+    await until('the WebSocket to open', () => page.evaluate(() => window.ponytail?.state === 'open'));
+    ownKey = await until('an instance of its own', () => page.evaluate(() => window.ponytail.own?.key));
+    await until('frames of both instances', () => page.evaluate(() => {
+      const l = window.ponytail.instances();
+      return l.length === 2 && l.every((i) => i.hasFrame && i.hasDef);
+    }));
+    assert.equal(await page.locator('#conn').getAttribute('data-state'), 'open');
+    assert.equal(await page.locator('#own-id').textContent(), `#${ownKey}`);
+    const listed = await daemon.api('GET', `/v1/instances/${ownKey}`);
+    assert.equal(listed.status, 200);
+    assert.equal(listed.json.room, ROOM);
+    await sleep(1200); // let the overlay's counters fill
+    const stats = await page.evaluate(() => window.ponytail.stats);
+    assert.ok(stats.tps > 30, `frame batches per second: ${stats.tps}`);
+    assert.ok(stats.fps > 10, `render fps: ${stats.fps}`);
+    assert.ok(stats.kbs > 0, `kB/s: ${stats.kbs}`);
+    assert.equal(stats.decodeErrors, 0);
+    assert.ok(stats.latencyMs !== null && stats.latencyMs < 500, `input-to-frame latency: ${stats.latencyMs}`);
+    assert.match(await page.locator('#st-lat').textContent(), /ms$/);
+    assert.match(await page.locator('#st-kbs').textContent(), /kB\/s$/);
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+
+  test('it renders non-blank, animated frames', async () => {
+    const a = await canvasSample(page);
+    await sleep(250);
+    const b = await canvasSample(page);
+    assert.ok(a.w > 300 && a.h > 200, `canvas ${a.w}x${a.h}`);
+    assert.ok(a.colours > 40, `only ${a.colours} colours: blank canvas?`);
+    const changed = pixelsDiffer(a, b);
+    assert.ok(changed > 50, `only ${changed} sampled pixels changed in 250 ms: not animated?`);
+    // The shaking bot's strands move in the decoded frames too.
+    const botKey = (await page.evaluate(() => window.ponytail.instances())).find((i) => !i.own).key;
+    const p0 = await page.evaluate((k) => window.ponytail.points(k), botKey);
+    await sleep(200);
+    const p1 = await page.evaluate((k) => window.ponytail.points(k), botKey);
+    const moved = Math.max(...p0.map((p, i) => Math.hypot(p[0] - p1[i][0], p[1] - p1[i][1], p[2] - p1[i][2])));
+    assert.ok(moved > 0.01, `bot strands moved ${moved} m in 200 ms`);
+  });
+
+  test('a mouse drag moves the head and the strands follow', async () => {
+    phase = 'drag';
+    const before = await page.evaluate((k) => ({ head: window.ponytail.ownHead(), pts: window.ponytail.points(k) }), ownKey);
+    const start = await page.evaluate((h) => window.ponytail.screenOf('front', h), before.head);
+    assert.ok(start, 'own head is not in the front view');
+    const shot0 = await canvasSample(page);
+    await page.mouse.move(start.x, start.y);
+    await page.mouse.down();
+    for (let i = 1; i <= 12; i++) {
+      await page.mouse.move(start.x + i * 12, start.y - i * 3);
+      await sleep(16);
+    }
+    await page.mouse.up();
+    await sleep(150);
+    const afterDrag = await page.evaluate((k) => ({ head: window.ponytail.ownHead(), pts: window.ponytail.points(k) }), ownKey);
+    const dx = afterDrag.head[0] - before.head[0];
+    assert.ok(dx > 0.05, `the head moved ${dx} m right in the frames`);
+    // The strands lag behind the head: relative to their roots, the tips moved.
+    const rel = (pts, i, root) => pts[i].map((v, j) => v - pts[root][j]);
+    const tip = before.pts.length / 3 - 1; // last point of the first strand (3 strands of 12)
+    const r0 = rel(before.pts, tip, 0);
+    const r1 = rel(afterDrag.pts, tip, 0);
+    const swing = Math.hypot(r0[0] - r1[0], r0[1] - r1[1], r0[2] - r1[2]);
+    assert.ok(swing > 0.005, `the tip swung ${swing} m relative to its root`);
+    const shot1 = await canvasSample(page);
+    assert.ok(pixelsDiffer(shot0, shot1) > 50, 'the picture did not change');
+    assert.deepEqual(unexpectedErrors(), []);
+  });
+
+  test('a parameter change round-trips through PATCH', async () => {
+    phase = 'params';
+    const patched = page.waitForResponse((r) => r.request().method() === 'PATCH');
+    await page.getByLabel('damping').fill('0.9');
+    await page.getByLabel('damping').press('Enter');
+    assert.equal((await patched).status(), 200);
+    let got = await daemon.api('GET', `/v1/instances/${ownKey}`);
+    assert.equal(got.json.definition.verlet.damping, 0.9);
+
+    const patched2 = page.waitForResponse((r) => r.request().method() === 'PATCH');
+    await page.getByLabel('gravity y').fill('-5');
+    await page.getByLabel('gravity y').press('Tab');
+    assert.equal((await patched2).status(), 200);
+    got = await daemon.api('GET', `/v1/instances/${ownKey}`);
+    assert.deepEqual(got.json.definition.gravity, [0, -5, 0]);
+
+    const patched3 = page.waitForResponse((r) => r.request().method() === 'PATCH');
+    await page.getByLabel('colliders').uncheck();
+    assert.equal((await patched3).status(), 200);
+    got = await daemon.api('GET', `/v1/instances/${ownKey}`);
+    assert.ok(got.json.definition.strands.every((s) => Array.isArray(s.colliders) && s.colliders.length === 0),
+      JSON.stringify(got.json.definition.strands.map((s) => s.colliders)));
+    assert.equal(await page.getByLabel('colliders').isChecked(), false);
+    assert.equal(await page.locator('#f-verlet-damping-error').textContent(), '');
+    assert.deepEqual(unexpectedErrors(), []);
+  });
+
+  test("an invalid value shows the server's error next to its field", async () => {
+    phase = 'invalid';
+    const patched = page.waitForResponse((r) => r.request().method() === 'PATCH');
+    await page.getByLabel('damping').fill('1.5');
+    await page.getByLabel('damping').press('Enter');
+    const res = await patched;
+    assert.equal(res.status(), 422);
+    const body = await res.json();
+    assert.equal(body.error.field, 'verlet.damping');
+    const slot = page.locator('#f-verlet-damping-error');
+    await until('the error text', async () => (await slot.textContent()) !== '');
+    assert.equal(await slot.textContent(), body.error.message);
+    assert.equal(await page.getByLabel('damping').getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#f-verlet-iterations-error').textContent(), '');
+    const got = await daemon.api('GET', `/v1/instances/${ownKey}`);
+    assert.equal(got.json.definition.verlet.damping, 0.9, 'the rejected value was not applied');
+    // Fixing the value clears the message.
+    const fixed = page.waitForResponse((r) => r.request().method() === 'PATCH');
+    await page.getByLabel('damping').fill('0.95');
+    await page.getByLabel('damping').press('Enter');
+    assert.equal((await fixed).status(), 200);
+    await until('the error to clear', async () => (await slot.textContent()) === '');
+    assert.deepEqual(unexpectedErrors(), []);
+  });
+
+  test('the page reconnects by itself after the daemon restarts', async () => {
+    phase = 'restart';
+    await daemon.stop();
+    await until('the page to notice', () => page.evaluate(() => window.ponytail.state !== 'open'), 8000);
+    await sleep(500);
+    await daemon.start();
+    await until('the WebSocket to reopen', () => page.evaluate(() => window.ponytail.state === 'open'), 15000);
+    const t0 = await page.evaluate(() => window.ponytail.stats.frames);
+    await until('frames to flow again', async () => (await page.evaluate(() => window.ponytail.stats.frames)) > t0 + 20, 5000);
+    // The same instance (durable in --data) is still the page's, and still steerable.
+    assert.equal(await page.evaluate(() => window.ponytail.own?.key), ownKey);
+    const before = await page.evaluate(() => window.ponytail.ownHead());
+    await page.locator('#scene').focus();
+    await page.keyboard.press('r'); // recentre: the head goes back to its base position
+    await until('the recentred head in the frames', async () => {
+      const h = await page.evaluate(() => window.ponytail.ownHead());
+      return h && Math.abs(h[0] - before[0]) > 0.05;
+    }, 5000);
+    assert.equal(await page.locator('#conn').getAttribute('data-state'), 'open');
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+});

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The browser client's end-to-end test (tests/web/e2e.test.mjs): a real ponytaild on free
+# loopback ports with a temporary --data directory, Debian's headless Chromium driven by
+# playwright-core (from npm, installed here into tests/web/node_modules when missing; never
+# a downloaded browser). Run by `make test` from the repository root with PT_BUILD set.
+#
+# Skips (exit 0, with the reason) only when Chromium is not installed and cannot be
+# (not root); everything else that is missing is a failure.
+set -eu
+cd "$(dirname "$0")/../.."
+export PT_ROOT="$PWD"
+export PT_BUILD="${PT_BUILD:-build}"
+here=tests/web
+chromium="${PT_CHROMIUM:-/usr/bin/chromium}"
+
+apt_install() {
+  [ "$(id -u)" = 0 ] || return 1
+  echo "e2e: installing $*" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+    { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2; }
+}
+
+if [ ! -x "$chromium" ]; then
+  apt_install chromium || true
+  if [ ! -x "$chromium" ]; then
+    echo "e2e: SKIPPED — no Chromium at $chromium and it cannot be installed here (run as root, or: sudo apt-get install chromium)"
+    exit 0
+  fi
+fi
+command -v node >/dev/null || { echo "e2e: node not found (apt-get install nodejs)" >&2; exit 1; }
+if ! command -v npm >/dev/null; then
+  apt_install npm || { echo "e2e: npm not found (apt-get install npm)" >&2; exit 1; }
+fi
+[ -x "$PT_BUILD/bin/ponytaild" ] || { echo "e2e: $PT_BUILD/bin/ponytaild not built (make)" >&2; exit 1; }
+
+if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
+   ! grep -q "\"version\": \"$(node -p "require('./$here/package-lock.json').packages['node_modules/playwright-core'].version")\"" \
+        "$here/node_modules/playwright-core/package.json"; then
+  echo "e2e: npm ci in $here (playwright-core; no browser download)" >&2
+  (cd "$here" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
+fi
+
+exec timeout 150 node --test --test-reporter=spec "$here/e2e.test.mjs"
