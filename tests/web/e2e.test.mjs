@@ -9,91 +9,12 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
 
-const ROOT = process.env.PT_ROOT || process.cwd();
-const BUILD = path.resolve(ROOT, process.env.PT_BUILD || 'build');
-const DAEMON = path.join(BUILD, 'bin', 'ponytaild');
-const CHROMIUM = process.env.PT_CHROMIUM || '/usr/bin/chromium';
 const ROOM = 'e2e';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function freePorts(n) {
-  const servers = [];
-  for (let i = 0; i < n; i++) {
-    const s = net.createServer();
-    await new Promise((res, rej) => s.once('error', rej).listen(0, '127.0.0.1', res));
-    servers.push(s);
-  }
-  const ports = servers.map((s) => s.address().port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
-async function until(what, fn, timeoutMs = 10000, everyMs = 50) {
-  const end = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${last?.message ?? JSON.stringify(last)})`);
-    await sleep(everyMs);
-  }
-}
-
-class Daemon {
-  constructor(httpPort, wsPort, dataDir, logPath) {
-    Object.assign(this, { httpPort, wsPort, dataDir, logPath, proc: null });
-    this.base = `http://127.0.0.1:${httpPort}`;
-  }
-
-  async start() {
-    const log = fs.openSync(this.logPath, 'a');
-    this.proc = spawn(DAEMON, [
-      '--bind', '127.0.0.1', '--http-port', String(this.httpPort), '--ws-port', String(this.wsPort),
-      '--data', this.dataDir, '--web-root', path.join(ROOT, 'clients/web'),
-      '--proto-js', path.join(ROOT, 'proto/js'), '--workers', '1', '--log-level', 'info',
-    ], { cwd: ROOT, stdio: ['ignore', log, log] });
-    fs.closeSync(log);
-    const exited = new Promise((r) => this.proc.once('exit', (code, sig) => r({ code, sig })));
-    this.exited = exited;
-    await until('ponytaild /readyz', async () => {
-      const gone = await Promise.race([exited, sleep(0).then(() => null)]);
-      if (gone) throw new Error(`ponytaild exited (${gone.code ?? gone.sig}); log: ${this.logPath}`);
-      const r = await fetch(`${this.base}/readyz`);
-      return r.ok;
-    }, 15000);
-  }
-
-  async stop() {
-    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
-    this.proc.kill('SIGTERM');
-    const done = await Promise.race([this.exited, sleep(5000).then(() => null)]);
-    if (!done) {
-      this.proc.kill('SIGKILL');
-      await this.exited;
-    }
-  }
-
-  async api(method, p, body, token) {
-    const headers = {};
-    if (body) headers['Content-Type'] = 'application/json';
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const r = await fetch(this.base + p, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    const text = await r.text();
-    return { status: r.status, json: text ? JSON.parse(text) : null };
-  }
-}
 
 // Canvas statistics computed in the page: a cheap fingerprint, the number of distinct
 // colours among sampled pixels, and the pixels themselves (subsampled) for comparisons.
@@ -103,7 +24,7 @@ async function canvasSample(page) {
     const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
     const colours = new Set();
     const px = [];
-    for (let i = 0; i < d.length; i += 4 * 7) {
+    for (let i = 0; i < d.length; i += 4 * 13) {
       colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
       px.push(d[i], d[i + 1], d[i + 2]);
     }
@@ -152,15 +73,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     });
     assert.equal(bot.status, 201, JSON.stringify(bot.json));
 
-    context = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
-      ],
-      viewport: { width: 1280, height: 720 },
-    });
+    context = await launchChromium(path.join(tmp, 'profile'));
     page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
@@ -169,6 +82,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
   });
 
   after(async () => {
+    for (const e of consoleErrors) console.log(`# console error (${e.phase}): ${e.text}`);
     await context?.close().catch(() => {});
     await daemon?.stop();
     if (tmp && !process.env.PT_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });

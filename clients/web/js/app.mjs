@@ -11,26 +11,10 @@ import { DEG, add, clamp, quatFromYawPitchRoll } from './math.mjs';
 import { View, layout } from './view.mjs';
 import { drawView } from './render.mjs';
 import { Panel } from './panel.mjs';
+import { ownDefinition } from './definition.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
-
-// The definition of an instance this page creates: a three-strand ponytail on a head
-// ellipsoid with a neck (core/SCHEMA.md).
-export function ownDefinition(room, name) {
-  const strand = (dx, dy, dz, ddx) => ({
-    anchor: [dx, 0.075 + dy, -0.092 + dz], direction: [ddx, -0.35, -1], points: 12, segment_length: 0.027,
-  });
-  return {
-    name, room, solver: 'verlet', prewarm_s: 0.5,
-    verlet: { damping: 0.96, iterations: 4 },
-    strands: [strand(0, 0, 0, 0), strand(0.014, -0.008, 0.002, 0.12), strand(-0.014, -0.008, 0.002, -0.12)],
-    colliders: [
-      { shape: 'ellipsoid', attach: 'head', center: [0, 0, 0], radii: [0.082, 0.105, 0.098] },
-      { shape: 'capsule', attach: 'head', a: [0, -0.07, -0.012], b: [0, -0.22, -0.02], radius: 0.046, radius_b: 0.052 },
-    ],
-  };
-}
 
 class App {
   constructor() {
@@ -47,7 +31,11 @@ class App {
     this.views = [];
     this.viewKinds = (q.get('views') || $('view-mode').value).split(',').filter((k) => ['front', 'side', 'orbit'].includes(k));
     if (!this.viewKinds.length) this.viewKinds = ['front', 'side', 'orbit'];
-    $('view-mode').value = this.viewKinds.join(',');
+    const mode = $('view-mode');
+    if (![...mode.options].some((o) => o.value === this.viewKinds.join(','))) {
+      mode.add(new Option(this.viewKinds.join(' + ').replace('orbit', '3D'), this.viewKinds.join(',')));
+    }
+    mode.value = this.viewKinds.join(',');
     this.orbit = { yaw: 50 * DEG, pitch: 14 * DEG };
     // Head pose the user steers: base position + dragged offset, yaw/pitch/roll.
     this.pose = { base: [0, 1.5, 0], offset: [0, 0, 0], yaw: 0, pitch: 0, roll: 0 };

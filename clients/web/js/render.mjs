@@ -393,9 +393,10 @@ function drawHair(ctx, layers, front) {
     }
     const s0 = L.S[0];
     if ((s0.d > L.headDepth) === front) {
-      ctx.fillStyle = hsl(L.colour[0] + 180, 40, 30);
+      // The hair tie.
+      ctx.fillStyle = hsl(L.colour[0] + 150, 30, 30);
       ctx.beginPath();
-      ctx.arc(s0.x, s0.y, Math.max(1.2, HALF_ROOT_M * s0.k * 0.9), 0, 2 * Math.PI);
+      ctx.arc(s0.x, s0.y, Math.max(1.2, HALF_ROOT_M * s0.k * 0.7), 0, 2 * Math.PI);
       ctx.fill();
     }
   }

@@ -53,7 +53,7 @@ export class View {
     this.focal = Math.min(w, h) / 2 / tanHalf;
     const radius = Math.max(span[0], span[1], span[2]) * 0.5;
     const need = Math.max(across(this.right) / w, across(this.up) / h) * this.focal;
-    this.distance = Math.max(need * 1.05, radius * 2) / this.zoom;
+    this.distance = Math.max(need * 1.2, radius * 2) / this.zoom;
     this.eye = add(this.center, scale(back, this.distance));
     this.ppm = this.focal / this.distance; // at the target
   }

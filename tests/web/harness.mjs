@@ -1,0 +1,100 @@
+// Shared by the web tests and the screenshot script: free loopback ports, polling, a
+// ponytaild started from the build directory, and Debian's Chromium under playwright-core.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const ROOT = process.env.PT_ROOT || process.cwd();
+export const BUILD = path.resolve(ROOT, process.env.PT_BUILD || 'build');
+export const DAEMON = path.join(BUILD, 'bin', 'ponytaild');
+export const CHROMIUM = process.env.PT_CHROMIUM || '/usr/bin/chromium';
+
+// A fresh profile directory, no GPU, nothing fetched from anywhere but the page's origin.
+export function launchChromium(userDataDir, viewport = { width: 1280, height: 720 }, extra = {}) {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+    ],
+    viewport,
+    ...extra,
+  });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function freePorts(n) {
+  const servers = [];
+  for (let i = 0; i < n; i++) {
+    const s = net.createServer();
+    await new Promise((res, rej) => s.once('error', rej).listen(0, '127.0.0.1', res));
+    servers.push(s);
+  }
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export async function until(what, fn, timeoutMs = 10000, everyMs = 50) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${last?.message ?? JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+export class Daemon {
+  constructor(httpPort, wsPort, dataDir, logPath) {
+    Object.assign(this, { httpPort, wsPort, dataDir, logPath, proc: null });
+    this.base = `http://127.0.0.1:${httpPort}`;
+  }
+
+  async start() {
+    const log = fs.openSync(this.logPath, 'a');
+    this.proc = spawn(DAEMON, [
+      '--bind', '127.0.0.1', '--http-port', String(this.httpPort), '--ws-port', String(this.wsPort),
+      '--data', this.dataDir, '--web-root', path.join(ROOT, 'clients/web'),
+      '--proto-js', path.join(ROOT, 'proto/js'), '--workers', '1', '--log-level', 'info',
+    ], { cwd: ROOT, stdio: ['ignore', log, log] });
+    fs.closeSync(log);
+    const exited = new Promise((r) => this.proc.once('exit', (code, sig) => r({ code, sig })));
+    this.exited = exited;
+    await until('ponytaild /readyz', async () => {
+      const gone = await Promise.race([exited, sleep(0).then(() => null)]);
+      if (gone) throw new Error(`ponytaild exited (${gone.code ?? gone.sig}); log: ${this.logPath}`);
+      const r = await fetch(`${this.base}/readyz`);
+      return r.ok;
+    }, 15000);
+  }
+
+  async stop() {
+    if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    this.proc.kill('SIGTERM');
+    const done = await Promise.race([this.exited, sleep(5000).then(() => null)]);
+    if (!done) {
+      this.proc.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+
+  async api(method, p, body, token) {
+    const headers = {};
+    if (body) headers['Content-Type'] = 'application/json';
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const r = await fetch(this.base + p, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    const text = await r.text();
+    return { status: r.status, json: text ? JSON.parse(text) : null };
+  }
+}

@@ -1,0 +1,160 @@
+// The browser client's modules that need no browser, under node's test runner: head
+// orientation, cameras, the strand curve, error-to-field mapping, the WebSocket URL, and
+// the page's decoding path (proto's encoder -> Link -> points). No npm dependencies.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { StrandEncoder, encodeMessage } from '../../proto/js/ponytail-proto.mjs';
+import { quatFromYawPitchRoll, rotate, DEG } from '../../clients/web/js/math.mjs';
+import { View, layout } from '../../clients/web/js/view.mjs';
+import { strandSamples } from '../../clients/web/js/render.mjs';
+import { FIELDS, fieldForError } from '../../clients/web/js/panel.mjs';
+import { Link, wsUrlFor } from '../../clients/web/js/net.mjs';
+import { ownDefinition } from '../../clients/web/js/definition.mjs';
+
+globalThis.CustomEvent ??= class extends Event {
+  constructor(type, init) {
+    super(type);
+    this.detail = init?.detail;
+  }
+};
+
+const close = (a, b, eps = 1e-9) => a.every((v, i) => Math.abs(v - b[i]) <= eps);
+
+test('head orientation: yaw turns the face (+Z) about +Y, pitch nods it down', () => {
+  assert.ok(close(rotate(quatFromYawPitchRoll(90 * DEG, 0, 0), [0, 0, 1]), [1, 0, 0]));
+  assert.ok(close(rotate(quatFromYawPitchRoll(0, 90 * DEG, 0), [0, 0, 1]), [0, -1, 0]));
+  assert.ok(close(rotate(quatFromYawPitchRoll(0, 0, 90 * DEG), [1, 0, 0]), [0, 1, 0]));
+  // rotate() agrees with PROTOCOL.md 7.3's rotation matrix.
+  const q = quatFromYawPitchRoll(0.3, -0.7, 1.1);
+  const [x, y, z, w] = q;
+  const R = [
+    1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+    2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+    2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y),
+  ];
+  const v = [0.2, -0.5, 0.9];
+  const m = [0, 1, 2].map((r) => R[3 * r] * v[0] + R[3 * r + 1] * v[1] + R[3 * r + 2] * v[2]);
+  assert.ok(close(rotate(q, v), m, 1e-12));
+});
+
+test('cameras: front looks along -Z, side along -X, orbit at yaw 0 matches front', () => {
+  const rect = { x: 0, y: 0, w: 400, h: 300 };
+  const front = new View('front', rect);
+  const side = new View('side', rect);
+  const orbit = new View('orbit', rect);
+  Object.assign(orbit, { yaw: 0, pitch: 0 });
+  orbit.update();
+  const c = front.center;
+  const p = front.project(c);
+  assert.ok(Math.abs(p[0] - 200) < 1e-9 && Math.abs(p[1] - 150) < 1e-9);
+  // +X is to the right in front, +Y up everywhere, +Z (the face) to the left in side.
+  const dx = [c[0] + 0.1, c[1], c[2]];
+  const dy = [c[0], c[1] + 0.1, c[2]];
+  const dz = [c[0], c[1], c[2] + 0.1];
+  assert.ok(front.project(dx)[0] > p[0] && front.project(dy)[1] < p[1]);
+  assert.ok(front.project(dz)[2] > p[2], 'nearer the viewer = larger depth');
+  assert.ok(side.project(dz)[0] < side.project(c)[0] && side.project(dx)[2] > side.project(c)[2]);
+  assert.ok(orbit.project(dx)[0] > orbit.project(c)[0] && orbit.project(dz)[2] > orbit.project(c)[2]);
+  // A drag maps back to the displacement that projects onto it.
+  for (const v of [front, side, orbit]) {
+    const d = v.unproject(30, -20, c);
+    const q = v.project([c[0] + d[0], c[1] + d[1], c[2] + d[2]]);
+    const o = v.project(c);
+    assert.ok(Math.abs(q[0] - o[0] - 30) < 0.5 && Math.abs(q[1] - o[1] + 20) < 0.5, v.kind);
+  }
+  const l = layout(['front', 'side', 'orbit'], 1200, 500);
+  assert.equal(l.length, 3);
+  assert.ok(l.every((r) => r.rect.w > 300 && r.rect.h === 500));
+});
+
+test('a strand is drawn as a smooth curve from its root to its tip', () => {
+  const view = new View('front', { x: 0, y: 0, w: 400, h: 400 });
+  const pts = [];
+  for (let i = 0; i < 12; i++) pts.push([0.02 * Math.sin(i / 3), 1.5 - 0.03 * i, -0.1]);
+  const S = strandSamples(view, pts);
+  const root = view.project(pts[0]);
+  const tip = view.project(pts[11]);
+  assert.ok(Math.abs(S[0].x - root[0]) < 1e-9 && Math.abs(S[0].y - root[1]) < 1e-9);
+  assert.ok(Math.abs(S.at(-1).x - tip[0]) < 1e-9 && Math.abs(S.at(-1).y - tip[1]) < 1e-9);
+  assert.equal(S[0].u, 0);
+  assert.equal(S.at(-1).u, 1);
+  for (let i = 1; i < S.length; i++) assert.ok(S[i].u >= S[i - 1].u);
+  for (const s of S) assert.ok(Math.abs(Math.hypot(s.nx, s.ny) - 1) < 1e-9);
+  assert.ok(S.length > 40, 'several samples per segment');
+  assert.deepEqual(strandSamples(view, [pts[0]]), []);
+});
+
+test("the server's error field names the control it belongs to", () => {
+  assert.equal(fieldForError('verlet.damping').name, 'verlet.damping');
+  assert.equal(fieldForError('gravity').name, 'gravity');
+  assert.equal(fieldForError('wind.velocity').name, 'wind.velocity');
+  assert.equal(fieldForError('strands[1].colliders').name, 'colliders');
+  assert.equal(fieldForError('driver.motion').name, 'driver');
+  assert.equal(fieldForError('springbone.drag_force').name, 'springbone.drag_force');
+  assert.equal(fieldForError('teleport.mode'), null);
+  assert.equal(fieldForError(null), null);
+  assert.equal(new Set(FIELDS.map((f) => f.name)).size, FIELDS.length);
+});
+
+test('the WebSocket URL: ?ws=, then /v1/info, then the HTTP port + 1', () => {
+  const loc = new URL('http://127.0.0.1:8080/?room=demo');
+  assert.equal(wsUrlFor(loc, { ws_port: 8081 }, null), 'ws://127.0.0.1:8081/');
+  assert.equal(wsUrlFor(loc, null, null), 'ws://127.0.0.1:8081/');
+  assert.equal(wsUrlFor(loc, { ws_port: 8081 }, '9000'), 'ws://127.0.0.1:9000/');
+  assert.equal(wsUrlFor(loc, null, 'ws://example.test:1/x'), 'ws://example.test:1/x');
+  assert.equal(wsUrlFor(new URL('https://h.test/'), { ws_url: '/ws' }, null), 'wss://h.test/ws');
+  assert.equal(wsUrlFor(new URL('https://h.test/'), null, null), 'wss://h.test:444/');
+});
+
+test('frames encoded by proto decode through the page link to the same points', () => {
+  const def = ownDefinition('r', 'n');
+  const shape = def.strands.map((s) => ({ ...s }));
+  const link = new Link({ location: new URL('http://127.0.0.1:1/') });
+  const got = [];
+  link.addEventListener('frames', (e) => got.push(e.detail));
+  const feed = (m) => link.onMessage(encodeMessage(m));
+  feed({
+    type: 'welcome', major: 1, minor: 0, tick_hz: 60, substeps: 4, keyframe_interval: 60,
+    max_message: 4096, max_subscriptions: 1024, server_time_us: 0n, tick: 10n, server_version: 't',
+  });
+  feed({ type: 'instance_event', kind: 'added', instance_id: 7n, tick: 11n, name: 'n', room: 'r', shape });
+  const enc = new StrandEncoder(shape);
+  const truth = [];
+  for (let t = 11; t < 16; t++) {
+    const xyz = [];
+    for (const s of shape) {
+      for (let i = 0; i < s.points; i++) {
+        const a = 0.1 * t + 0.05 * i;
+        const r = [s.anchor[0], s.anchor[1], s.anchor[2]];
+        xyz.push(r[0] + 0.02 * i * Math.sin(a), r[1] - 0.027 * i * 0.9, r[2] - 0.01 * i * Math.cos(a));
+      }
+    }
+    // keep segment lengths exact so the strands are coded, not sent raw
+    let k = 0;
+    for (const s of shape) {
+      for (let i = 1; i < s.points; i++) {
+        const p = 3 * (k + i);
+        const q = 3 * (k + i - 1);
+        const d = [xyz[p] - xyz[q], xyz[p + 1] - xyz[q + 1], xyz[p + 2] - xyz[q + 2]];
+        const n = Math.hypot(...d);
+        for (let j = 0; j < 3; j++) xyz[p + j] = xyz[q + j] + (d[j] / n) * s.segment_length;
+      }
+      k += s.points;
+    }
+    enc.tick([0, 0, 0], [0, 0, 0, 1], xyz);
+    truth.push(xyz);
+    feed({ type: 'frame_batch', tick: BigInt(t), server_time_us: 0n, records: [enc.record(t === 11, 7n, t)] });
+  }
+  assert.equal(got.length, 5);
+  assert.equal(link.decodeErrors, 0);
+  got.forEach((f, i) => {
+    const r = f.records[0];
+    assert.equal(r.key, '7');
+    assert.equal(r.lastSeq, 11 + i);
+    let worst = 0;
+    for (let j = 0; j < r.pts.length; j++) worst = Math.max(worst, Math.abs(r.pts[j] - truth[i][j]));
+    assert.ok(worst < 0.0015, `tick ${11 + i}: off by ${worst} m`);
+  });
+});

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The browser client's modules that need no browser (tests/web/unit.test.mjs): cameras,
+# strand curves, error mapping, WebSocket URL, and decoding frames through the page's link.
+set -eu
+cd "$(dirname "$0")/../.."
+command -v node >/dev/null || { echo "web unit: node not found (apt-get install nodejs)" >&2; exit 1; }
+exec node --test tests/web/unit.test.mjs
