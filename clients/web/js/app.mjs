@@ -152,7 +152,7 @@ class App {
         x = Math.max(x, inst.headP[0]);
         any = true;
       }
-      this.pose.base = [any ? Math.round((x + 0.5) * 100) / 100 : 0, 1.5, 0];
+      this.pose.base = [any ? Math.round((x + 0.42) * 100) / 100 : 0, 1.5, 0];
       this.pose.offset = [0, 0, 0];
       const name = `web-${Math.random().toString(36).slice(2, 6)}`;
       const res = await api('POST', '/v1/instances', { body: ownDefinition(this.room, name) });
