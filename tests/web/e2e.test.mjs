@@ -44,6 +44,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
   let context;
   let page;
   let ownKey;
+  let bot;
   let phase = 'load';
   const consoleErrors = []; // {phase, text}
   const pageErrors = [];
@@ -62,7 +63,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     const [httpPort, wsPort] = await freePorts(2);
     daemon = new Daemon(httpPort, wsPort, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
     await daemon.start();
-    const bot = await daemon.api('POST', '/v1/instances', {
+    bot = await daemon.api('POST', '/v1/instances', {
       name: 'bot', room: ROOM,
       strands: [
         { anchor: [-0.05, 0.06, -0.08], direction: [-0.3, -1, -0.2], points: 12, segment_length: 0.03 },
@@ -110,6 +111,11 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     assert.equal(stats.decodeErrors, 0);
     assert.ok(stats.latencyMs !== null && stats.latencyMs < 500, `input-to-frame latency: ${stats.latencyMs}`);
     assert.match(await page.locator('#st-lat').textContent(), /ms$/);
+    // Every control has an accessible name.
+    const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button, canvas')]
+      .filter((el) => !(el.labels?.length || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || el.textContent.trim()))
+      .map((el) => el.id || el.outerHTML.slice(0, 60)));
+    assert.deepEqual(unnamed, []);
     assert.match(await page.locator('#st-kbs').textContent(), /kB\/s$/);
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
@@ -232,6 +238,43 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       return h && Math.abs(h[0] - before[0]) > 0.05;
     }, 5000);
     assert.equal(await page.locator('#conn').getAttribute('data-state'), 'open');
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+  test('a page given a token (#id=&token=) steers that instance, here the bot once its motion is off', async () => {
+    phase = 'adopt';
+    const id = String(bot.json.id);
+    const second = await context.newPage();
+    second.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
+    });
+    second.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+    try {
+      await second.goto(`${daemon.base}/?create=0#id=${id}&token=${bot.json.token}`);
+      await until('the bot to be adopted', () => second.evaluate((k) => window.ponytail?.own?.key === k && window.ponytail.state === 'open', id));
+      assert.equal(new URL(second.url()).hash, '', 'the token left the address bar');
+      await until('the panel to show the motion', async () => (await second.getByLabel('head motion').inputValue()) === 'shake');
+      const patched = second.waitForResponse((r) => r.request().method() === 'PATCH');
+      await second.getByLabel('head motion').selectOption('none');
+      assert.equal((await patched).status(), 200);
+      const got = await daemon.api('GET', `/v1/instances/${id}`);
+      assert.equal(got.json.driven, false);
+      // Now its head follows this page: turn it with the keyboard.
+      const q0 = await second.evaluate((k) => window.ponytail.app.instances.get(k).headQ, id);
+      await second.locator('#scene').focus();
+      await second.keyboard.down('ArrowLeft');
+      await sleep(400);
+      await second.keyboard.up('ArrowLeft');
+      await until('the turned head in the frames', async () => {
+        const q = await second.evaluate((k) => window.ponytail.app.instances.get(k).headQ, id);
+        return Math.abs(q[1]) > 0.2 && Math.abs(q[1] - q0[1]) > 0.1;
+      }, 5000);
+      // The first page shows the same head turning.
+      const q1 = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, id);
+      assert.ok(Math.abs(q1[1]) > 0.2, `first page sees yaw component ${q1[1]}`);
+    } finally {
+      await second.close();
+    }
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
   });

@@ -115,6 +115,7 @@ class App {
   adopt(own, info) {
     this.own = own;
     if (Array.isArray(own.base)) this.pose.base = own.base;
+    else this.needBase = true; // an instance made elsewhere: steer it from where it is
     sessionStorage.setItem(STORE_KEY, JSON.stringify(own));
     this.link.authorize(own.key, own.token);
     $('own-id').textContent = `#${own.key}`;
@@ -123,6 +124,7 @@ class App {
     const inst = this.instances.get(own.key);
     if (inst) inst.own = true;
     this.updateButtons();
+    this.note('');
   }
 
   dropOwn(message) {
@@ -168,7 +170,10 @@ class App {
   }
 
   note(text) {
-    $('own-note').textContent = text || (this.own ? '' : 'You are watching; create an instance to steer a head.');
+    let t = text;
+    if (!t && !this.own) t = 'You are watching; create an instance to steer a head.';
+    if (!t && this.ownInfo?.driven) t = 'Your instance is moved by its head motion; set it to "none" to steer it yourself.';
+    $('own-note').textContent = t || '';
   }
 
   updateButtons() {
@@ -186,6 +191,7 @@ class App {
       inst.def = info.definition;
       inst.driven = info.driven;
     }
+    this.note('');
     return info;
   }
 
@@ -267,6 +273,12 @@ class App {
       inst.headQ = r.headQ;
       inst.stale = false;
       inst.tick = f.tick;
+      if (inst.own && this.needBase) {
+        this.needBase = false;
+        this.pose.base = r.headP.map((v) => Math.round(v * 1000) / 1000);
+        this.own.base = this.pose.base;
+        sessionStorage.setItem(STORE_KEY, JSON.stringify(this.own));
+      }
       if (inst.own && r.lastSeq !== inst.lastSeq) {
         const ms = this.link.latencyOf(r.lastSeq);
         if (ms !== null) this.stats.latency.push(ms);

@@ -104,9 +104,10 @@ export class Link extends EventTarget {
     try {
       info = await api('GET', '/v1/info');
     } catch (e) {
-      if (!(e instanceof ApiError)) {
-        // The daemon is not there (restarting?): try again later.
-        this.scheduleReconnect(`daemon unreachable (${e.message})`);
+      // Unreachable (restarting?) or not ready: try again later. Only a daemon without
+      // /v1/info (404) leaves the WebSocket port to the fallback.
+      if (!(e instanceof ApiError) || e.status !== 404) {
+        this.scheduleReconnect(e instanceof ApiError ? `/v1/info: ${e.message}` : `daemon unreachable (${e.message})`);
         return;
       }
     }
