@@ -59,7 +59,8 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
 
   before(async () => {
     assert.ok(fs.existsSync(DAEMON), `no daemon at ${DAEMON} (build first: make)`);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-web-'));
+    // e2e.test.sh makes (and removes) PT_WEB_TMP; run directly, the test makes its own.
+    tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-web-'));
     const [httpPort, wsPort] = await freePorts(2);
     daemon = new Daemon(httpPort, wsPort, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
     await daemon.start();
@@ -86,8 +87,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     for (const e of consoleErrors) console.log(`# console error (${e.phase}): ${e.text}`);
     await context?.close().catch(() => {});
     await daemon?.stop();
-    if (tmp && !process.env.PT_KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true });
-    else if (tmp) console.log(`# kept ${tmp}`);
+    if (tmp && !process.env.PT_WEB_TMP) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   test('the page loads without console errors, connects and creates its instance', async () => {

@@ -4,7 +4,7 @@
 # playwright-core (from npm, installed here into tests/web/node_modules when missing; never
 # a downloaded browser). Run by `make test` from the repository root with PT_BUILD set.
 #
-# Skips (exit 0, with the reason) only when Chromium is not installed and cannot be
+# Bounded: the node run is stopped after 115 s. Skips (exit 0, with the reason) only when Chromium is not installed and cannot be
 # (not root); everything else that is missing is a failure.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -40,4 +40,17 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
   (cd "$here" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2)
 fi
 
-exec timeout 150 node --test --test-reporter=spec "$here/e2e.test.mjs"
+# The test starts (and restarts) the daemon itself and Playwright starts Chromium; all of
+# them run in a process group of their own, which the trap ends whatever happens.
+export PT_WEB_TMP="$(mktemp -d "${TMPDIR:-/tmp}/ponytail-web-XXXXXX")"
+setsid timeout 115 node --test --test-reporter=spec "$here/e2e.test.mjs" &
+group=$!
+trap 'kill -TERM -- -"$group" 2>/dev/null || true; sleep 0.2; rm -rf "$PT_WEB_TMP"' EXIT INT TERM
+rc=0
+wait "$group" || rc=$?
+if [ "$rc" != 0 ]; then
+  [ "$rc" = 124 ] && echo "e2e: timed out after 115 s" >&2
+  echo "e2e: --- last lines of the daemon's log ---" >&2
+  tail -n 40 "$PT_WEB_TMP/ponytaild.log" >&2 2>/dev/null || true
+fi
+exit "$rc"
