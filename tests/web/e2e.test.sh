@@ -41,9 +41,10 @@ if [ ! -f "$here/node_modules/playwright-core/package.json" ] ||
 fi
 
 # The test starts (and restarts) the daemon itself and Playwright starts Chromium; all of
-# them run in a process group of their own, which the trap ends whatever happens.
+# them run in the process group `timeout` makes for itself, which the trap ends whatever
+# happens (and timeout itself ends on expiry).
 export PT_WEB_TMP="$(mktemp -d "${TMPDIR:-/tmp}/ponytail-web-XXXXXX")"
-setsid timeout 115 node --test --test-reporter=spec "$here/e2e.test.mjs" &
+timeout 115 node --test --test-reporter=spec "$here/e2e.test.mjs" &
 group=$!
 trap 'kill -TERM -- -"$group" 2>/dev/null || true; sleep 0.2; rm -rf "$PT_WEB_TMP"' EXIT INT TERM
 rc=0
