@@ -63,6 +63,7 @@ export class Panel {
     this.apply = apply;
     this.def = null;
     this.busy = new Set();
+    this.invalid = new Set(); // controls showing an error keep what the user typed
     this.general = root.querySelector('[data-error-for="_"]');
     for (const f of FIELDS) {
       const inputs = this.inputs(f);
@@ -94,7 +95,7 @@ export class Panel {
     this.def = def;
     for (const f of FIELDS) {
       const inputs = this.inputs(f);
-      if (inputs.some((el) => el === document.activeElement) || this.busy.has(f.name)) continue;
+      if (inputs.some((el) => el === document.activeElement) || this.busy.has(f.name) || this.invalid.has(f.name)) continue;
       const v = get(def, f.path);
       if (f.kind === 'vec3') inputs.forEach((el, i) => { el.value = fmt(v?.[i] ?? 0); });
       else if (f.kind === 'colliders') inputs[0].checked = collidersOn(def);
@@ -145,7 +146,10 @@ export class Panel {
   showError(f, message) {
     const slot = f ? this.errorSlot(f) : this.general;
     if (slot) slot.textContent = message;
-    if (f) for (const el of this.inputs(f)) el.setAttribute('aria-invalid', message ? 'true' : 'false');
+    if (!f) return;
+    if (message) this.invalid.add(f.name);
+    else this.invalid.delete(f.name);
+    for (const el of this.inputs(f)) el.setAttribute('aria-invalid', message ? 'true' : 'false');
   }
 
   clearErrors() {
