@@ -7,10 +7,33 @@ CLI_BIN    := $(B)/bin/ponytail
 CLI_LIBS   += $(SCHEMA_LIB) $(CORE_LIB)
 CLI_LDLIBS += $(PKG_JANSSON) -lm
 
-CFLAGS_clients := -Icore/include -Iproto/include
+CFLAGS_clients := -Icore/include -Iproto/include -Iclients/lib
+
+# clients/lib: the C client library (libwebsockets + proto; never core) and its example.
+PKG_LWS  := $(shell pkg-config --libs libwebsockets 2>/dev/null || echo -lwebsockets)
+PKG_CURL := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
+PTC_SRC  := $(filter-out clients/lib/example.c,$(wildcard clients/lib/*.c))
+PTC_OBJ  := $(PTC_SRC:%.c=$(B)/obj/%.o)
+PTC_LIB  := $(B)/lib/libpt_client.a
+PTC_EXAMPLE := $(B)/bin/ponytail-client-example
+
+# The library's own include path has no core/: the layer rule, enforced by the compiler.
+$(PTC_OBJ) $(B)/obj/clients/lib/example.o: CFLAGS_clients := -Iproto/include -Iclients/lib
+
+$(PTC_LIB): $(PTC_OBJ)
+	@mkdir -p $(dir $@)
+	$(Q)$(AR) rcs $@ $^
+
+$(PTC_EXAMPLE): $(B)/obj/clients/lib/example.o $(PTC_LIB) $(PROTO_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LWS) -lm
+
+# The REST subcommands use libcurl, stream/watch/load the client library.
+CLI_LIBS   += $(PTC_LIB) $(PROTO_LIB)
+CLI_LDLIBS += $(PKG_CURL) $(PKG_LWS)
 
 $(CLI_BIN): $(CLI_OBJ) $(CLI_LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) $(CLI_LDLIBS)
 
-ALL_TARGETS += $(CLI_BIN)
+ALL_TARGETS += $(CLI_BIN) $(PTC_LIB) $(PTC_EXAMPLE)
