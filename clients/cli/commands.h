@@ -18,4 +18,22 @@ int cmd_sim(int argc, char **argv);
 /* ponytail import-vrm AVATAR.vrm: a VRM avatar's spring bones as an instance definition. */
 int cmd_import_vrm(int argc, char **argv);
 
+/* REST (clients/cli/rest_cmds.c): ponytail create FILE.json | list | get ID | patch ID
+ * FILE.json | delete ID | reset ID, with --server, --token, --json. */
+int cmd_create(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+int cmd_patch(int argc, char **argv);
+int cmd_delete(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+
+/* ponytail stream ID --motion M | --poses FILE.jsonl | --stdin: head poses over WebSocket. */
+int cmd_stream(int argc, char **argv);
+
+/* ponytail watch ID... | --room R: frames as JSON lines, a live status line on stderr. */
+int cmd_watch(int argc, char **argv);
+
+/* ponytail load --rooms R --publishers P --subscribers S --duration D: the load generator. */
+int cmd_load(int argc, char **argv);
+
 #endif

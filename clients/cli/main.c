@@ -11,6 +11,15 @@ static const struct command {
 } commands[] = {
     {"sim", cmd_sim, "run an instance offline: one frame per tick, or a --summary (bake tool)"},
     {"import-vrm", cmd_import_vrm, "a VRM avatar's spring bones as an instance definition"},
+    {"create", cmd_create, "create an instance on a daemon (prints its id and write token)"},
+    {"list", cmd_list, "list a daemon's instances"},
+    {"get", cmd_get, "show an instance's definition or latest frame"},
+    {"patch", cmd_patch, "merge-patch an instance's parameters"},
+    {"delete", cmd_delete, "delete an instance"},
+    {"reset", cmd_reset, "put an instance back to its settled rest pose"},
+    {"stream", cmd_stream, "publish head poses (a motion, a JSONL file or stdin) over WebSocket"},
+    {"watch", cmd_watch, "print or record an instance's or a room's frames as JSON lines"},
+    {"load", cmd_load, "load generator: many publishers and subscribers, one report"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,713 @@
+/* `ponytail load`: the load generator. Creates rooms of instances over REST, then runs
+ * P publishing and S subscribing WebSocket connections from one thread (one client-
+ * library context: event-driven, thousands of connections), prints a progress line each
+ * second and a final report (load_report.c), and deletes what it created. */
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "load.h"
+
+static const char usage_text[] =
+    "usage: ponytail load --rooms R --publishers P --subscribers S --duration D\n"
+    "                     [--per-room N] [--instance FILE.json] [--motion NAME [--amplitude A]\n"
+    "                     [--period S]] [--rate HZ] [--ramp S] [--prefix NAME] [--reuse]\n"
+    "                     [--decode] [--keep] [--json FILE] [--server URL] [--ws URL]\n"
+    "                     [--token T]\n"
+    "\n"
+    "Creates R rooms of N instances (REST), opens P publishing and S subscribing WebSocket\n"
+    "connections over --ramp seconds, measures for D seconds, prints a progress line each\n"
+    "second and a report, then deletes the instances it created. Instance k is published by\n"
+    "publisher k %% P (one pose per instance per period); subscriber j watches room j %% R.\n"
+    "\n"
+    "--rooms R        rooms, [1, 10000]\n"
+    "--per-room N     instances per room, [1, 1000]. Default 10\n"
+    "--publishers P   publishing connections, [0, instances], each with at most 64 instances\n"
+    "--subscribers S  subscribing connections, [0, 100000]\n"
+    "--duration D     seconds measured after the ramp, (0, 86400]\n"
+    "--instance FILE  the definition of every instance (default: {}, the defaults of\n"
+    "                 core/SCHEMA.md); name and room are set by the generator\n"
+    "--motion NAME    the publishers' head motion: still, shake, nod, jump, circle, stress.\n"
+    "                 Default shake; each instance runs it with its own phase\n"
+    "--amplitude A    shake/nod: degrees [0, 180]; jump: g [0, 50]; circle: m [0, 10]\n"
+    "--period S       seconds per cycle, [0.01, 3600]\n"
+    "--rate HZ        poses per second per instance, [1, 240]. Default: the server's tick\n"
+    "--ramp S         seconds over which connections are opened, [0, 600]. Default 1\n"
+    "--prefix NAME    rooms are NAME-0 .. NAME-(R-1). Default load-<pid>\n"
+    "--reuse          use the instances already in those rooms instead of creating any;\n"
+    "                 publishers then authorize with --token (the admin token)\n"
+    "--decode         subscribers also reconstruct every point (~50 ns per point of CPU)\n"
+    "--keep           leave the created instances on the server\n"
+    "--json FILE      also write the report as JSON\n"
+    "%s"
+    "\n"
+    "Report: connections made/failed/lost; frames (per-tick batches) expected and received\n"
+    "per subscriber (p50, p1); input-to-frame latency p50/p99/max (a pose's publish to its\n"
+    "seq echoed in a subscriber's frame); bytes/s in and out; frames skipped; errors by kind;\n"
+    "the daemon's tick p99 (from /metrics). The daemon limits connections per address\n"
+    "(ponytaild --max-conns-per-ip, default 64) and writes per second (--write-rate).\n"
+    "Exit status: 0 the run completed (whatever it measured), 1 setup failed, 2 bad flags.\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = stop + 1;
+}
+
+/* ---- flags ------------------------------------------------------------------------------- */
+
+static int parse_args(load_t *L, int argc, char **argv)
+{
+	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
+	                                      "circle", "stress", NULL};
+	const char *v, *motion = "shake";
+	double amp = 0, period = 0;
+	int has_amp = 0, has_period = 0, k, seen = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if ((k = remote_flag(&L->r, argc, argv, &i, 0)) != 0) {
+			if (k < 0)
+				return -1;
+		} else if ((k = cli_flag("load", "--rooms", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_int("load", "--rooms", v, 1, 10000, &L->rooms) != 0)
+				return -1;
+			seen |= 1;
+		} else if ((k = cli_flag("load", "--publishers", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_int("load", "--publishers", v, 0, 100000,
+			                           &L->publishers) != 0)
+				return -1;
+			seen |= 2;
+		} else if ((k = cli_flag("load", "--subscribers", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_int("load", "--subscribers", v, 0, 100000,
+			                           &L->subscribers) != 0)
+				return -1;
+			seen |= 4;
+		} else if ((k = cli_flag("load", "--duration", argc, argv, &i, &v)) != 0) {
+			if (k < 0 ||
+			    cli_parse_real("load", "--duration", v, 0.01, 86400, &L->duration) != 0)
+				return -1;
+			seen |= 8;
+		} else if ((k = cli_flag("load", "--per-room", argc, argv, &i, &v)) != 0) {
+			if (k < 0 ||
+			    cli_parse_int("load", "--per-room", v, 1, 1000, &L->per_room) != 0)
+				return -1;
+		} else if ((k = cli_flag("load", "--instance", argc, argv, &i,
+		                         &L->instance_path)) != 0) {
+			if (k < 0)
+				return -1;
+		} else if ((k = cli_flag("load", "--motion", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_choice("load", "--motion", v, motions) < 0)
+				return -1;
+			motion = v;
+		} else if ((k = cli_flag("load", "--amplitude", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_real("load", "--amplitude", v, 0, 180, &amp) != 0)
+				return -1;
+			has_amp = 1;
+		} else if ((k = cli_flag("load", "--period", argc, argv, &i, &v)) != 0) {
+			if (k < 0 ||
+			    cli_parse_real("load", "--period", v, 0.01, 3600, &period) != 0)
+				return -1;
+			has_period = 1;
+		} else if ((k = cli_flag("load", "--rate", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_real("load", "--rate", v, 1, 240, &L->rate) != 0)
+				return -1;
+			L->rate_given = 1;
+		} else if ((k = cli_flag("load", "--ramp", argc, argv, &i, &v)) != 0) {
+			if (k < 0 || cli_parse_real("load", "--ramp", v, 0, 600, &L->ramp) != 0)
+				return -1;
+		} else if ((k = cli_flag("load", "--prefix", argc, argv, &i, &L->prefix_arg)) !=
+		           0) {
+			if (k < 0)
+				return -1;
+			size_t n = strlen(L->prefix_arg);
+			int ok = n >= 1 && n <= 40;
+			for (size_t j = 0; ok && j < n; j++)
+				ok = (unsigned char)L->prefix_arg[j] > 0x20 &&
+				     (unsigned char)L->prefix_arg[j] < 0x7f;
+			if (!ok) {
+				fprintf(stderr, "ponytail load: --prefix: expected 1 to 40 "
+				                "printable characters\n");
+				return -1;
+			}
+		} else if ((k = cli_switch("load", "--reuse", a)) != 0 ||
+		           (k = cli_switch("load", "--keep", a)) != 0 ||
+		           (k = cli_switch("load", "--decode", a)) != 0) {
+			if (k < 0)
+				return -1;
+			*(strcmp(a, "--reuse") == 0  ? &L->reuse
+			  : strcmp(a, "--keep") == 0 ? &L->keep
+			                             : &L->decode) = 1;
+		} else if ((k = cli_flag("load", "--json", argc, argv, &i, &L->json_path)) != 0) {
+			if (k < 0)
+				return -1;
+		} else {
+			fprintf(stderr,
+			        "ponytail load: unknown %s '%s' (see ponytail load --help)\n",
+			        a[0] == '-' ? "flag" : "argument", a);
+			return -1;
+		}
+	}
+	static const char *const need[] = {"--rooms", "--publishers", "--subscribers",
+	                                   "--duration"};
+	for (int b = 0; b < 4; b++)
+		if (!(seen & (1 << b))) {
+			fprintf(stderr, "ponytail load: missing %s (see ponytail load --help)\n",
+			        need[b]);
+			return -1;
+		}
+	if (L->rooms * L->per_room > 100000) {
+		fprintf(stderr, "ponytail load: --rooms x --per-room: at most 100000 instances\n");
+		return -1;
+	}
+	if (L->publishers + L->subscribers < 1) {
+		fprintf(stderr,
+		        "ponytail load: nothing to run: --publishers and --subscribers are 0\n");
+		return -1;
+	}
+	if (!L->reuse && L->publishers > L->rooms * L->per_room) {
+		fprintf(stderr, "ponytail load: --publishers: at most one per instance (%ld)\n",
+		        L->rooms * L->per_room);
+		return -1;
+	}
+	if (L->publishers > 0 &&
+	    (L->rooms * L->per_room + L->publishers - 1) / L->publishers > 64) {
+		fprintf(stderr,
+		        "ponytail load: --publishers: each publishes at most 64 instances; need "
+		        "at least %ld\n",
+		        (L->rooms * L->per_room + 63) / 64);
+		return -1;
+	}
+	if (L->reuse && (L->instance_path || L->keep)) {
+		fprintf(stderr,
+		        "ponytail load: --reuse creates nothing: no --instance or --keep\n");
+		return -1;
+	}
+	if (L->reuse && L->publishers > 0 && !L->r.token) {
+		fprintf(stderr,
+		        "ponytail load: --reuse with publishers needs --token (the admin token)\n");
+		return -1;
+	}
+	if ((has_amp || has_period) && strcmp(motion, "stress") == 0) {
+		fprintf(stderr,
+		        "ponytail load: --amplitude/--period: the stress motion is fixed\n");
+		return -1;
+	}
+	L->motion = pt_motion_default((pt_motion_kind)pt_motion_from_name(motion));
+	if (has_amp && ((L->motion.kind == PT_MOTION_JUMP && amp > 50) ||
+	                (L->motion.kind == PT_MOTION_CIRCLE && amp > 10))) {
+		fprintf(stderr, "ponytail load: --amplitude: for %s, %s\n", motion,
+		        L->motion.kind == PT_MOTION_JUMP ? "g in [0, 50]" : "metres in [0, 10]");
+		return -1;
+	}
+	if (has_amp)
+		L->motion.amplitude = (float)amp;
+	if (has_period)
+		L->motion.period = (float)period;
+	if (L->prefix_arg)
+		snprintf(L->prefix, sizeof L->prefix, "%s", L->prefix_arg);
+	else
+		snprintf(L->prefix, sizeof L->prefix, "load-%ld", (long)getpid());
+	return 0;
+}
+
+/* ---- instances ---------------------------------------------------------------------------- */
+
+static int grow_instances(load_t *L, long n)
+{
+	L->ids = realloc(L->ids, (size_t)n * sizeof *L->ids);
+	L->tokens = realloc(L->tokens, (size_t)n * sizeof *L->tokens);
+	L->inst_room = realloc(L->inst_room, (size_t)n * sizeof *L->inst_room);
+	if (!L->ids || !L->tokens || !L->inst_room) {
+		fprintf(stderr, "ponytail load: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* A REST write that waits out the daemon's --write-rate (429) for a bounded time. */
+static int call_retry(const remote_t *r, const char *method, const char *path, const char *body,
+                      http_resp_t *h)
+{
+	for (int attempt = 0;; attempt++) {
+		if (remote_call(r, method, path, body, "application/json", 1, h) != 0)
+			return -1;
+		if (h->status != 429 || attempt >= 100 || stop > 1)
+			return 0;
+		http_free(h);
+		nanosleep(&(struct timespec){0, 50000000}, NULL);
+	}
+}
+
+static int create_instances(load_t *L)
+{
+	json_t *tmpl;
+	if (L->instance_path) {
+		json_error_t e;
+		char *text = remote_read_file("load", L->instance_path, NULL);
+		if (!text)
+			return -1;
+		tmpl = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+		free(text);
+		if (!json_is_object(tmpl)) {
+			fprintf(stderr, "ponytail load: %s: %s\n", L->instance_path,
+			        tmpl ? "expected a JSON object" : e.text);
+			json_decref(tmpl);
+			return -1;
+		}
+	} else {
+		tmpl = json_object();
+	}
+	L->ninst = L->rooms * L->per_room;
+	if (grow_instances(L, L->ninst) != 0) {
+		json_decref(tmpl);
+		return -1;
+	}
+	int rc = 0;
+	for (long i = 0; i < L->ninst && rc == 0 && !stop; i++) {
+		char name[128], room[128];
+		long r = i / L->per_room;
+		snprintf(room, sizeof room, "%s-%ld", L->prefix, r);
+		snprintf(name, sizeof name, "%s-%ld-%ld", L->prefix, r, i % L->per_room);
+		json_object_set_new(tmpl, "name", json_string(name));
+		json_object_set_new(tmpl, "room", json_string(room));
+		char *body = json_dumps(tmpl, JSON_COMPACT);
+		http_resp_t h;
+		if (!body || call_retry(&L->r, "POST", "/v1/instances", body, &h) != 0) {
+			free(body);
+			rc = -1;
+			break;
+		}
+		free(body);
+		json_t *j = h.status == 201 ? json_loads(h.body, 0, NULL) : NULL;
+		const char *tok = json_string_value(json_object_get(j, "token"));
+		json_int_t id = json_integer_value(json_object_get(j, "id"));
+		if (!j || !tok || id <= 0 || strlen(tok) > 128) {
+			if (h.status != 201)
+				remote_print_error(&L->r, &h);
+			else
+				fprintf(stderr, "ponytail load: the server's answer to a create "
+				                "lacks id/token\n");
+			rc = -1;
+		} else {
+			L->ids[i] = (uint64_t)id;
+			snprintf(L->tokens[i], sizeof L->tokens[i], "%s", tok);
+			L->inst_room[i] = (int)r;
+			L->created = i + 1;
+		}
+		json_decref(j);
+		http_free(&h);
+	}
+	json_decref(tmpl);
+	return stop ? -1 : rc;
+}
+
+static int list_instances(load_t *L)
+{
+	L->ninst = 0;
+	for (long r = 0; r < L->rooms; r++) {
+		char path[200];
+		snprintf(path, sizeof path, "/v1/instances?room=%s-%ld", L->prefix, r);
+		http_resp_t h;
+		if (remote_call(&L->r, "GET", path, NULL, NULL, 0, &h) != 0)
+			return -1;
+		json_t *j = h.status == 200 ? json_loads(h.body, 0, NULL) : NULL;
+		const json_t *arr = json_object_get(j, "instances");
+		size_t n = json_array_size(arr);
+		if (h.status != 200)
+			remote_print_error(&L->r, &h);
+		else if (n == 0)
+			fprintf(stderr, "ponytail load: --reuse: room %s-%ld has no instances\n",
+			        L->prefix, r);
+		int ok = h.status == 200 && n > 0 && grow_instances(L, L->ninst + (long)n) == 0;
+		for (size_t i = 0; ok && i < n; i++) {
+			L->ids[L->ninst] = (uint64_t)json_integer_value(
+			    json_object_get(json_array_get(arr, i), "id"));
+			snprintf(L->tokens[L->ninst], sizeof L->tokens[0], "%s",
+			         L->r.token ? L->r.token : "");
+			L->inst_room[L->ninst++] = (int)r;
+		}
+		json_decref(j);
+		http_free(&h);
+		if (!ok)
+			return -1;
+	}
+	if (L->publishers > L->ninst ||
+	    (L->publishers && (L->ninst + L->publishers - 1) / L->publishers > 64)) {
+		fprintf(
+		    stderr,
+		    "ponytail load: --publishers %ld does not fit %ld instances (1 to 64 each)\n",
+		    L->publishers, L->ninst);
+		return -1;
+	}
+	return 0;
+}
+
+static void delete_instances(load_t *L)
+{
+	long failed = 0;
+	for (long i = 0; i < L->created; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/v1/instances/%llu", (unsigned long long)L->ids[i]);
+		remote_t r = L->r;
+		r.token = L->tokens[i];
+		http_resp_t h;
+		if (call_retry(&r, "DELETE", path, NULL, &h) != 0 ||
+		    (h.status != 204 && h.status != 404))
+			failed++;
+		http_free(&h);
+	}
+	if (failed)
+		fprintf(stderr, "ponytail load: %ld of %ld instances could not be deleted\n",
+		        failed, L->created);
+}
+
+/* ---- connections -------------------------------------------------------------------------- */
+
+static void on_state(ptc_conn_t *c, ptc_state_t s, const char *why, void *user)
+{
+	(void)c;
+	lconn_t *lc = user;
+	if (s == PTC_READY) {
+		lc->ready_once = 1;
+	} else if (s == PTC_CLOSED) {
+		if (lc->ready_once) {
+			lc->lost = 1;
+			load_error(lc->L, "disconnected");
+		} else {
+			lc->failed = 1;
+			load_error(lc->L, "connect_failed");
+			if (!lc->L->first_connect_error[0])
+				snprintf(lc->L->first_connect_error,
+				         sizeof lc->L->first_connect_error, "%s", why);
+		}
+	}
+}
+
+static void on_batch(ptc_conn_t *c, uint64_t tick, int64_t server_us, int records, void *user)
+{
+	(void)c, (void)server_us, (void)records;
+	lconn_t *lc = user;
+	load_t *L = lc->L;
+	if (tick > L->max_tick)
+		L->max_tick = tick;
+	if (tick <= lc->last_tick)
+		return; /* the rest of a split batch */
+	lc->last_tick = tick;
+	if (tick >= L->tick0 && tick <= L->tick1)
+		lc->win_ticks++;
+}
+
+static void on_frame(ptc_conn_t *c, const ptc_frame_t *f, void *user)
+{
+	(void)c;
+	lconn_t *lc = user;
+	load_t *L = lc->L;
+	if (f->tick < L->tick0 || f->tick > L->tick1)
+		return;
+	lc->win_records++;
+	hist_add(&L->lat, f->latency_us);
+}
+
+static void on_error(ptc_conn_t *c, const ptc_error_t *e, void *user)
+{
+	(void)c;
+	char kind[48];
+	snprintf(kind, sizeof kind, "server:%s", e->name);
+	load_error(((lconn_t *)user)->L, kind);
+}
+
+static int open_conn(load_t *L, long i)
+{
+	lconn_t *lc = &L->conns[i];
+	char err[256], name[64];
+	ptc_conn_params_t p = ptc_conn_params_default();
+	snprintf(name, sizeof name, "ponytail load %s %ld", lc->kind == LOAD_PUB ? "pub" : "sub",
+	         (long)lc->index);
+	p.url = L->ws;
+	p.client_name = name;
+	p.decode = L->decode;
+	p.reconnect = 0; /* a lost connection is a result to report, not to hide */
+	p.ping_interval_ms = 0;
+	p.cb.on_state = on_state;
+	p.cb.on_error = on_error;
+	if (lc->kind == LOAD_SUB) {
+		p.cb.on_batch = on_batch;
+		p.cb.on_frame = on_frame;
+	}
+	p.user = lc;
+	lc->c = ptc_connect(L->ctx, &p, err, sizeof err);
+	if (!lc->c) {
+		fprintf(stderr, "ponytail load: %s\n", err);
+		return -1;
+	}
+	if (lc->kind == LOAD_SUB) {
+		char room[128];
+		snprintf(room, sizeof room, "%s-%d", L->prefix, lc->room);
+		ptc_subscribe(lc->c, room, NULL, 0);
+	} else {
+		for (long k = lc->index; k < L->ninst; k += L->publishers)
+			ptc_authorize(lc->c, L->ids[k], L->tokens[k]);
+	}
+	return 0;
+}
+
+static void publish_all(load_t *L, double t)
+{
+	for (long i = 0; i < L->nconns; i++) {
+		lconn_t *lc = &L->conns[i];
+		if (lc->kind != LOAD_PUB || !lc->c || ptc_conn_state(lc->c) != PTC_READY)
+			continue;
+		for (long k = lc->index; k < L->ninst; k += L->publishers) {
+			/* Each instance its own phase, so the room does not move as one. */
+			pt_pose pp = pt_motion_pose(&L->motion, t + 0.137 * (double)k);
+			ptc_pose_t pose = {.p = {pp.p.x, pp.p.y, pp.p.z},
+			                   .q = {pp.q.x, pp.q.y, pp.q.z, pp.q.w}};
+			int rc = ptc_publish(lc->c, L->ids[k], &pose, NULL);
+			if (rc == PTC_EFULL)
+				L->publish_dropped++;
+		}
+	}
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	       1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+typedef struct progress_t {
+	int64_t at;
+	uint64_t batches, records, in, out;
+} progress_t;
+
+static void progress(load_t *L, progress_t *pg, int64_t now, int64_t t_start, const char *phase)
+{
+	uint64_t batches = 0, records = 0, in = 0, out = 0;
+	long ready = 0, failed = 0;
+	for (long i = 0; i < L->opened; i++) {
+		ptc_stats_t st;
+		ptc_conn_stats(L->conns[i].c, &st);
+		batches += st.batches;
+		records += st.records;
+		in += st.bytes_in;
+		out += st.bytes_out;
+		ready += ptc_conn_state(L->conns[i].c) == PTC_READY;
+		failed += L->conns[i].failed || L->conns[i].lost;
+	}
+	double dt = (double)(now - pg->at) * 1e-6;
+	uint64_t errs = 0;
+	for (int i = 0; i < L->nerr; i++)
+		errs += L->err_count[i];
+	hist_t *h = &L->lat;
+	fprintf(
+	    stderr,
+	    "[%5.1fs] %-7s conns %ld/%ld ready, %ld failed; %.0f frames/s, %.0f records/s; latency",
+	    (double)(now - t_start) * 1e-6, phase, ready, L->nconns, failed,
+	    (double)(batches - pg->batches) / dt, (double)(records - pg->records) / dt);
+	if (L->measuring && h->n)
+		fprintf(stderr, " p50 %.1f ms p99 %.1f ms", hist_pct(h, 50) / 1000,
+		        hist_pct(h, 99) / 1000);
+	else
+		fprintf(stderr, " -");
+	fprintf(stderr, "; in %.1f kB/s, out %.1f kB/s; errors %llu\n",
+	        (double)(in - pg->in) / dt / 1000, (double)(out - pg->out) / dt / 1000,
+	        (unsigned long long)errs);
+	pg->at = now;
+	pg->batches = batches;
+	pg->records = records;
+	pg->in = in;
+	pg->out = out;
+}
+
+static int run(load_t *L)
+{
+	char err[256];
+	if (remote_ws_url(&L->r, L->ws, sizeof L->ws, &L->tick_hz) != 0)
+		return CLI_EXIT_FAIL;
+	if (L->tick_hz < 1)
+		L->tick_hz = 60;
+	if (!L->rate_given)
+		L->rate = L->tick_hz > 240 ? 240 : L->tick_hz;
+	fprintf(stderr, "ponytail load: %s %ld instances in %ld room%s (%s-*)...\n",
+	        L->reuse ? "finding" : "creating", L->rooms * L->per_room, L->rooms,
+	        L->rooms == 1 ? "" : "s", L->prefix);
+	if ((L->reuse ? list_instances(L) : create_instances(L)) != 0)
+		return CLI_EXIT_FAIL;
+	if (L->reuse)
+		L->per_room = (L->ninst + L->rooms - 1) / L->rooms;
+
+	/* Many sockets in one process: lift the soft descriptor limit to the hard one. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    (rlim_t)(L->publishers + L->subscribers + 64) > rl.rlim_cur)
+		fprintf(stderr,
+		        "ponytail load: warning: %ld connections but only %llu file descriptors "
+		        "(ulimit -n)\n",
+		        L->publishers + L->subscribers, (unsigned long long)rl.rlim_cur);
+
+	L->ctx = ptc_ctx_create(err, sizeof err);
+	L->nconns = L->publishers + L->subscribers;
+	L->conns = calloc((size_t)L->nconns, sizeof *L->conns);
+	if (!L->ctx || !L->conns) {
+		fprintf(stderr, "ponytail load: %s\n", L->ctx ? "out of memory" : err);
+		return CLI_EXIT_FAIL;
+	}
+	for (long i = 0; i < L->nconns; i++) {
+		lconn_t *lc = &L->conns[i];
+		lc->L = L;
+		lc->kind = i < L->publishers ? LOAD_PUB : LOAD_SUB;
+		lc->index = (int)(lc->kind == LOAD_PUB ? i : i - L->publishers);
+		lc->room = lc->kind == LOAD_SUB ? (int)(lc->index % L->rooms) : -1;
+	}
+	L->tick0 = UINT64_MAX;
+	L->tick1 = UINT64_MAX;
+
+	int64_t t_start = ptc_now_us(), ramp_us = (int64_t)(L->ramp * 1e6);
+	int64_t period = (int64_t)(1e6 / L->rate), next_pub = t_start,
+	        next_progress = t_start + 1000000;
+	int64_t win_start = 0, win_end = 0, settle_deadline = t_start + ramp_us + 10000000;
+	double cpu0 = 0;
+	progress_t pg = {.at = t_start};
+	enum { RAMP, MEASURE, GRACE } phase = RAMP;
+	int64_t grace_end = 0;
+	while (stop < 2) {
+		int64_t now = ptc_now_us();
+		/* Open what the ramp schedules by now (publishers first). */
+		while (L->opened < L->nconns &&
+		       (ramp_us == 0 || now - t_start >= ramp_us * L->opened / L->nconns)) {
+			if (open_conn(L, L->opened) != 0)
+				return CLI_EXIT_FAIL;
+			L->opened++;
+		}
+		if (now >= next_pub) {
+			publish_all(L, (double)(now - t_start) * 1e-6);
+			next_pub += period;
+			if (next_pub < now)
+				next_pub = now + period; /* a stall: no burst */
+		}
+		if (phase == RAMP && L->opened == L->nconns && now - t_start >= ramp_us) {
+			long pending = 0;
+			for (long i = 0; i < L->nconns; i++)
+				pending += !L->conns[i].ready_once && !L->conns[i].failed;
+			/* Half a second after everyone is connected (or failed) the keyframes are
+			 * through and the window opens. */
+			if (!win_start && (pending == 0 || now > settle_deadline))
+				win_start = now + 500000;
+			if (win_start && now >= win_start) {
+				load_scrape(L, &L->m0);
+				for (long i = 0; i < L->nconns; i++) {
+					ptc_stats_t st;
+					ptc_conn_stats(L->conns[i].c, &st);
+					L->conns[i].base_in = st.bytes_in;
+					L->conns[i].base_out = st.bytes_out;
+				}
+				hist_clear(&L->lat);
+				L->tick0 = L->max_tick + 1;
+				L->measuring = 1;
+				cpu0 = cpu_seconds();
+				win_start = ptc_now_us();
+				win_end = win_start + (int64_t)(L->duration * 1e6);
+				phase = MEASURE;
+			}
+		}
+		if (phase == MEASURE && (now >= win_end || stop)) {
+			L->tick1 = L->max_tick;
+			L->win_s = (double)(now - win_start) * 1e-6;
+			L->cpu_s = cpu_seconds() - cpu0;
+			grace_end = now + 250000; /* batches of ticks <= tick1 still on their way */
+			phase = GRACE;
+		}
+		if (phase == GRACE && now >= grace_end)
+			break;
+		if (phase == RAMP && stop)
+			break;
+		if (now >= next_progress) {
+			progress(L, &pg, now, t_start, phase == RAMP ? "ramp" : "measure");
+			next_progress += 1000000;
+		}
+		int64_t wake = next_pub < next_progress ? next_pub : next_progress;
+		if (L->opened < L->nconns)
+			wake = now + 1000;
+		int ms = (int)((wake - ptc_now_us()) / 1000);
+		ptc_service(L->ctx, ms < 1 ? 1 : ms > 10 ? 10 : ms);
+	}
+	if (phase != RAMP)
+		load_scrape(L, &L->m1);
+	return phase == RAMP ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+static void shutdown_conns(load_t *L)
+{
+	if (!L->ctx)
+		return;
+	for (long i = 0; i < L->opened; i++)
+		ptc_close(L->conns[i].c);
+	/* Let the close frames go out before the context goes. */
+	int64_t until = ptc_now_us() + 300000;
+	while (ptc_now_us() < until)
+		ptc_service(L->ctx, 20);
+	ptc_ctx_destroy(L->ctx);
+	L->ctx = NULL;
+}
+
+int cmd_load(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf(usage_text, remote_flags_help);
+			return CLI_EXIT_OK;
+		}
+	load_t *L = calloc(1, sizeof *L);
+	if (!L) {
+		fprintf(stderr, "ponytail load: out of memory\n");
+		return CLI_EXIT_FAIL;
+	}
+	remote_init(&L->r, "load");
+	L->per_room = 10;
+	L->ramp = 1;
+	int rc = CLI_EXIT_USAGE;
+	if (parse_args(L, argc, argv) == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN);
+		rc = run(L);
+		/* The report needs the connections' stats: before they are closed. */
+		if (rc == CLI_EXIT_OK && load_report(L) != 0)
+			rc = CLI_EXIT_FAIL;
+		else if (rc != CLI_EXIT_OK && stop)
+			fprintf(stderr,
+			        "ponytail load: interrupted before the measurement began\n");
+		shutdown_conns(L);
+		if (!L->keep)
+			delete_instances(L);
+		else if (L->created)
+			fprintf(stderr, "ponytail load: kept %ld instances in rooms %s-*\n",
+			        L->created, L->prefix);
+	}
+	free(L->conns);
+	free(L->ids);
+	free(L->tokens);
+	free(L->inst_room);
+	free(L);
+	remote_global_cleanup();
+	return rc;
+}

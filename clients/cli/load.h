@@ -1,0 +1,81 @@
+/* `ponytail load`, private: the run's state, shared by load.c (flags, instances, the
+ * event loop) and load_report.c (the daemon's /metrics, the final report). */
+#ifndef PONYTAIL_CLI_LOAD_H
+#define PONYTAIL_CLI_LOAD_H
+
+#include <stdint.h>
+
+#include "hist.h"
+#include "ponytail/motion.h"
+#include "ponytail_client.h"
+#include "remote.h"
+
+enum { LOAD_PUB = 1, LOAD_SUB = 2, LOAD_MAX_ERR_KINDS = 32 };
+
+/* One connection of the run. */
+typedef struct lconn_t {
+	struct load_t *L;
+	ptc_conn_t *c;
+	int kind, index;
+	int ready_once, lost, failed;
+	/* subscriber: its room; distinct ticks and records inside the measured window */
+	int room;
+	uint64_t last_tick, win_ticks, win_records;
+	/* stats of the conn at the window's start (bytes) */
+	uint64_t base_in, base_out;
+} lconn_t;
+
+/* What the daemon's /metrics said, the parts the report uses. */
+typedef struct load_metrics_t {
+	int ok;
+	double tick_le[32];  /* histogram bucket bounds, s (last: +Inf) */
+	double tick_cum[32]; /* cumulative counts */
+	int ntick;
+	double overruns, skipped, ticks;
+} load_metrics_t;
+
+typedef struct load_t {
+	remote_t r;
+	/* flags */
+	long rooms, per_room, publishers, subscribers;
+	double duration, ramp, rate;
+	int keep, reuse, decode, rate_given;
+	const char *json_path, *prefix_arg, *instance_path;
+	char prefix[80];
+	pt_motion motion;
+	/* instances */
+	long ninst;
+	uint64_t *ids;
+	char (*tokens)[129];
+	int *inst_room;
+	long created; /* how many of ids[] this run created (and deletes) */
+	/* the run */
+	char ws[512];
+	int tick_hz;
+	ptc_ctx_t *ctx;
+	lconn_t *conns;
+	long nconns, opened;
+	uint64_t max_tick;     /* newest tick any connection has seen */
+	uint64_t tick0, tick1; /* measured window (inclusive); tick0 = UINT64_MAX before */
+	int measuring;
+	hist_t lat; /* input-to-frame, inside the window */
+	char err_kind[LOAD_MAX_ERR_KINDS][48];
+	uint64_t err_count[LOAD_MAX_ERR_KINDS];
+	int nerr;
+	char first_connect_error[320];
+	uint64_t publish_dropped;
+	double win_s, cpu_s;
+	load_metrics_t m0, m1;
+} load_t;
+
+/* Counts one error of a kind ("connect_failed", "server:rate", ...). */
+void load_error(load_t *L, const char *kind);
+
+/* Reads the daemon's /metrics into *m (m->ok = 0 when unavailable, never fatal). */
+void load_scrape(load_t *L, load_metrics_t *m);
+
+/* Prints the final report to stdout and, with --json FILE, writes it there. Returns 0, or
+ * -1 when the JSON file cannot be written. */
+int load_report(load_t *L);
+
+#endif
