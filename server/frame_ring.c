@@ -135,7 +135,8 @@ frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
 		return NULL;
 	}
 	fs->cap_slots = c1;
-	memset(fs->entries, 0, (size_t)nslots * sizeof *fs->entries);
+	if (nslots > 0)
+		memset(fs->entries, 0, (size_t)nslots * sizeof *fs->entries);
 	fs->nslots = nslots;
 	return fs;
 }

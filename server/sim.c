@@ -369,10 +369,15 @@ static void apply_poses(sim_t *s)
 		int slot = sim_slot_of(s, p[i].id);
 		if (slot < 0 || s->inst[slot].driver.enabled)
 			continue; /* deleted meanwhile, or driven since (REST refuses those) */
-		s->inst[slot].pose = p[i].pose;
-		s->inst[slot].has_pose = 1;
+		sim_inst_t *in = &s->inst[slot];
+		/* PROTOCOL.md: a seq older than one already taken (mod 2^32, within 2^31) is
+		 * dropped, so a reordered or replayed pose never moves the head back. */
+		if (p[i].seq && in->seq_seen && (int32_t)(p[i].seq - in->seq_seen) < 0)
+			continue;
+		in->pose = p[i].pose;
+		in->has_pose = 1;
 		if (p[i].seq)
-			s->inst[slot].pending_seq = p[i].seq;
+			in->pending_seq = in->seq_seen = p[i].seq;
 	}
 	const uint64_t *keys;
 	int nk = frame_ring_take_key_requests(s->ring, &keys);

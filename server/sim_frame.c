@@ -101,9 +101,12 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
-	memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
 	float hp[3] = {head.p.x, head.p.y, head.p.z}, hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
-	ptp_err_t err = n > 0 ? ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n) : PTP_EINVAL;
+	ptp_err_t err = PTP_EINVAL;
+	if (n > 0) {
+		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
+		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
+	}
 	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
 		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
 		if (!in->encode_failed)

@@ -19,6 +19,7 @@ typedef struct sim_inst_t {
 	uint64_t drive_origin; /* tick at which the driver's t = 0 */
 	uint32_t last_seq;     /* seq of the newest pose applied (in frame records) */
 	uint32_t pending_seq;  /* seq of the pose waiting in `pose` */
+	uint32_t seq_seen;     /* newest seq taken from the inbox (0 = none) */
 	int has_pose;          /* `pose` arrived since the last tick */
 	pt_pose pose;
 	int key_wanted;        /* a subscriber needs a keyframe record this tick */

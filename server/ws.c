@@ -57,7 +57,8 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 	int ours = PTP_MINOR; /* a variable: with minor 0 the compiler calls the min trivial */
 	c->minor = h->minor < ours ? h->minor : ours;
 	size_t n = h->client_name.len < PTP_MAX_NAME ? h->client_name.len : PTP_MAX_NAME;
-	memcpy(c->name, h->client_name.ptr, n);
+	if (n)
+		memcpy(c->name, h->client_name.ptr, n);
 	c->name[n] = '\0';
 	lws_set_timeout(c->wsi, NO_PENDING_TIMEOUT, 0);
 	static const char version[] = "ponytaild " PONYTAIL_VERSION;

@@ -122,7 +122,9 @@ static void patch_merges_one_field(void **state)
 	assert_int_equal(d->def.strands[1].points, 5);
 	assert_string_equal(d->def.name, "a");
 	/* Only damping differs from the stored document. */
-	json_t *before = J(canonical_of(create)), *after = J(d->text);
+	char *stored = canonical_of(create);
+	json_t *before = J(stored), *after = J(d->text);
+	free(stored);
 	json_object_set_new(json_object_get(before, "verlet"), "damping", json_real(0.9));
 	assert_true(json_equal(before, after));
 	json_decref(before), json_decref(after);

@@ -1,0 +1,226 @@
+// WebSocket against a live daemon: the protocol of proto/PROTOCOL.md end to end.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { encodeMessage } from '../../../proto/js/ponytail-proto.mjs';
+import { Client, Viewer } from './client.mjs';
+import { bearer, def, metric, sleep, startDaemon } from './daemon.mjs';
+
+let d;
+before(async () => { d = await startDaemon({ args: ['--pose-rate', '40'] }); });
+after(async () => { await d.cleanup(); });
+
+async function create(over = {}) {
+  const r = await d.req('POST', '/v1/instances', def(over));
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+const closing = (m, code) => m.type === 'error' && m.code === code && (m.flags & 1) === 1;
+
+describe('handshake', () => {
+  test('hello gets welcome with the server parameters', async () => {
+    const c = await Client.open(d.ws);
+    assert.equal(c.welcome.major, 1);
+    assert.equal(c.welcome.minor, 0);
+    assert.equal(c.welcome.tick_hz, 60);
+    assert.equal(c.welcome.substeps, 4);
+    assert.equal(c.welcome.max_message, 4096);
+    assert.equal(c.welcome.max_subscriptions, 1024);
+    assert.ok(c.welcome.tick > 0n);
+    assert.match(c.welcome.server_version, /^ponytaild/);
+    c.close();
+  });
+
+  test('a handshake without the ponytail.v1 subprotocol is refused', async () => {
+    await assert.rejects(Client.open(d.ws, { protocol: 'chat', hello: false }));
+  });
+
+  test('a message before hello: error hello_required, close 1002', async () => {
+    const c = await Client.open(d.ws, { hello: false });
+    c.send({ type: 'ping', client_time_us: 5n });
+    const e = await c.next('error');
+    assert.ok(closing(e, 9), JSON.stringify(e, (k, v) => typeof v === 'bigint' ? String(v) : v));
+    assert.equal((await c.closed).code, 1002);
+  });
+
+  test('ping gets pong with the client time echoed', async () => {
+    const c = await Client.open(d.ws);
+    c.send({ type: 'ping', client_time_us: 123456789n });
+    const p = await c.next('pong');
+    assert.equal(p.client_time_us, 123456789n);
+    assert.ok(p.server_time_us > 1600000000000000n);
+    c.close();
+  });
+});
+
+describe('subscriptions and frames', () => {
+  test('subscribe by id: added with the shape, then a batch every tick, decodable', async () => {
+    const a = await create({ name: 'sub', room: 'frames', driver: { motion: 'shake', amplitude: 40, period: 0.5 } });
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: '', ids: [BigInt(a.id)] });
+    const added = await c.next('instance_event');
+    assert.equal(added.kind, 'added');
+    assert.equal(added.instance_id, BigInt(a.id));
+    assert.equal(added.name, 'sub');
+    assert.equal(added.room, 'frames');
+    assert.equal(added.shape.length, 1);
+    assert.equal(added.shape[0].points, 8);
+    const v = new Viewer();
+    v.feed(added);
+    const batches = await c.collect('frame_batch', 1000, false);
+    /* 60 Hz for one second, give or take scheduling */
+    assert.ok(batches.length >= 50 && batches.length <= 62, `${batches.length} batches in 1 s`);
+    for (let i = 1; i < batches.length; i++) assert.equal(batches[i].tick, batches[i - 1].tick + 1n);
+    for (const b of batches) {
+      assert.equal(b.records.length, 1);
+      v.batch(b);
+    }
+    assert.equal(v.errors, 0, String(v.lastError));
+    /* The decoded root is at the anchor of the moving head, within the codec's 1 mm. */
+    const f = (await d.req('GET', `/v1/instances/${a.id}/frame`)).json;
+    const pts = v.points.get(BigInt(a.id));
+    assert.equal(pts.length, 8 * 3);
+    assert.ok(Math.abs(pts[1] - f.strands[0][0][1]) < 0.002);
+    c.close();
+  });
+
+  test('unknown ids get not_found and the connection stays open', async () => {
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: '', ids: [987654321n] });
+    const e = await c.next('error');
+    assert.equal(e.code, 6);
+    assert.equal(e.flags & 1, 0);
+    assert.equal(e.instance_id, 987654321n);
+    c.send({ type: 'ping', client_time_us: 1n });
+    await c.next('pong');
+    c.close();
+  });
+
+  test('a room covers present and future instances; changed, reset and removed reach it', async () => {
+    const a = await create({ room: 'room-events' });
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: 'room-events', ids: [] });
+    const addedA = await c.next('instance_event', (m) => m.kind === 'added');
+    assert.equal(addedA.instance_id, BigInt(a.id));
+    const b = await create({ room: 'room-events', name: 'later' });
+    const addedB = await c.next('instance_event', (m) => m.kind === 'added');
+    assert.equal(addedB.instance_id, BigInt(b.id));
+    await c.next('frame_batch', (m) => m.records.some((r) => r.id === BigInt(b.id)));
+    await d.req('PATCH', `/v1/instances/${b.id}`, { strands: [{ points: 4 }] }, bearer(b.token));
+    const changed = await c.next('instance_event', (m) => m.kind === 'changed');
+    assert.equal(changed.shape[0].points, 4);
+    const next = await c.next('frame_batch', (m) => m.records.some((r) => r.id === BigInt(b.id)));
+    assert.equal(next.records.find((r) => r.id === BigInt(b.id)).flags & 1, 1, 'keyframe after changed');
+    await d.req('POST', `/v1/instances/${a.id}/reset`, undefined, bearer(a.token));
+    assert.equal((await c.next('instance_event', (m) => m.kind === 'reset')).instance_id, BigInt(a.id));
+    await d.req('DELETE', `/v1/instances/${a.id}`, undefined, bearer(a.token));
+    assert.equal((await c.next('instance_event', (m) => m.kind === 'removed')).instance_id, BigInt(a.id));
+    const after = await c.collect('frame_batch', 200);
+    assert.ok(after.length > 0);
+    for (const m of after) assert.ok(m.records.every((r) => r.id !== BigInt(a.id)));
+    c.close();
+  });
+
+  test('keyframe_request makes the next record a keyframe', async () => {
+    const a = await create();
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: '', ids: [BigInt(a.id)] });
+    await c.next('frame_batch');
+    await sleep(100);
+    c.msgs = [];
+    c.send({ type: 'keyframe_request', room: '', ids: [BigInt(a.id)] });
+    /* Within a few ticks (the sim encodes the keyframe at its next tick start). */
+    const batches = await c.collect('frame_batch', 150, false);
+    assert.ok(batches.slice(0, 4).some((b) => (b.records[0].flags & 1) === 1), 'no keyframe');
+    c.close();
+  });
+});
+
+describe('head poses', () => {
+  test('authorize, publish, and the pose comes back applied with its seq', async () => {
+    const a = await create({ room: 'poses' });
+    const c = await Client.open(d.ws);
+    c.send({ type: 'authorize', instance_id: BigInt(a.id), token: 'f'.repeat(32) });
+    const e = await c.next('error');
+    assert.equal(e.code, 5);
+    assert.equal(e.flags & 1, 0);
+    c.send({ type: 'authorize', instance_id: BigInt(a.id), token: a.token });
+    c.send({ type: 'subscribe', room: '', ids: [BigInt(a.id)] });
+    await c.next('frame_batch');
+    c.send({ type: 'head_pose', instance_id: BigInt(a.id), seq: 7, client_time_us: 0n, flags: 0, p: [0.5, 1.5, 0], q: [0, 0, 0, 1] });
+    const b = await c.next('frame_batch', (m) => m.records[0].last_seq === 7);
+    assert.deepEqual(b.records[0].head_p, [0.5, 1.5, 0]);
+    /* An older seq is dropped. */
+    c.send({ type: 'head_pose', instance_id: BigInt(a.id), seq: 3, client_time_us: 0n, flags: 0, p: [9, 9, 9], q: [0, 0, 0, 1] });
+    const later = await c.collect('frame_batch', 150);
+    assert.ok(later.every((m) => m.records[0].last_seq === 7 && m.records[0].head_p[0] === 0.5));
+    c.close();
+  });
+
+  test('poses need authorization; absurd poses and floods are refused and counted', async () => {
+    const a = await create();
+    const c = await Client.open(d.ws);
+    const pose = (seq, p = [0, 1.5, 0]) => ({ type: 'head_pose', instance_id: BigInt(a.id), seq, client_time_us: 0n, flags: 0, p, q: [0, 0, 0, 1] });
+    c.send(pose(1));
+    assert.equal((await c.next('error')).code, 5);
+    c.send({ type: 'authorize', instance_id: BigInt(a.id), token: a.token });
+    c.send(pose(2, [0, 1e6, 0]));
+    assert.equal((await c.next('error')).code, 7);
+    const rejected = await metric(d, 'ponytail_poses_rejected_total', 'reason="invalid"');
+    assert.ok(rejected >= 1);
+    for (let i = 0; i < 60; i++) c.send(pose(10 + i)); /* --pose-rate 40 */
+    const e = await c.next('error', (m) => m.code === 8);
+    assert.equal(e.flags & 1, 0);
+    assert.ok((await metric(d, 'ponytail_poses_rejected_total', 'reason="rate"')) > 0);
+    c.send({ type: 'ping', client_time_us: 1n });
+    await c.next('pong');
+    c.close();
+  });
+});
+
+describe('protocol violations close only that connection', () => {
+  test('garbage: bad_message then 1002; oversize: too_large then 1009; text: 1003', async () => {
+    const a = await create({ room: 'bystander' });
+    const bystander = await Client.open(d.ws);
+    bystander.send({ type: 'subscribe', room: 'bystander', ids: [] });
+    await bystander.next('frame_batch');
+
+    const g = await Client.open(d.ws);
+    g.sendRaw(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]));
+    assert.ok(closing(await g.next('error'), 1));
+    assert.equal((await g.closed).code, 1002);
+
+    const v = await Client.open(d.ws, { hello: false });
+    const bad = encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'x' });
+    bad[2] = 2; /* major 2 */
+    v.sendRaw(bad);
+    assert.ok(closing(await v.next('error'), 2));
+    assert.equal((await v.closed).code, 1002);
+
+    const o = await Client.open(d.ws);
+    o.sendRaw(new Uint8Array(5000));
+    assert.ok(closing(await o.next('error'), 4));
+    assert.equal((await o.closed).code, 1009);
+
+    const t = await Client.open(d.ws);
+    t.ws.send('hello?');
+    assert.equal((await t.closed).code, 1003);
+
+    const u = await Client.open(d.ws);
+    const unk = encodeMessage({ type: 'ping', client_time_us: 0n });
+    unk[4] = 0x42;
+    u.sendRaw(unk);
+    const ue = await u.next('error');
+    assert.equal(ue.code, 3);
+    assert.equal(ue.flags & 1, 0);
+    u.send({ type: 'hello', major: 1, minor: 0, client_name: 'twice' });
+    assert.ok(closing(await u.next('error'), 1));
+
+    /* The bystander never noticed. */
+    const batches = await bystander.collect('frame_batch', 300);
+    assert.ok(batches.length >= 12);
+    for (let i = 1; i < batches.length; i++) assert.equal(batches[i].tick, batches[i - 1].tick + 1n);
+    assert.ok(batches.every((b) => b.records[0].id === BigInt(a.id)));
+    bystander.close();
+  });
+});
