@@ -540,9 +540,12 @@ static int run(load_t *L)
 		L->tick_hz = 60;
 	if (!L->rate_given)
 		L->rate = L->tick_hz > 240 ? 240 : L->tick_hz;
-	fprintf(stderr, "ponytail load: %s %ld instances in %ld room%s (%s-*)...\n",
-	        L->reuse ? "finding" : "creating", L->rooms * L->per_room, L->rooms,
-	        L->rooms == 1 ? "" : "s", L->prefix);
+	if (L->reuse)
+		fprintf(stderr, "ponytail load: finding the instances of %ld room%s (%s-*)...\n",
+		        L->rooms, L->rooms == 1 ? "" : "s", L->prefix);
+	else
+		fprintf(stderr, "ponytail load: creating %ld instances in %ld room%s (%s-*)...\n",
+		        L->rooms * L->per_room, L->rooms, L->rooms == 1 ? "" : "s", L->prefix);
 	if ((L->reuse ? list_instances(L) : create_instances(L)) != 0)
 		return CLI_EXIT_FAIL;
 	if (L->reuse)

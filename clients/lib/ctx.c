@@ -106,6 +106,10 @@ static void on_wake_timer(lws_sorted_usec_list_t *sul)
 {
 	ptc_ctx_t *ctx = lws_container_of(sul, ptc_ctx_t, sul_wake);
 	ctx->activity++;
+	/* lws runs the timers that are due while it computes its poll timeout, then polls
+	 * until the next timer: when ours was the due one, that wait could be the 30 s of an
+	 * internal timer. Waking the loop makes that poll return at once. */
+	lws_cancel_service(ctx->lws);
 }
 
 void ptc_conn_start(ptc_conn_t *c)

@@ -51,10 +51,11 @@ static void on_frame(ptc_conn_t *c, const ptc_frame_t *f, void *user)
 	if (a->first_seq && f->last_seq >= a->first_seq)
 		a->echoed = 1;
 	const float *tip = f->xyz + 3 * (f->shape->strands[0].points - 1);
-	printf("tick %llu seq %u latency %s%.2f ms tip %.4f %.4f %.4f\n",
-	       (unsigned long long)f->tick, f->last_seq, f->latency_us < 0 ? "-" : "",
-	       f->latency_us < 0 ? 0.0 : (double)f->latency_us / 1000.0, (double)tip[0],
-	       (double)tip[1], (double)tip[2]);
+	char lat[32] = "-";
+	if (f->latency_us >= 0)
+		snprintf(lat, sizeof lat, "%.2f ms", (double)f->latency_us / 1000.0);
+	printf("tick %llu seq %u latency %s tip %.4f %.4f %.4f\n", (unsigned long long)f->tick,
+	       f->last_seq, lat, (double)tip[0], (double)tip[1], (double)tip[2]);
 }
 
 int main(int argc, char **argv)
