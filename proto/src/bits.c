@@ -1,4 +1,5 @@
-/* LSB-first bit streams and Exp-Golomb codes (see bits.h). */
+/* LSB-first bit streams and Exp-Golomb codes (see bits.h): the rarely taken paths, at
+ * the ends of buffers. */
 #include "bits.h"
 
 void ptp_bitw_init(ptp_bitw_t *w, uint8_t *buf, size_t cap)
@@ -6,56 +7,29 @@ void ptp_bitw_init(ptp_bitw_t *w, uint8_t *buf, size_t cap)
 	w->buf = buf;
 	w->cap = buf ? cap : 0;
 	w->bits = 0;
+	w->acc = 0;
+	w->stored = 0;
 }
 
-void ptp_bitw_put(ptp_bitw_t *w, uint32_t v, int n)
+/* Byte by byte, each only if inside cap: the writer counts what it cannot store. */
+static void store(ptp_bitw_t *w, int nbytes)
 {
-	uint64_t x = n < 32 ? v & ((1u << n) - 1u) : v;
-	while (n > 0) {
-		size_t byte = w->bits >> 3;
-		int bit = (int)(w->bits & 7), take = 8 - bit < n ? 8 - bit : n;
-		if (byte < w->cap) {
-			if (bit == 0)
-				w->buf[byte] = 0; /* a fresh byte: pad bits end up zero */
-			w->buf[byte] |= (uint8_t)((x & ((1u << take) - 1u)) << bit);
-		}
-		x >>= take;
-		w->bits += (size_t)take;
-		n -= take;
-	}
+	for (int i = 0; i < nbytes; i++, w->stored++)
+		if (w->stored < w->cap)
+			w->buf[w->stored] = (uint8_t)(w->acc >> (8 * i));
 }
 
-/* Order-k Exp-Golomb, LSB-first: with u = v + 2^k and n = floor(log2 u), write n - k zero
- * bits, a one bit, then the low n bits of u. */
-/* One instruction where the compiler offers it; else by halving the range. */
-int ptp_bit_length(uint32_t u)
+void ptp_bitw_store32(ptp_bitw_t *w)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	return u ? 32 - __builtin_clz(u) : 0;
-#else
-	int n = 0;
-	for (int step = 16; step > 0; step >>= 1) {
-		if (u >> step) {
-			n += step;
-			u >>= step;
-		}
-	}
-	return n + (int)u;
-#endif
+	store(w, 4);
+	w->acc >>= 32;
 }
 
-void ptp_bitw_eg(ptp_bitw_t *w, uint32_t v, int k)
+void ptp_bitw_flush(ptp_bitw_t *w)
 {
-	uint32_t u = v + (1u << k);
-	int n = ptp_bit_length(u) - 1;
-	ptp_bitw_put(w, 0, n - k);
-	ptp_bitw_put(w, 1, 1);
-	ptp_bitw_put(w, u, n); /* bits above n - 1 are not written: the leading one is implied */
-}
-
-int ptp_eg_len(uint32_t v, int k)
-{
-	return 2 * (ptp_bit_length(v + (1u << k)) - 1) - k + 1;
+	size_t pending = w->bits - 8 * w->stored;
+	store(w, (int)((pending + 7) / 8)); /* bits above `pending` in acc are zero */
+	w->acc = 0;
 }
 
 size_t ptp_bitw_bytes(const ptp_bitw_t *w)
@@ -71,37 +45,11 @@ void ptp_bitr_init(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes)
 	r->err = PTP_OK;
 }
 
-uint32_t ptp_bitr_get(ptp_bitr_t *r, int n)
+uint64_t ptp_bitr_window_slow(const ptp_bitr_t *r)
 {
-	uint32_t v = 0;
-	if (r->err != PTP_OK)
-		return 0;
-	if ((size_t)n > r->nbits - r->pos) {
-		r->err = PTP_ETRUNC;
-		return 0;
-	}
-	for (int i = 0; i < n; i++, r->pos++)
-		v |= (uint32_t)((r->buf[r->pos >> 3] >> (r->pos & 7)) & 1u) << i;
+	size_t byte = r->pos >> 3, nbytes = r->nbits >> 3;
+	uint64_t v = 0;
+	for (int i = 0; i < 8 && byte + (size_t)i < nbytes; i++)
+		v |= (uint64_t)r->buf[byte + (size_t)i] << (8 * i);
 	return v;
-}
-
-uint32_t ptp_bitr_eg(ptp_bitr_t *r, int k)
-{
-	int zeros = 0;
-	uint32_t low;
-	for (;;) {
-		uint32_t b = ptp_bitr_get(r, 1);
-		if (r->err != PTP_OK)
-			return 0;
-		if (b)
-			break;
-		if (++zeros > PTP_EG_MAX_BITS - k) {
-			r->err = PTP_ERANGE;
-			return 0;
-		}
-	}
-	low = ptp_bitr_get(r, zeros + k);
-	if (r->err != PTP_OK)
-		return 0;
-	return ((1u << (zeros + k)) | low) - (1u << k);
 }

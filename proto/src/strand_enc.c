@@ -44,6 +44,7 @@ struct ptp_encoder_t {
 	float head_p[3];
 	ptp_quat16_t head_q;
 	double last_error;
+	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
 };
 
 ptp_encoder_params_t ptp_encoder_params_default(void)
@@ -128,58 +129,41 @@ int ptp_encoder_raw_strands(const ptp_encoder_t *e)
 	return n;
 }
 
+void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel)
+{
+	e->kernel = kernel;
+}
+
 void ptp_encoder_force_key(ptp_encoder_t *e)
 {
 	e->force_key = 1;
 }
 
-static double dist(const double a[3], const float b[3])
+/* ptp_zigzag without the branch: (v << 1) ^ (all ones when v < 0). */
+static inline uint32_t zig(int32_t v)
 {
-	double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-	return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
-/* Closed-loop codes of strand s into e->next; returns the largest point error. */
-static double quantise_strand(ptp_encoder_t *e, int s, const double rot[9], const double hp[3],
-                              const float *pts)
-{
-	const ptp_strand_geo_t *g = &e->geo[s];
-	int32_t m = ptp_grid_m(e->bits[s]), *codes = e->next + 2 * e->seg_off[s];
-	double frame[9], prev[3], err;
-	ptp_frame(rot, g->basis, frame);
-	ptp_strand_root(g, rot, hp, prev);
-	err = dist(prev, pts);
-	for (int i = 0; i + 1 < g->points; i++) {
-		const float *t = pts + 3 * (i + 1);
-		double d[3], l[3], next[3], dir[3], pe;
-		for (int r = 0; r < 3; r++)
-			d[r] = t[r] - prev[r];
-		for (int c = 0; c < 3; c++)
-			l[c] = frame[0 + c] * d[0] + frame[3 + c] * d[1] + frame[6 + c] * d[2];
-		ptp_oct_encode(l, m, &codes[2 * i], &codes[2 * i + 1], dir);
-		ptp_strand_step(g, frame, dir, prev, next);
-		pe = dist(next, t);
-		if (pe > err)
-			err = pe;
-		memcpy(prev, next, sizeof prev);
-	}
-	return err;
+	uint32_t u = (uint32_t)v;
+	return (u << 1) ^ (0u - (u >> 31));
 }
 
 /* Order k (the first of the cheapest) for n zigzag values; *bits gets their total length.
  * Orders above the longest value's bit length only cost more (every value then takes
- * k + 1 bits), so the search stops there; the result equals an exhaustive search. */
+ * k + 1 bits), so the search stops there; the result equals an exhaustive search.
+ * A value's length at order k is 2 (bit_length(v + 2^k) - 1) - k + 1 (ptp_eg_len), so a
+ * sum over the values is 2 * sum(bit_length(v + 2^k)) - n (k + 1). */
 static int best_k(const uint32_t *z, int n, long *bits)
 {
-	int best = 0, top = 0;
+	int best = 0, top;
+	uint32_t any = 0;
 	long least = -1;
 	for (int i = 0; i < n; i++)
-		if (ptp_bit_length(z[i]) > top)
-			top = ptp_bit_length(z[i]);
+		any |= z[i];
+	top = ptp_bit_length(any); /* the longest value's bit length */
 	for (int k = 0; k <= top && k <= PTP_K_MAX; k++) {
 		long sum = 0;
 		for (int i = 0; i < n; i++)
-			sum += ptp_eg_len(z[i], k);
+			sum += ptp_bit_length(z[i] + (1u << k));
+		sum = 2 * sum - (long)n * (k + 1);
 		if (least < 0 || sum < least) {
 			least = sum;
 			best = k;
@@ -196,8 +180,8 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	int off = 2 * e->seg_off[s], n = 2 * (e->geo[s].points - 1);
 	const int32_t *cur = e->cur + off, *pc = e->prev_cur + off, *pv = e->prev_vel + off;
 	uint32_t *z = e->zz + off;
-	long sum[4] = {0, 0, 0, 0}, bits;
-	int32_t last[2][2] = {{0, 0}, {0, 0}};
+	uint64_t sum[4] = {0, 0, 0, 0};
+	long bits;
 	int pred = 0;
 	if (e->raw[s] || key_tick || e->need_key[s]) {
 		e->mode[s] = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
@@ -205,15 +189,19 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 		return;
 	}
 	/* Residual size of all four predictors in one pass: temporal r (with and without the
-	 * velocity), optionally minus the previous segment's r of the same component. */
-	for (int i = 0; i < n; i++) {
-		int32_t r0 = cur[i] - pc[i], r1 = r0 - pv[i];
-		sum[0] += ptp_zigzag(r0);
-		sum[1] += ptp_zigzag(r1);
-		sum[2] += ptp_zigzag(r0 - last[0][i & 1]);
-		sum[3] += ptp_zigzag(r1 - last[1][i & 1]);
-		last[0][i & 1] = r0;
-		last[1][i & 1] = r1;
+	 * velocity), optionally minus the previous segment's r of the same component (u at
+	 * even indices, v at odd ones, so a segment's pair at a time). */
+	{
+		int32_t lu0 = 0, lv0 = 0, lu1 = 0, lv1 = 0;
+		for (int i = 0; i < n; i += 2) {
+			int32_t u0 = cur[i] - pc[i], u1 = u0 - pv[i];
+			int32_t v0 = cur[i + 1] - pc[i + 1], v1 = v0 - pv[i + 1];
+			sum[0] += (uint64_t)zig(u0) + zig(v0);
+			sum[1] += (uint64_t)zig(u1) + zig(v1);
+			sum[2] += (uint64_t)zig(u0 - lu0) + zig(v0 - lv0);
+			sum[3] += (uint64_t)zig(u1 - lu1) + zig(v1 - lv1);
+			lu0 = u0, lv0 = v0, lu1 = u1, lv1 = v1;
+		}
 	}
 	if (sum[PTP_PRED_LINEAR] == 0) {
 		e->mode[s] = PTP_MODE_HOLD;
@@ -224,11 +212,16 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	for (int p = 1; p < 4; p++)
 		if (sum[p] < sum[pred])
 			pred = p;
-	last[0][0] = last[0][1] = 0;
-	for (int i = 0; i < n; i++) {
-		int32_t r = cur[i] - pc[i] - ((pred & PTP_PRED_LINEAR) ? pv[i] : 0);
-		z[i] = ptp_zigzag((pred & PTP_PRED_SPATIAL) ? r - last[0][i & 1] : r);
-		last[0][i & 1] = r;
+	{
+		int32_t lin = (pred & PTP_PRED_LINEAR) ? -1 : 0, lu = 0, lv = 0;
+		int spatial = (pred & PTP_PRED_SPATIAL) != 0;
+		for (int i = 0; i < n; i += 2) {
+			int32_t ru = cur[i] - pc[i] - (pv[i] & lin);
+			int32_t rv = cur[i + 1] - pc[i + 1] - (pv[i + 1] & lin);
+			z[i] = zig(spatial ? ru - lu : ru);
+			z[i + 1] = zig(spatial ? rv - lv : rv);
+			lu = ru, lv = rv;
+		}
 	}
 	e->mode[s] = PTP_MODE_DELTA;
 	e->pred[s] = (uint8_t)pred;
@@ -236,22 +229,30 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	e->dbits[s] = 2 + 2 + 4 + bits;
 }
 
+/* ptp_f32_finite on the bits, inline: the whole input is checked every tick. */
+static int all_finite(const float *f, size_t n)
+{
+	uint32_t bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t b;
+		memcpy(&b, &f[i], sizeof b);
+		bad |= (b & 0x7f800000u) == 0x7f800000u;
+	}
+	return !bad;
+}
+
 ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float head_q[4],
                            const float *xyz, size_t n_points)
 {
 	ptp_quat16_t q16;
-	double q[4], rot[9], hp[3], worst = 0.0;
+	double q[4], rot[9], hp[3], se[PTP_MAX_STRANDS], worst = 0.0;
 	int key_tick, segs = e->seg_off[e->shape.strand_count];
 	uint8_t raw[PTP_MAX_STRANDS];
 	ptp_err_t err;
 	if (!xyz || n_points != (size_t)e->n_points)
 		return PTP_EINVAL;
-	for (size_t i = 0; i < 3 * n_points; i++)
-		if (!ptp_f32_finite(xyz[i]))
-			return PTP_EFLOAT;
-	for (int i = 0; i < 3; i++)
-		if (!ptp_f32_finite(head_p[i]))
-			return PTP_EFLOAT;
+	if (!all_finite(xyz, 3 * n_points) || !all_finite(head_p, 3))
+		return PTP_EFLOAT;
 	err = ptp_quat16_pack(head_q, &q16);
 	if (err != PTP_OK)
 		return err;
@@ -260,11 +261,11 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	for (int i = 0; i < 3; i++)
 		hp[i] = head_p[i];
 
-	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++) {
-		double se = quantise_strand(e, s, rot, hp, xyz + 3 * p);
-		raw[s] = se > (double)e->params.max_error_m;
-		if (!raw[s] && se > worst)
-			worst = se;
+	ptp_quantise(e->kernel, e->geo, e->shape.strand_count, e->bits, rot, hp, xyz, e->next, se);
+	for (int s = 0; s < e->shape.strand_count; s++) {
+		raw[s] = se[s] > (double)e->params.max_error_m;
+		if (!raw[s] && se[s] > worst)
+			worst = se[s];
 	}
 
 	/* Commit: from here on nothing fails. */
@@ -330,6 +331,7 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 			mode = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
 		write_strand(e, s, mode, &w, p);
 	}
+	ptp_bitw_flush(&w);
 	return w.bits;
 }
 
