@@ -461,19 +461,33 @@ static int open_conn(load_t *L, long i)
 	return 0;
 }
 
-static void publish_all(load_t *L, double t)
+/* Publisher i publishes all its instances at t_start + (n + i / P) / rate: the
+ * publishers are spread over the period like independent clients, so input-to-frame
+ * latency samples every phase against the server's tick instead of one lucky or unlucky
+ * phase. *slot counts publications (slot % P is the publisher); returns the next due
+ * time. Behind by more than a period (a stall), it skips ahead rather than burst. */
+static int64_t publish_due(load_t *L, int64_t now, int64_t t_start, uint64_t *slot)
 {
-	for (long i = 0; i < L->nconns; i++) {
-		lconn_t *lc = &L->conns[i];
-		if (lc->kind != LOAD_PUB || !lc->c || ptc_conn_state(lc->c) != PTC_READY)
+	if (L->publishers == 0)
+		return INT64_MAX;
+	double step = 1e6 / L->rate / (double)L->publishers;
+	uint64_t behind = (uint64_t)((double)(now - t_start) / step);
+	if (behind > *slot + (uint64_t)L->publishers)
+		*slot = behind;
+	for (;; ++*slot) {
+		int64_t due = t_start + (int64_t)((double)*slot * step);
+		if (due > now)
+			return due;
+		lconn_t *lc = &L->conns[*slot % (uint64_t)L->publishers];
+		if (!lc->c || ptc_conn_state(lc->c) != PTC_READY)
 			continue;
+		double t = (double)(now - t_start) * 1e-6;
 		for (long k = lc->index; k < L->ninst; k += L->publishers) {
 			/* Each instance its own phase, so the room does not move as one. */
 			pt_pose pp = pt_motion_pose(&L->motion, t + 0.137 * (double)k);
 			ptc_pose_t pose = {.p = {pp.p.x, pp.p.y, pp.p.z},
 			                   .q = {pp.q.x, pp.q.y, pp.q.z, pp.q.w}};
-			int rc = ptc_publish(lc->c, L->ids[k], &pose, NULL);
-			if (rc == PTC_EFULL)
+			if (ptc_publish(lc->c, L->ids[k], &pose, NULL) == PTC_EFULL)
 				L->publish_dropped++;
 		}
 	}
@@ -582,8 +596,8 @@ static int run(load_t *L)
 	L->tick1 = UINT64_MAX;
 
 	int64_t t_start = ptc_now_us(), ramp_us = (int64_t)(L->ramp * 1e6);
-	int64_t period = (int64_t)(1e6 / L->rate), next_pub = t_start,
-	        next_progress = t_start + 1000000;
+	int64_t next_pub = t_start, next_progress = t_start + 1000000;
+	uint64_t slot = 0;
 	int64_t win_start = 0, win_end = 0, settle_deadline = t_start + ramp_us + 10000000;
 	double cpu0 = 0;
 	progress_t pg = {.at = t_start};
@@ -598,12 +612,8 @@ static int run(load_t *L)
 				return CLI_EXIT_FAIL;
 			L->opened++;
 		}
-		if (now >= next_pub) {
-			publish_all(L, (double)(now - t_start) * 1e-6);
-			next_pub += period;
-			if (next_pub < now)
-				next_pub = now + period; /* a stall: no burst */
-		}
+		if (now >= next_pub)
+			next_pub = publish_due(L, now, t_start, &slot);
 		if (phase == RAMP && L->opened == L->nconns && now - t_start >= ramp_us) {
 			long pending = 0;
 			for (long i = 0; i < L->nconns; i++)

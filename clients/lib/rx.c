@@ -175,12 +175,22 @@ static void on_batch(ptc_conn_t *c, const ptp_frame_batch_t *b, int64_t now)
 	f.recv_us = now;
 	f.delivery_us = c->have_offset ? now - (b->server_time_us - c->offset_us) : -1;
 	size_t off = 0;
+	int hint = 0;
 	ptp_record_t r;
 	while (!c->user_closed && ptp_record_next(b, &off, &r)) {
 		c->st.records++;
 		c->st.keyframes += (r.flags & PTP_RECORD_KEY) != 0;
 		int at;
-		ptc_inst_t *in = inst_find(c, r.id, &at) ? c->inst[at] : NULL;
+		/* Records come in the same order every tick: try the one after the last first. */
+		ptc_inst_t *in = NULL;
+		if (hint < c->ninst && c->inst[hint]->id == r.id)
+			at = hint;
+		else if (!inst_find(c, r.id, &at))
+			at = -1;
+		if (at >= 0) {
+			in = c->inst[at];
+			hint = at + 1;
+		}
 		f.id = r.id;
 		f.last_seq = r.last_seq;
 		f.key = (r.flags & PTP_RECORD_KEY) != 0;

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# load.subscribers_at_60hz: the most WebSocket subscribers, each watching a room of 10
+# default instances driven by 10 publishers at 60 Hz, that still receive >= 99 % of the
+# frames (the 1st-percentile subscriber) with input-to-frame p99 <= 2 ticks and no failed
+# connection -- daemon and `ponytail load` sharing this machine, loopback only.
+#
+# Search: 100, 200, 400, ... doubling while a level passes (a failed level is run once
+# more: a busy machine's hiccup is not a capacity), then two bisection steps between the
+# last pass and the first failure. Each level is a short `ponytail load` run (ramp, 4 s
+# measured) on one daemon with free ports and a temporary data directory, killed on exit.
+# The whole search is bounded to ~170 s. Prints the METRIC line of run-bench.sh and, on
+# stderr, one line per level.
+# Usage: PT_BUILD=build tests/bench/bench_load.sh   (PT_BENCH_EXTRA in run-bench.sh)
+set -u
+B="${PT_BUILD:-build}"
+P="$B/bin/ponytail"
+PD="$B/bin/ponytaild"
+for bin in "$P" "$PD"; do
+	[ -x "$bin" ] || { echo "bench_load: $bin not built" >&2; exit 1; }
+done
+T="$(mktemp -d)"
+DPID=""
+cleanup() {
+	[ -n "$DPID" ] && { kill -TERM "$DPID" 2>/dev/null; sleep 0.5; kill -KILL "$DPID" 2>/dev/null; wait "$DPID" 2>/dev/null; }
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# Thousands of sockets on each side of loopback.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+fds=$(ulimit -n)
+
+"$PD" --bind 127.0.0.1 --http-port 0 --ws-port 0 --data "$T/data" --web-root "$T" \
+	--max-conns-per-ip 100000 --max-ws-conns 100000 >"$T/daemon.log" 2>&1 &
+DPID=$!
+line=""
+for _ in $(seq 100); do
+	line=$(grep -m1 -o 'listening: http://127.0.0.1:[0-9]*/' "$T/daemon.log") && break
+	kill -0 "$DPID" 2>/dev/null || break
+	sleep 0.05
+done
+[ -n "$line" ] || { echo "bench_load: ponytaild did not start:" >&2; cat "$T/daemon.log" >&2; exit 1; }
+S="${line#listening: }"
+S="${S%/}"
+
+deadline=$((SECONDS + 170))
+# level N: 0 when N subscribers pass; the report in $T/N.json. Ramp ~1 s per 1000.
+level() {
+	local n="$1" ramp
+	ramp=$(python3 -c "print(max(1.0, $n / 1000))")
+	timeout 120 "$P" load --server "$S" --rooms 1 --per-room 10 --publishers 10 --subscribers "$n" \
+		--duration 4 --ramp "$ramp" --json "$T/$n.json" >"$T/$n.txt" 2>"$T/$n.err" || return 1
+	python3 - "$T/$n.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f, l = j["frames"], j["latency_ms"]
+ok = all(j["pass"].values())
+print(f"bench_load: {j['subscribers']:6d} subscribers: frames p1 {f['received_p1']}/{f['expected']}, "
+      f"latency p50 {l['p50']:.1f} ms p99 {l['p99']:.1f} ms, failed {j['connections']['failed']}, "
+      f"generator {100 * j['generator_cpu']:.0f} % of a core, daemon tick p99 {j['daemon']['tick_p99_ms']} ms"
+      f" -> {'pass' if ok else 'FAIL'}", file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+
+# Each level keeps its own space: more than the descriptors allow is not a level.
+max_n=$(( (fds - 200) / 2 ))
+best=0
+fail=0
+n=100
+while [ "$n" -le "$max_n" ] && [ "$SECONDS" -lt "$deadline" ]; do
+	if level "$n" || { [ "$SECONDS" -lt "$deadline" ] && level "$n"; }; then
+		best=$n
+		n=$((n * 2))
+	else
+		fail=$n
+		break
+	fi
+done
+for _ in 1 2; do
+	[ "$fail" -gt 0 ] && [ $((fail - best)) -gt 100 ] && [ "$SECONDS" -lt "$deadline" ] || break
+	mid=$(( (best + fail) / 2 / 50 * 50 ))
+	if level "$mid"; then best=$mid; else fail=$mid; fi
+done
+
+echo "METRIC load.subscribers_at_60hz $best subscribers each watching a room of 10 default instances (10 publishers at 60 Hz): >= 99 % of frames at p1, input-to-frame p99 <= 2 ticks; daemon and generator share this machine$([ "$fail" -eq 0 ] && echo "; search stopped at $n (time or file descriptors), not at a failure")"
