@@ -19,6 +19,8 @@ struct frame_ring_t {
 	int nev, cap_ev, cap_ev_out;
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
+	uint64_t *watch; /* [max_slots]: watched until this tick (atomic, relaxed) */
+	int max_slots;
 };
 
 inst_meta_t *meta_new(void)
@@ -41,16 +43,19 @@ void meta_unref(inst_meta_t *m)
 		free(m);
 }
 
-frame_ring_t *frame_ring_create(void)
+frame_ring_t *frame_ring_create(int max_slots)
 {
 	frame_ring_t *r = calloc(1, sizeof *r);
 	if (!r)
 		return NULL;
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
-	if (!r->keys[0] || !r->keys[1]) {
+	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch);
+	r->max_slots = max_slots;
+	if (!r->keys[0] || !r->keys[1] || !r->watch) {
 		free(r->keys[0]);
 		free(r->keys[1]);
+		free(r->watch);
 		free(r);
 		return NULL;
 	}
@@ -89,6 +94,7 @@ void frame_ring_destroy(frame_ring_t *r)
 	free(r->ev_out);
 	free(r->keys[0]);
 	free(r->keys[1]);
+	free(r->watch);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
@@ -215,6 +221,19 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids)
 	r->nkeys = 0;
 	pthread_mutex_unlock(&r->mu);
 	return n;
+}
+
+void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick)
+{
+	if (slot >= 0 && slot < r->max_slots)
+		__atomic_store_n(&r->watch[slot], until_tick, __ATOMIC_RELAXED);
+}
+
+int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick)
+{
+	if (slot < 0 || slot >= r->max_slots)
+		return 1;
+	return __atomic_load_n(&r->watch[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 int frame_set_find(const frame_set_t *fs, uint64_t id)

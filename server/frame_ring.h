@@ -86,7 +86,9 @@ typedef struct frame_event_t {
 
 typedef struct frame_ring_t frame_ring_t;
 
-frame_ring_t *frame_ring_create(void);
+/* max_slots: sim slots that can exist at once (the instance limit); bounds the watch
+ * table below. */
+frame_ring_t *frame_ring_create(int max_slots);
 void frame_ring_destroy(frame_ring_t *r); /* NULL ok; after both threads stopped */
 
 /* Called (on the sim thread) after each publish: the WebSocket module sets it to wake
@@ -115,6 +117,13 @@ void frame_ring_request_key(frame_ring_t *r, uint64_t id);
 /* Sim: the ids asked for since the last call (array owned by the ring, valid until the
  * next call). Returns the count. */
 int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
+
+/* Demand: the WebSocket thread marks a slot watched until a tick whenever a connection
+ * wants its record; the sim encodes only watched slots (and keyframe requests). Encoding is
+ * most of a tick's work, and nobody needs the frames of an instance nobody watches. A slot
+ * beyond max_slots counts as always watched. */
+void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick);
+int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick);
 
 /* Slot of id in fs (binary search of by_id), or -1. */
 int frame_set_find(const frame_set_t *fs, uint64_t id);

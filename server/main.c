@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 		goto fail;
 	app.reg = registry_create();
 	app.q = cmdq_create(POSE_INBOX);
-	app.ring = frame_ring_create();
+	app.ring = frame_ring_create(cfg.max_instances);
 	app.sim = app.ring && app.q ? sim_create(&sc, app.q, app.ring) : NULL;
 	load.def = malloc(sizeof *load.def);
 	if (!app.reg || !app.q || !app.ring || !app.sim || !load.def) {

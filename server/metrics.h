@@ -13,13 +13,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { METRICS_TICK_BUCKETS = 12, METRICS_ROUTES = 16, METRICS_CODES = 17 };
+enum {
+	METRICS_TICK_BUCKETS = 12,
+	METRICS_ROUTES = 16,
+	METRICS_CODES = 17,
+	METRICS_WINDOW = 256 /* ticks kept for the exact quantiles (4.3 s at 60 Hz) */
+};
 
 typedef struct metrics_t {
 	/* sim */
 	uint64_t ticks, tick_overruns, tick_bucket[METRICS_TICK_BUCKETS + 1]; /* last = +Inf */
 	uint64_t tick_work_ns_sum, tick_step_ns_sum, tick_encode_ns_sum;
 	uint64_t tick_work_ns_last, tick_step_ns_last, tick_encode_ns_last;
+	uint64_t tick_window[METRICS_WINDOW]; /* work ns of the newest ticks, a ring */
 	uint64_t instances, commands, keyframes_encoded, frame_bytes_encoded;
 	/* poses (WebSocket and REST) */
 	uint64_t poses_received, poses_rejected_invalid, poses_rejected_auth, poses_rejected_rate,
@@ -28,6 +34,7 @@ typedef struct metrics_t {
 	uint64_t ws_connections, ws_accepted, ws_refused, ws_subscriptions, ws_batches_sent,
 		ws_records_sent, ws_keyframes_sent, ws_bytes_sent, ws_frames_skipped,
 		ws_protocol_errors, ws_messages_received;
+	uint64_t ws_fanout_us_last, ws_fanout_us_sum, ws_fanout_ticks; /* deadline -> last batch out */
 	/* REST: [route][code] */
 	uint64_t http_requests[METRICS_ROUTES][METRICS_CODES];
 } metrics_t;

@@ -45,6 +45,18 @@ static void invalid(resp_t *rs, const pt_error *e)
 	resp_error(rs, 422, e->field, "%s%s%s", e->field, *e->field ? ": " : "", e->message);
 }
 
+/* Behind the proxy (docker/nginx.conf) requests are routed by ?room=; an instance whose
+ * room differs from the one it was routed by would live on the wrong node. Returns 1 when
+ * there is no ?room= or it matches; otherwise answers 422 and returns 0. */
+static int room_routed_here(const req_t *rq, const pt_instance_def *def, resp_t *rs)
+{
+	if (!rq->room || strcmp(rq->room, def->room) == 0)
+		return 1;
+	resp_error(rs, 422, "room", "room: '%s' differs from ?room=%s, by which this request was routed",
+		   def->room, rq->room);
+	return 0;
+}
+
 static void unavailable(resp_t *rs, cmd_result_t r)
 {
 	if (r == CMD_CLOSED)
@@ -92,6 +104,8 @@ void h_instances_create(const req_t *rq, resp_t *rs)
 		invalid(rs, &e);
 		goto out;
 	}
+	if (!room_routed_here(rq, def, rs))
+		goto out;
 	doc = instdoc_canonical(def, &drv);
 	if (!doc || token_generate(token) != 0) {
 		resp_error(rs, 503, NULL, doc ? "no random bytes for a token" : "out of memory");
@@ -198,6 +212,10 @@ void h_instance_patch(const req_t *rq, resp_t *rs)
 			resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
 		else
 			resp_error(rs, 503, NULL, "out of memory");
+		goto out;
+	}
+	if (!room_routed_here(rq, def, rs)) {
+		registry_unserialize(app->reg);
 		goto out;
 	}
 	if (strcmp(doc, old) == 0) {

@@ -98,6 +98,15 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
+	if (!in->key_wanted && !frame_ring_watched(s->ring, slot, s->tick)) {
+		in->enc_gap = 1; /* no record: nobody is watching */
+		return;
+	}
+	if (in->enc_gap) {
+		/* The encoder missed ticks, so its deltas would refer to frames nobody has. */
+		ptp_encoder_force_key(in->enc);
+		in->enc_gap = 0;
+	}
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
@@ -126,11 +135,12 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	in->key_wanted = 0;
 }
 
+/* Worker w of n takes every n-th slot: watched instances cluster (a room is created
+ * together), so contiguous ranges would leave one worker with all the encoding. */
 static void encode_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
-	int b = (int)((long long)s->nslots * w / n), e = (int)((long long)s->nslots * (w + 1) / n);
-	for (int slot = b; slot < e; slot++) {
+	for (int slot = w; slot < s->nslots; slot += n) {
 		s->fs->entries[slot].buf = (uint8_t)w;
 		if (s->inst[slot].id)
 			encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);

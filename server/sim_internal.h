@@ -23,6 +23,7 @@ typedef struct sim_inst_t {
 	int has_pose;          /* `pose` arrived since the last tick */
 	pt_pose pose;
 	int key_wanted;        /* a subscriber needs a keyframe record this tick */
+	int enc_gap;           /* ticks were not encoded (nobody watched): next record is a key */
 	int encode_failed;     /* logged once */
 	int npoints;
 	ptp_encoder_t *enc;

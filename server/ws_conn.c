@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "sim.h"
 #include "ws_internal.h"
 
 /* ---- control queue -------------------------------------------------------------- */
@@ -196,6 +197,7 @@ static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
 	conn_queue_msg(ws, c, &msg);
 	if (sent_fit(ws, c) == 0)
 		c->last_sent[slot] = 0;
+	frame_ring_watch(ws->app->ring, slot, ws->fs->tick + WS_WATCH_TICKS);
 	frame_ring_request_key(ws->app->ring, m->id);
 }
 
@@ -365,6 +367,24 @@ int conn_has_work(const ws_t *ws, const conn_t *c)
 	return c->cur_tick != ws->fs->tick || !c->cursor_end;
 }
 
+/* Times the fan-out: from the tick's deadline to the newest batch of that tick written.
+ * A tick's figure is final when the first batch of a later tick goes out. */
+static void fanout(ws_t *ws, const frame_set_t *fs)
+{
+	if (fs->tick != ws->fanout_tick) {
+		if (ws->fanout_tick) {
+			metrics_set(&metrics.ws_fanout_us_last, (uint64_t)ws->fanout_us);
+			metrics_add(&metrics.ws_fanout_us_sum, (uint64_t)ws->fanout_us);
+			metrics_add(&metrics.ws_fanout_ticks, 1);
+		}
+		ws->fanout_tick = fs->tick;
+		ws->fanout_us = 0;
+	}
+	int64_t d = sim_wall_us() - fs->server_time_us;
+	if (d > ws->fanout_us)
+		ws->fanout_us = d;
+}
+
 /* Builds and writes the next frame_batch message of the newest tick, if any. */
 static int write_batch(ws_t *ws, conn_t *c)
 {
@@ -392,6 +412,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		}
 		if (slot < 0)
 			continue;
+		frame_ring_watch(ws->app->ring, slot, T + WS_WATCH_TICKS);
 		const frame_entry_t *e = &fs->entries[slot];
 		if (!e->id || !e->len || c->last_sent[slot] == t32)
 			continue; /* no frame this tick, or already in this tick's batch */
@@ -440,6 +461,8 @@ static int write_batch(ws_t *ws, conn_t *c)
 		return -1;
 	if (lws_write(c->wsi, ws->out + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n)
 		return -1;
+	if (c->cursor_end)
+		fanout(ws, fs);
 	metrics_add(&metrics.ws_batches_sent, 1);
 	metrics_add(&metrics.ws_records_sent, (uint64_t)count);
 	metrics_add(&metrics.ws_keyframes_sent, (uint64_t)keys);

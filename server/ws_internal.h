@@ -15,6 +15,7 @@ enum {
 	WS_BATCH_BYTES = 256 << 10, /* records per frame_batch message before splitting */
 	WS_QUEUE_BYTES = 8 << 20,  /* control messages waiting per connection */
 	WS_HELLO_TIMEOUT_S = 10,
+	WS_WATCH_TICKS = 30, /* a wanted instance stays encoded this long without new demand */
 };
 
 /* One queued control message, encoded, with LWS_PRE bytes of headroom before data. */
@@ -87,6 +88,8 @@ struct ws_t {
 	} *per_ip; /* open connections per address */
 	int nper_ip, cap_per_ip;
 	uint64_t subs; /* subscriptions over all connections (metrics gauge) */
+	uint64_t fanout_tick; /* tick whose fan-out is being timed */
+	int64_t fanout_us;    /* its deadline -> newest batch written, so far */
 };
 
 /* ws_conn.c */
