@@ -37,3 +37,11 @@ $(CLI_BIN): $(CLI_OBJ) $(CLI_LIBS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) $(CLI_LDLIBS)
 
 ALL_TARGETS += $(CLI_BIN) $(PTC_LIB) $(PTC_EXAMPLE)
+
+# tests/client/test_*.c: unit tests of the library and of the CLI's helpers (the tests
+# against a daemon are the scripts beside them). They link what tests.mk does not.
+CLIENT_TEST_DEPS := $(B)/obj/clients/cli/hist.o $(B)/obj/clients/cli/poseline.o $(PTC_LIB) $(PROTO_LIB)
+$(B)/obj/tests/client/%.o: CFLAGS_tests += -Iclients/lib -Iclients/cli
+$(B)/tests/client/%: $(B)/obj/tests/client/%.o $(CLIENT_TEST_DEPS)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_CMOCKA) $(PKG_JANSSON) $(PKG_LWS) -lm
