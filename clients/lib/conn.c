@@ -176,12 +176,12 @@ void ptc_close(ptc_conn_t *c)
 	if (!c || c->user_closed)
 		return;
 	c->user_closed = 1;
-	lws_sul_cancel(&c->sul_retry);
-	lws_sul_cancel(&c->sul_ping);
 	if (!c->wsi) {
-		ptc_conn_free(c);
+		ptc_conn_free_later(c); /* this may be a callback of c itself */
 		return;
 	}
+	lws_sul_cancel(&c->sul_retry);
+	lws_sul_cancel(&c->sul_ping);
 	/* An open WebSocket gets a normal close frame from its next WRITEABLE; the timeout
 	 * ends it anyway (and ends an attempt still in its handshake at once). */
 	if (c->ws_open) {

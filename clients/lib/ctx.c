@@ -79,6 +79,8 @@ static void on_retry_timer(lws_sorted_usec_list_t *sul)
 	i.opaque_user_data = c;
 	c->close_reason[0] = '\0';
 	ptc_conn_set_state(c, PTC_CONNECTING, NULL);
+	if (c->user_closed)
+		return; /* closed from the callback: the free is scheduled */
 	/* lws may report a failure through the callback before it returns: in_connect lets
 	 * the callback recognise that attempt as the current one. */
 	c->in_connect = 1;
@@ -87,7 +89,8 @@ static void on_retry_timer(lws_sorted_usec_list_t *sul)
 	if (c->state != PTC_CONNECTING)
 		return; /* already lost (and rescheduled) inside the call */
 	if (!w)
-		ptc_conn_lost(c, c->last_error[0] ? c->last_error : "cannot start a connection");
+		ptc_conn_lost(c, NULL,
+		              c->last_error[0] ? c->last_error : "cannot start a connection");
 	else
 		c->wsi = w;
 }
@@ -112,6 +115,19 @@ static void on_wake_timer(lws_sorted_usec_list_t *sul)
 	lws_cancel_service(ctx->lws);
 }
 
+static void on_free_timer(lws_sorted_usec_list_t *sul)
+{
+	ptc_conn_t *c = lws_container_of(sul, ptc_conn_t, sul_retry);
+	c->ctx->activity++;
+	ptc_conn_free(c);
+}
+
+void ptc_conn_free_later(ptc_conn_t *c)
+{
+	lws_sul_cancel(&c->sul_ping);
+	lws_sul_schedule(c->ctx->lws, 0, &c->sul_retry, on_free_timer, 1);
+}
+
 void ptc_conn_start(ptc_conn_t *c)
 {
 	lws_sul_schedule(c->ctx->lws, 0, &c->sul_retry, on_retry_timer, 1);
@@ -124,8 +140,11 @@ void ptc_conn_ping_schedule(ptc_conn_t *c)
 		                 (lws_usec_t)c->p.ping_interval_ms * 1000);
 }
 
-void ptc_conn_lost(ptc_conn_t *c, const char *why)
+void ptc_conn_lost(ptc_conn_t *c, struct lws *wsi, const char *why)
 {
+	/* Whatever lws still says about that wsi is no longer about this connection. */
+	if (wsi)
+		lws_set_opaque_user_data(wsi, NULL);
 	snprintf(c->last_error, sizeof c->last_error, "%s", why);
 	c->wsi = NULL;
 	c->ws_open = 0;
@@ -139,8 +158,12 @@ void ptc_conn_lost(ptc_conn_t *c, const char *why)
 		c->st.disconnects++;
 	else
 		c->st.connect_failures++;
-	if (c->user_closed || c->ctx->destroying)
+	if (c->ctx->destroying)
 		return;
+	if (c->user_closed) {
+		ptc_conn_free_later(c);
+		return;
+	}
 	if (!c->p.reconnect || c->give_up) {
 		ptc_conn_set_state(c, PTC_CLOSED, why);
 		return;
@@ -155,6 +178,8 @@ void ptc_conn_lost(ptc_conn_t *c, const char *why)
 	d *= 0.75 + 0.5 * ((double)rand() / RAND_MAX);
 	c->attempts++;
 	ptc_conn_set_state(c, PTC_RETRYING, why);
+	if (c->user_closed)
+		return; /* closed from the callback: the free is scheduled */
 	lws_sul_schedule(c->ctx->lws, 0, &c->sul_retry, on_retry_timer, (lws_usec_t)(d * 1000));
 }
 
@@ -231,7 +256,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	switch (reason) {
 	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
 		if (current)
-			ptc_conn_lost(c, in && len ? (const char *)in : "connection failed");
+			ptc_conn_lost(c, wsi, in && len ? (const char *)in : "connection failed");
 		break;
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
 		if (!current || c->user_closed)
@@ -265,13 +290,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_CLIENT_CLOSED:
 	case LWS_CALLBACK_WSI_DESTROY:
 		if (current)
-			ptc_conn_lost(c,
+			ptc_conn_lost(c, wsi,
 			              c->close_reason[0] ? c->close_reason : "connection closed");
-		if (reason == LWS_CALLBACK_CLIENT_CLOSED)
-			break;
-		lws_set_opaque_user_data(wsi, NULL);
-		if (c->user_closed && !c->ctx->destroying)
-			ptc_conn_free(c);
 		break;
 	default:
 		break;

@@ -18,7 +18,9 @@
  * on it: every function here takes effect on that thread only, except ptc_wake(), which
  * any thread may call. Contexts are independent of each other. libwebsockets' log level
  * is process-wide; ptc_ctx_create() sets it to errors only (PTC_LWS_LOG=1 in the
- * environment keeps lws' warnings and notices too).
+ * environment keeps lws' warnings and notices too). From inside a callback, any function
+ * may be called (ptc_close of the connection itself included) except ptc_service() and
+ * ptc_ctx_destroy().
  *
  * Ownership. Every string and array passed in is copied; nothing passed to a callback
  * outlives the callback. A connection is freed by ptc_close() (or with its context).

@@ -115,8 +115,12 @@ struct ptc_ctx_t {
 
 /* ctx.c */
 void ptc_conn_set_state(ptc_conn_t *c, ptc_state_t s, const char *why); /* + on_state */
-void ptc_conn_start(ptc_conn_t *c);                 /* schedule an attempt now */
-void ptc_conn_lost(ptc_conn_t *c, const char *why); /* the attempt/session ended */
+void ptc_conn_start(ptc_conn_t *c); /* schedule an attempt now */
+/* The attempt or session ended (wsi: the lws connection it was, or NULL): clean up, then
+ * retry, give up, or -- closed by the user -- free it from a timer. */
+void ptc_conn_lost(ptc_conn_t *c, struct lws *wsi, const char *why);
+/* Frees c from a timer on the next service: never under a callback that still uses it. */
+void ptc_conn_free_later(ptc_conn_t *c);
 void ptc_conn_ping_schedule(ptc_conn_t *c);
 void ptc_conn_free(ptc_conn_t *c); /* unlink and free everything */
 

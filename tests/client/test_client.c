@@ -319,12 +319,50 @@ static void test_backoff(void **state)
 	ptc_ctx_destroy(ctx); /* frees c too */
 }
 
+/* Closing a connection from its own callback: it is freed later, never under the caller
+ * (ASan builds check). */
+static void close_self(ptc_conn_t *c, ptc_state_t s, const char *why, void *user)
+{
+	(void)why;
+	int *closed = user;
+	if (s == PTC_RETRYING || s == PTC_CLOSED) {
+		ptc_close(c);
+		++*closed;
+	}
+}
+
+static void test_close_from_callback(void **state)
+{
+	(void)state;
+	char err[256], url[64];
+	snprintf(url, sizeof url, "ws://127.0.0.1:%d/", dead_port());
+	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
+	int closed[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		ptc_conn_params_t p = ptc_conn_params_default();
+		p.url = url;
+		p.reconnect = k; /* 0: closed in CLOSED; 1: closed in RETRYING */
+		p.cb.on_state = close_self;
+		p.user = &closed[k];
+		assert_non_null(ptc_connect(ctx, &p, err, sizeof err));
+	}
+	int64_t t0 = ptc_now_us();
+	while ((closed[0] == 0 || closed[1] == 0) && ptc_now_us() - t0 < 5000000)
+		ptc_service(ctx, 20);
+	for (int i = 0; i < 5; i++)
+		ptc_service(ctx, 10); /* the deferred frees run */
+	assert_int_equal(closed[0], 1);
+	assert_int_equal(closed[1], 1); /* no callback after ptc_close: no second call */
+	ptc_ctx_destroy(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_hist_percentiles), cmocka_unit_test(test_url_parse),
-	    cmocka_unit_test(test_pose_lines),       cmocka_unit_test(test_connect_params),
-	    cmocka_unit_test(test_service_timeouts), cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_hist_percentiles),    cmocka_unit_test(test_url_parse),
+	    cmocka_unit_test(test_pose_lines),          cmocka_unit_test(test_connect_params),
+	    cmocka_unit_test(test_service_timeouts),    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_close_from_callback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
