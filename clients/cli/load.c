@@ -56,12 +56,12 @@ static const char usage_text[] =
     "(ponytaild --max-conns-per-ip, default 64) and writes per second (--write-rate).\n"
     "Exit status: 0 the run completed (whatever it measured), 1 setup failed, 2 bad flags.\n";
 
-static volatile sig_atomic_t stop;
+volatile sig_atomic_t load_stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop = stop + 1;
+	load_stop = load_stop + 1;
 }
 
 /* ---- flags ------------------------------------------------------------------------------- */
@@ -218,157 +218,6 @@ static int parse_args(load_t *L, int argc, char **argv)
 	else
 		snprintf(L->prefix, sizeof L->prefix, "load-%ld", (long)getpid());
 	return 0;
-}
-
-/* ---- instances ---------------------------------------------------------------------------- */
-
-static int grow_instances(load_t *L, long n)
-{
-	L->ids = realloc(L->ids, (size_t)n * sizeof *L->ids);
-	L->tokens = realloc(L->tokens, (size_t)n * sizeof *L->tokens);
-	L->inst_room = realloc(L->inst_room, (size_t)n * sizeof *L->inst_room);
-	if (!L->ids || !L->tokens || !L->inst_room) {
-		fprintf(stderr, "ponytail load: out of memory\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* A REST write that waits out the daemon's --write-rate (429) for a bounded time. */
-static int call_retry(const remote_t *r, const char *method, const char *path, const char *body,
-                      http_resp_t *h)
-{
-	for (int attempt = 0;; attempt++) {
-		if (remote_call(r, method, path, body, "application/json", 1, h) != 0)
-			return -1;
-		if (h->status != 429 || attempt >= 100 || stop > 1)
-			return 0;
-		http_free(h);
-		nanosleep(&(struct timespec){0, 50000000}, NULL);
-	}
-}
-
-static int create_instances(load_t *L)
-{
-	json_t *tmpl;
-	if (L->instance_path) {
-		json_error_t e;
-		char *text = remote_read_file("load", L->instance_path, NULL);
-		if (!text)
-			return -1;
-		tmpl = json_loads(text, JSON_REJECT_DUPLICATES, &e);
-		free(text);
-		if (!json_is_object(tmpl)) {
-			fprintf(stderr, "ponytail load: %s: %s\n", L->instance_path,
-			        tmpl ? "expected a JSON object" : e.text);
-			json_decref(tmpl);
-			return -1;
-		}
-	} else {
-		tmpl = json_object();
-	}
-	L->ninst = L->rooms * L->per_room;
-	if (grow_instances(L, L->ninst) != 0) {
-		json_decref(tmpl);
-		return -1;
-	}
-	int rc = 0;
-	for (long i = 0; i < L->ninst && rc == 0 && !stop; i++) {
-		char name[128], room[128];
-		long r = i / L->per_room;
-		snprintf(room, sizeof room, "%s-%ld", L->prefix, r);
-		snprintf(name, sizeof name, "%s-%ld-%ld", L->prefix, r, i % L->per_room);
-		json_object_set_new(tmpl, "name", json_string(name));
-		json_object_set_new(tmpl, "room", json_string(room));
-		char *body = json_dumps(tmpl, JSON_COMPACT);
-		http_resp_t h;
-		if (!body || call_retry(&L->r, "POST", "/v1/instances", body, &h) != 0) {
-			free(body);
-			rc = -1;
-			break;
-		}
-		free(body);
-		json_t *j = h.status == 201 ? json_loads(h.body, 0, NULL) : NULL;
-		const char *tok = json_string_value(json_object_get(j, "token"));
-		json_int_t id = json_integer_value(json_object_get(j, "id"));
-		if (!j || !tok || id <= 0 || strlen(tok) > 128) {
-			if (h.status != 201)
-				remote_print_error(&L->r, &h);
-			else
-				fprintf(stderr, "ponytail load: the server's answer to a create "
-				                "lacks id/token\n");
-			rc = -1;
-		} else {
-			L->ids[i] = (uint64_t)id;
-			snprintf(L->tokens[i], sizeof L->tokens[i], "%s", tok);
-			L->inst_room[i] = (int)r;
-			L->created = i + 1;
-		}
-		json_decref(j);
-		http_free(&h);
-	}
-	json_decref(tmpl);
-	return stop ? -1 : rc;
-}
-
-static int list_instances(load_t *L)
-{
-	L->ninst = 0;
-	for (long r = 0; r < L->rooms; r++) {
-		char path[200];
-		snprintf(path, sizeof path, "/v1/instances?room=%s-%ld", L->prefix, r);
-		http_resp_t h;
-		if (remote_call(&L->r, "GET", path, NULL, NULL, 0, &h) != 0)
-			return -1;
-		json_t *j = h.status == 200 ? json_loads(h.body, 0, NULL) : NULL;
-		const json_t *arr = json_object_get(j, "instances");
-		size_t n = json_array_size(arr);
-		if (h.status != 200)
-			remote_print_error(&L->r, &h);
-		else if (n == 0)
-			fprintf(stderr, "ponytail load: --reuse: room %s-%ld has no instances\n",
-			        L->prefix, r);
-		int ok = h.status == 200 && n > 0 && grow_instances(L, L->ninst + (long)n) == 0;
-		for (size_t i = 0; ok && i < n; i++) {
-			L->ids[L->ninst] = (uint64_t)json_integer_value(
-			    json_object_get(json_array_get(arr, i), "id"));
-			snprintf(L->tokens[L->ninst], sizeof L->tokens[0], "%s",
-			         L->r.token ? L->r.token : "");
-			L->inst_room[L->ninst++] = (int)r;
-		}
-		json_decref(j);
-		http_free(&h);
-		if (!ok)
-			return -1;
-	}
-	if (L->publishers > L->ninst ||
-	    (L->publishers && (L->ninst + L->publishers - 1) / L->publishers > 64)) {
-		fprintf(
-		    stderr,
-		    "ponytail load: --publishers %ld does not fit %ld instances (1 to 64 each)\n",
-		    L->publishers, L->ninst);
-		return -1;
-	}
-	return 0;
-}
-
-static void delete_instances(load_t *L)
-{
-	long failed = 0;
-	for (long i = 0; i < L->created; i++) {
-		char path[64];
-		snprintf(path, sizeof path, "/v1/instances/%llu", (unsigned long long)L->ids[i]);
-		remote_t r = L->r;
-		r.token = L->tokens[i];
-		http_resp_t h;
-		if (call_retry(&r, "DELETE", path, NULL, &h) != 0 ||
-		    (h.status != 204 && h.status != 404))
-			failed++;
-		http_free(&h);
-	}
-	if (failed)
-		fprintf(stderr, "ponytail load: %ld of %ld instances could not be deleted\n",
-		        failed, L->created);
 }
 
 /* ---- connections -------------------------------------------------------------------------- */
@@ -560,7 +409,7 @@ static int run(load_t *L)
 	else
 		fprintf(stderr, "ponytail load: creating %ld instances in %ld room%s (%s-*)...\n",
 		        L->rooms * L->per_room, L->rooms, L->rooms == 1 ? "" : "s", L->prefix);
-	if ((L->reuse ? list_instances(L) : create_instances(L)) != 0)
+	if ((L->reuse ? load_list_instances(L) : load_create_instances(L)) != 0)
 		return CLI_EXIT_FAIL;
 	if (L->reuse)
 		L->per_room = (L->ninst + L->rooms - 1) / L->rooms;
@@ -603,7 +452,7 @@ static int run(load_t *L)
 	progress_t pg = {.at = t_start};
 	enum { RAMP, MEASURE, GRACE } phase = RAMP;
 	int64_t grace_end = 0;
-	while (stop < 2) {
+	while (load_stop < 2) {
 		int64_t now = ptc_now_us();
 		/* Open what the ramp schedules by now (publishers first). */
 		while (L->opened < L->nconns &&
@@ -639,7 +488,7 @@ static int run(load_t *L)
 				phase = MEASURE;
 			}
 		}
-		if (phase == MEASURE && (now >= win_end || stop)) {
+		if (phase == MEASURE && (now >= win_end || load_stop)) {
 			L->tick1 = L->max_tick;
 			L->win_s = (double)(now - win_start) * 1e-6;
 			L->cpu_s = cpu_seconds() - cpu0;
@@ -648,7 +497,7 @@ static int run(load_t *L)
 		}
 		if (phase == GRACE && now >= grace_end)
 			break;
-		if (phase == RAMP && stop)
+		if (phase == RAMP && load_stop)
 			break;
 		if (now >= next_progress) {
 			progress(L, &pg, now, t_start, phase == RAMP ? "ramp" : "measure");
@@ -706,12 +555,12 @@ int cmd_load(int argc, char **argv)
 		/* The report needs the connections' stats: before they are closed. */
 		if (rc == CLI_EXIT_OK && load_report(L) != 0)
 			rc = CLI_EXIT_FAIL;
-		else if (rc != CLI_EXIT_OK && stop)
+		else if (rc != CLI_EXIT_OK && load_stop)
 			fprintf(stderr,
 			        "ponytail load: interrupted before the measurement began\n");
 		shutdown_conns(L);
 		if (!L->keep)
-			delete_instances(L);
+			load_delete_instances(L);
 		else if (L->created)
 			fprintf(stderr, "ponytail load: kept %ld instances in rooms %s-*\n",
 			        L->created, L->prefix);

@@ -3,6 +3,7 @@
 #ifndef PONYTAIL_CLI_LOAD_H
 #define PONYTAIL_CLI_LOAD_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "hist.h"
@@ -67,6 +68,15 @@ typedef struct load_t {
 	double win_s, cpu_s;
 	load_metrics_t m0, m1;
 } load_t;
+
+/* Set by SIGINT/SIGTERM (counts them): 1 ends the measurement, 2 aborts. */
+extern volatile sig_atomic_t load_stop;
+
+/* load_instances.c: fills ids, tokens and inst_room, sets ninst (and created). 0, or -1
+ * printed. Deleting uses each instance's own token and retries the daemon's 429s. */
+int load_create_instances(load_t *L);
+int load_list_instances(load_t *L);
+void load_delete_instances(load_t *L);
 
 /* Counts one error of a kind ("connect_failed", "server:rate", ...). */
 void load_error(load_t *L, const char *kind);
