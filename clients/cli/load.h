@@ -33,6 +33,8 @@ typedef struct load_metrics_t {
 	double tick_cum[32]; /* cumulative counts */
 	int ntick;
 	double overruns, skipped, ticks;
+	double recent_p99;               /* exact p99 of the newest ticks (newer daemons), s; -1 */
+	double fanout_sum, fanout_count; /* tick deadline -> last batch written, s / ticks */
 } load_metrics_t;
 
 typedef struct load_t {
