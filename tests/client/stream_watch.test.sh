@@ -77,6 +77,16 @@ run 0 "" watch "$C" --duration 0.5 --server "$S"
 lines=$(wc -l <"$T/out")
 [ "$lines" -ge 20 ] && [ "$lines" -le 40 ] || fail "watch --duration 0.5 at 60 Hz: $lines frames"
 
+# On a terminal (script(1) provides one), stderr carries the live line.
+if command -v script >/dev/null; then
+	timeout 20 script -qfec "$P watch $A --count 130 --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
+	tr '\r' '\n' <"$T/tty" | grep -aq "watch: [0-9.]* fps, latency [0-9.]* ms, [0-9.]* kB/s, [0-9]* frames" ||
+		fail "watch on a terminal shows no live line: $(tr '\r' '\n' <"$T/tty" | tail -3)"
+	timeout 20 script -qfec "$P stream $A --motion nod --duration 1 --token $TA --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
+	tr '\r' '\n' <"$T/tty" | grep -aq "stream $A: [0-9]* poses ([0-9.]*/s)" ||
+		fail "stream on a terminal shows no live line: $(tr '\r' '\n' <"$T/tty" | tail -3)"
+fi
+
 # --- stream a motion: every pose applied, the last one echoed ------------------------------
 run 0 "" stream "$A" --motion shake --count 60 --token "$TA" --server "$S"
 grep -q "^streamed 60 poses to instance $A" "$T/out" || fail "stream: $(cat "$T/out")"
