@@ -24,6 +24,7 @@ typedef struct config_t {
 	char bind[64];                 /* IPv4 address both listeners bind, "127.0.0.1" */
 	int http_port;                 /* REST, metrics and web client; 0 = any free port */
 	int ws_port;                   /* WebSocket (subprotocol ponytail.v1); 0 = any free */
+	char ws_public_url[CONFIG_STR_MAX]; /* WebSocket URL for clients behind a proxy, "" = none */
 	char data[CONFIG_STR_MAX];     /* directory of the SQLite store, "./var" */
 	char web_root[CONFIG_STR_MAX]; /* files served at "/", "clients/web" */
 	char proto_js[CONFIG_STR_MAX]; /* files served at "/proto/js/", "proto/js" */
@@ -32,6 +33,7 @@ typedef struct config_t {
 	int workers;                   /* stepping threads; 0 = one per online CPU */
 	char admin_token[CONFIG_STR_MAX]; /* "" = none; secret: never printed or logged */
 	int max_instances;
+	int max_points;                /* points per instance, all strands (core allows 32 x 64) */
 	int max_body;                  /* bytes of a REST request body */
 	int max_conns_per_ip;          /* per client address, HTTP and WebSocket each */
 	int max_ws_conns;

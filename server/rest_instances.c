@@ -48,6 +48,20 @@ static void invalid(resp_t *rs, const pt_error *e)
 /* Behind the proxy (docker/nginx.conf) requests are routed by ?room=; an instance whose
  * room differs from the one it was routed by would live on the wrong node. Returns 1 when
  * there is no ?room= or it matches; otherwise answers 422 and returns 0. */
+/* The server's own size limit on top of core's (32 strands x 64 points): --max-points.
+ * Returns 1 within it; otherwise answers 422 naming "strands" and returns 0. */
+static int within_limits(const req_t *rq, const pt_instance_def *def, resp_t *rs)
+{
+	int n = 0;
+	for (int i = 0; i < def->strand_count; i++)
+		n += def->strands[i].points;
+	if (n <= rq->app->cfg->max_points)
+		return 1;
+	resp_error(rs, 422, "strands", "strands: %d points in all; this server allows at most %d per instance",
+		   n, rq->app->cfg->max_points);
+	return 0;
+}
+
 static int room_routed_here(const req_t *rq, const pt_instance_def *def, resp_t *rs)
 {
 	if (!rq->room || strcmp(rq->room, def->room) == 0)
@@ -104,7 +118,7 @@ void h_instances_create(const req_t *rq, resp_t *rs)
 		invalid(rs, &e);
 		goto out;
 	}
-	if (!room_routed_here(rq, def, rs))
+	if (!room_routed_here(rq, def, rs) || !within_limits(rq, def, rs))
 		goto out;
 	doc = instdoc_canonical(def, &drv);
 	if (!doc || token_generate(token) != 0) {
@@ -214,7 +228,7 @@ void h_instance_patch(const req_t *rq, resp_t *rs)
 			resp_error(rs, 503, NULL, "out of memory");
 		goto out;
 	}
-	if (!room_routed_here(rq, def, rs)) {
+	if (!room_routed_here(rq, def, rs) || !within_limits(rq, def, rs)) {
 		registry_unserialize(app->reg);
 		goto out;
 	}

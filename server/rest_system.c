@@ -55,10 +55,12 @@ void h_metrics(const req_t *rq, resp_t *rs)
 void h_info(const req_t *rq, resp_t *rs)
 {
 	const app_t *app = rq->app;
+	const char *url = app->cfg->ws_public_url;
 	resp_json(rs, 200,
-		  json_pack("{s:s,s:s,s:i,s:i,s:i,s:s,s:i,s:i,s:I}", "name", "ponytaild", "version",
+		  json_pack("{s:s,s:s,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild", "version",
 			    PONYTAIL_VERSION, "tick_hz", app->cfg->tick_hz, "substeps",
-			    app->cfg->substeps, "ws_port", app->ws_port, "ws_subprotocol", "ponytail.v1",
-			    "max_instances", app->cfg->max_instances, "instances",
-			    registry_count(app->reg), "tick", (json_int_t)sim_tick_now(app->sim, NULL)));
+			    app->cfg->substeps, "ws_port", app->ws_port, "ws_url", *url ? url : NULL,
+			    "ws_subprotocol", "ponytail.v1", "max_instances", app->cfg->max_instances,
+			    "instances", registry_count(app->reg), "tick",
+			    (json_int_t)sim_tick_now(app->sim, NULL)));
 }

@@ -258,6 +258,10 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def,
 		in->enc = enc;
 		in->born_tick = s->tick + 1;
 		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
+	} else {
+		/* PROTOCOL.md: after "changed" the next record is a keyframe (clients rebuild
+		 * their decoder from the event's shape). A new encoder starts with one anyway. */
+		ptp_encoder_force_key(in->enc);
 	}
 	/* A new or changed driver starts its motion from t = 0. */
 	if (drv->enabled && (!in->driver.enabled || memcmp(&drv->motion, &in->driver.motion,
@@ -360,6 +364,19 @@ static cmd_t *apply_commands(sim_t *s, int64_t t0, int64_t budget_ns)
 	return done;
 }
 
+/* Worker w of n: the driver poses of every n-th slot for the coming tick. */
+static void drive_part(void *ctx, int w, int n)
+{
+	sim_t *s = ctx;
+	uint64_t tick = s->tick + 1;
+	for (int slot = w; slot < s->nslots; slot += n) {
+		sim_inst_t *in = &s->inst[slot];
+		if (in->id && in->driver.enabled)
+			in->drive_pose = driver_pose(&in->driver, (double)(tick - in->drive_origin) /
+									  s->cfg.tick_hz);
+	}
+}
+
 static void apply_poses(sim_t *s)
 {
 	const pose_in_t *p;
@@ -386,12 +403,16 @@ static void apply_poses(sim_t *s)
 		if (slot >= 0)
 			s->inst[slot].key_wanted = 1;
 	}
-	uint64_t tick = s->tick + 1;
+	/* Motions are pure functions of time: evaluated on the workers (thousands of bots
+	 * cost a measurable part of a tick), then handed to core on this thread. */
+	if (s->nindex >= PARALLEL_MIN && pool_size(s->pool) > 1)
+		pool_run(s->pool, pool_size(s->pool), drive_part, s);
+	else
+		drive_part(s, 0, 1);
 	for (int i = 0; i < s->nindex; i++) {
 		sim_inst_t *in = &s->inst[s->index[i].slot];
 		if (in->driver.enabled) {
-			double t = (double)(tick - in->drive_origin) / s->cfg.tick_hz;
-			pt_world_set_head(s->world, in->pid, driver_pose(&in->driver, t));
+			pt_world_set_head(s->world, in->pid, in->drive_pose);
 		} else if (in->has_pose) {
 			/* Held until a newer one arrives: a silent client's head stays put. */
 			pt_world_set_head(s->world, in->pid, in->pose);

@@ -182,6 +182,8 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (e != PTP_OK) {
+		if (type == PTP_HEAD_POSE) /* e.g. a NaN: the protocol closes, the pose is counted */
+			metrics_add(&metrics.poses_rejected_invalid, 1);
 		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0, "undecodable message: %s",
 				 ptp_err_name(e));
 		return;

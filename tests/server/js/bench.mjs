@@ -17,6 +17,8 @@ import { Client } from './client.mjs';
 import { def, sleep, startDaemon } from './daemon.mjs';
 
 const which = process.argv[2] ?? 'all';
+/* Extra daemon flags, e.g. PT_SERVER_ARGS="--workers 1". */
+const extra = (process.env.PT_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
 const log = (...a) => console.log(...a);
 const metricLine = (name, value, unit, desc) => log(`METRIC ${name} ${value} ${unit} ${desc}`);
 
@@ -49,7 +51,7 @@ const strands3 = [
 ]; /* 12 points x 0.03 m each: the defaults */
 
 async function capacity(perRoom) {
-  const d = await startDaemon({ args: ['--max-instances', '100000', '--write-rate', '0', '--max-conns-per-ip', '1000'] });
+  const d = await startDaemon({ args: ['--max-instances', '100000', '--write-rate', '0', '--max-conns-per-ip', '1000', ...extra] });
   const SUBS = 100, budgetHalf = 1000 / 60 / 2;
   /* Subscribers count records from the batch header without decoding them: the load
    * generator shares the machine's two cores with the daemon and must stay light. */
@@ -119,7 +121,7 @@ async function capacity(perRoom) {
 }
 
 async function latency() {
-  const d = await startDaemon({ args: ['--write-rate', '0', '--max-conns-per-ip', '1000'] });
+  const d = await startDaemon({ args: ['--write-rate', '0', '--max-conns-per-ip', '1000', ...extra] });
   const N = 200;
   const made = await createMany(d, N, (i) => def({ name: `pub${i}`, room: `lat${i}`, prewarm_s: 0.5 }));
   const clients = [];
@@ -174,7 +176,7 @@ async function latency() {
   metricLine('server.latency_p50_ms', q(0.5).toFixed(2), 'ms', 'same, median');
 }
 
-if (which === 'capacity' || which === 'all') await capacity(1);
+if (which === 'capacity' || which === 'capacity1' || which === 'all') await capacity(1);
 if (which === 'capacity' || which === 'all') await capacity(10);
 if (which === 'capacity' || which === 'all') await capacity(0);
 if (which === 'latency' || which === 'all') await latency();

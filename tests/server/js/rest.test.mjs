@@ -248,9 +248,10 @@ describe('reset, frame, pose, delete', () => {
 });
 
 describe('limits', () => {
-  test('503 beyond --max-instances, 429 beyond --write-rate', async () => {
-    const small = await startDaemon({ args: ['--max-instances', '2', '--write-rate', '5'] });
+  test('503 beyond --max-instances, 429 beyond --write-rate, 422 beyond --max-points', async () => {
+    const small = await startDaemon({ args: ['--max-instances', '2', '--write-rate', '5', '--max-points', '20'] });
     try {
+      isError(await small.req('POST', '/v1/instances', def({ strands: [{ points: 12 }, { points: 12 }] })), 422, 'invalid', 'strands');
       const body = def();
       assert.equal((await small.req('POST', '/v1/instances', body)).status, 201);
       assert.equal((await small.req('POST', '/v1/instances', body)).status, 201);
