@@ -38,14 +38,14 @@ typedef enum cmd_result_t {
 /* CMD_FRAME output: the state after the newest completed tick. xyz is malloc'ed by the
  * sim thread and owned by the submitter after cmdq_submit returns (free it). */
 typedef struct cmd_frame_t {
-	uint64_t tick;  /* the tick this frame is the state after */
-	double t;       /* tick / tick_hz, s */
-	pt_pose head;   /* head pose used for that tick */
+	uint64_t tick; /* the tick this frame is the state after */
+	double t;      /* tick / tick_hz, s */
+	pt_pose head;  /* head pose used for that tick */
 	uint32_t last_seq;
 	int strand_count;
 	int points[PT_MAX_STRANDS];
-	int n;          /* points in xyz */
-	pt_vec3 *xyz;   /* strand by strand, root first, world metres */
+	int n;        /* points in xyz */
+	pt_vec3 *xyz; /* strand by strand, root first, world metres */
 } cmd_frame_t;
 
 typedef struct cmd_t {

@@ -34,54 +34,54 @@ typedef struct option_t {
 
 /* The one table. Defaults are text so that they go through the same checks as input. */
 static const option_t options[] = {
-	{"config", "PONYTAIL_CONFIG", OPT_STR, F(config), 0, CONFIG_STR_MAX - 1, "", 0,
-	 "read `name value` lines from this file first"},
-	{"bind", "PONYTAIL_BIND", OPT_STR, F(bind), 7, 15, "127.0.0.1", 0,
-	 "IPv4 address of both listeners (0.0.0.0 = every interface)"},
-	{"http-port", "PONYTAIL_HTTP_PORT", OPT_INT, F(http_port), 0, 65535, "8080", 0,
-	 "REST, /metrics and the web client (0 = any free port, logged)"},
-	{"ws-port", "PONYTAIL_WS_PORT", OPT_INT, F(ws_port), 0, 65535, "8081", 0,
-	 "WebSocket, subprotocol ponytail.v1 (0 = any free port, logged)"},
-	{"ws-public-url", "PONYTAIL_WS_PUBLIC_URL", OPT_STR, F(ws_public_url), 0, CONFIG_STR_MAX - 1,
-	 "", 0, "WebSocket URL /v1/info tells clients, when a proxy serves it (e.g. /ws)"},
-	{"data", "PONYTAIL_DATA", OPT_STR, F(data), 1, CONFIG_STR_MAX - 1, "./var", 0,
-	 "directory of the SQLite store (created when missing)"},
-	{"web-root", "PONYTAIL_WEB_ROOT", OPT_STR, F(web_root), 1, CONFIG_STR_MAX - 1,
-	 "clients/web", 0, "directory served at / (a placeholder page when it has no index.html)"},
-	{"proto-js", "PONYTAIL_PROTO_JS", OPT_STR, F(proto_js), 1, CONFIG_STR_MAX - 1, "proto/js",
-	 0, "directory served at /proto/js/ (the JavaScript codec)"},
-	{"tick-hz", "PONYTAIL_TICK_HZ", OPT_INT, F(tick_hz), 1, 1000, "60", 0,
-	 "simulation ticks per second"},
-	{"substeps", "PONYTAIL_SUBSTEPS", OPT_INT, F(substeps), 1, 16, "4", 0,
-	 "substeps per tick (an instance's own \"substeps\" wins)"},
-	{"workers", "PONYTAIL_WORKERS", OPT_INT, F(workers), 0, 64, "0", 0,
-	 "threads stepping instances (0 = one per online CPU)"},
-	{"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, 128, "", OPT_SECRET,
-	 "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
-	{"max-instances", "PONYTAIL_MAX_INSTANCES", OPT_INT, F(max_instances), 1, 1000000, "10000",
-	 0, "instances hosted at most (more: 503)"},
-	{"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, 2048, "2048", 0,
-	 "points per instance over all strands (more: 422)"},
-	{"max-body", "PONYTAIL_MAX_BODY", OPT_INT, F(max_body), 1024, 64 << 20, "1048576", 0,
-	 "bytes of a REST request body at most (more: 413)"},
-	{"max-conns-per-ip", "PONYTAIL_MAX_CONNS_PER_IP", OPT_INT, F(max_conns_per_ip), 1, 100000,
-	 "64", 0, "open connections per client address, HTTP and WebSocket each"},
-	{"max-ws-conns", "PONYTAIL_MAX_WS_CONNS", OPT_INT, F(max_ws_conns), 1, 100000, "4096", 0,
-	 "WebSocket connections at most"},
-	{"request-timeout", "PONYTAIL_REQUEST_TIMEOUT", OPT_INT, F(request_timeout), 1, 3600, "15",
-	 0, "seconds an idle HTTP connection is kept"},
-	{"ws-idle-timeout", "PONYTAIL_WS_IDLE_TIMEOUT", OPT_INT, F(ws_idle_timeout), 2, 3600, "30",
-	 0, "seconds without client traffic before a WebSocket is pinged, then closed"},
-	{"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1, 65535,
-	 "1024", 0, "instances + rooms one WebSocket may subscribe to"},
-	{"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "240", 0,
-	 "head poses per second per instance one WebSocket may send (more: error rate)"},
-	{"write-rate", "PONYTAIL_WRITE_RATE", OPT_INT, F(write_rate), 0, 1000000, "1000", 0,
-	 "REST writes per second per client address (more: 429; 0 = unlimited)"},
-	{"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1, 65535,
-	 "60", 0, "ticks between periodic keyframes"},
-	{"log-level", "PONYTAIL_LOG_LEVEL", OPT_LEVEL, F(log_level), 0, 0, "info", 0,
-	 "debug, info, warn or error"},
+    {"config", "PONYTAIL_CONFIG", OPT_STR, F(config), 0, CONFIG_STR_MAX - 1, "", 0,
+     "read `name value` lines from this file first"},
+    {"bind", "PONYTAIL_BIND", OPT_STR, F(bind), 7, 15, "127.0.0.1", 0,
+     "IPv4 address of both listeners (0.0.0.0 = every interface)"},
+    {"http-port", "PONYTAIL_HTTP_PORT", OPT_INT, F(http_port), 0, 65535, "8080", 0,
+     "REST, /metrics and the web client (0 = any free port, logged)"},
+    {"ws-port", "PONYTAIL_WS_PORT", OPT_INT, F(ws_port), 0, 65535, "8081", 0,
+     "WebSocket, subprotocol ponytail.v1 (0 = any free port, logged)"},
+    {"ws-public-url", "PONYTAIL_WS_PUBLIC_URL", OPT_STR, F(ws_public_url), 0, CONFIG_STR_MAX - 1,
+     "", 0, "WebSocket URL /v1/info tells clients, when a proxy serves it (e.g. /ws)"},
+    {"data", "PONYTAIL_DATA", OPT_STR, F(data), 1, CONFIG_STR_MAX - 1, "./var", 0,
+     "directory of the SQLite store (created when missing)"},
+    {"web-root", "PONYTAIL_WEB_ROOT", OPT_STR, F(web_root), 1, CONFIG_STR_MAX - 1, "clients/web", 0,
+     "directory served at / (a placeholder page when it has no index.html)"},
+    {"proto-js", "PONYTAIL_PROTO_JS", OPT_STR, F(proto_js), 1, CONFIG_STR_MAX - 1, "proto/js", 0,
+     "directory served at /proto/js/ (the JavaScript codec)"},
+    {"tick-hz", "PONYTAIL_TICK_HZ", OPT_INT, F(tick_hz), 1, 1000, "60", 0,
+     "simulation ticks per second"},
+    {"substeps", "PONYTAIL_SUBSTEPS", OPT_INT, F(substeps), 1, 16, "4", 0,
+     "substeps per tick (an instance's own \"substeps\" wins)"},
+    {"workers", "PONYTAIL_WORKERS", OPT_INT, F(workers), 0, 64, "0", 0,
+     "threads stepping instances (0 = one per online CPU)"},
+    {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, 128, "", OPT_SECRET,
+     "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
+    {"max-instances", "PONYTAIL_MAX_INSTANCES", OPT_INT, F(max_instances), 1, 1000000, "10000", 0,
+     "instances hosted at most (more: 503)"},
+    {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, 2048, "2048", 0,
+     "points per instance over all strands (more: 422)"},
+    {"max-body", "PONYTAIL_MAX_BODY", OPT_INT, F(max_body), 1024, 64 << 20, "1048576", 0,
+     "bytes of a REST request body at most (more: 413)"},
+    {"max-conns-per-ip", "PONYTAIL_MAX_CONNS_PER_IP", OPT_INT, F(max_conns_per_ip), 1, 100000, "64",
+     0, "open connections per client address, HTTP and WebSocket each"},
+    {"max-ws-conns", "PONYTAIL_MAX_WS_CONNS", OPT_INT, F(max_ws_conns), 1, 100000, "4096", 0,
+     "WebSocket connections at most"},
+    {"request-timeout", "PONYTAIL_REQUEST_TIMEOUT", OPT_INT, F(request_timeout), 1, 3600, "15", 0,
+     "seconds an idle HTTP connection is kept"},
+    {"ws-idle-timeout", "PONYTAIL_WS_IDLE_TIMEOUT", OPT_INT, F(ws_idle_timeout), 2, 3600, "30", 0,
+     "seconds without client traffic before a WebSocket is pinged, then closed"},
+    {"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1, 65535,
+     "1024", 0, "instances + rooms one WebSocket may subscribe to"},
+    {"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "240", 0,
+     "head poses per second per instance one WebSocket may send (more: error rate)"},
+    {"write-rate", "PONYTAIL_WRITE_RATE", OPT_INT, F(write_rate), 0, 1000000, "1000", 0,
+     "REST writes per second per client address (more: 429; 0 = unlimited)"},
+    {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1, 65535,
+     "60", 0, "ticks between periodic keyframes"},
+    {"log-level", "PONYTAIL_LOG_LEVEL", OPT_LEVEL, F(log_level), 0, 0, "info", 0,
+     "debug, info, warn or error"},
 };
 
 #define N_OPTIONS (sizeof options / sizeof options[0])
@@ -95,7 +95,7 @@ static const option_t *find(const char *name)
 }
 
 static int set_opt(config_t *c, const option_t *o, const char *v, const char *where, char *err,
-		   size_t errlen)
+                   size_t errlen)
 {
 	char *field = (char *)c + o->offset;
 	switch (o->kind) {
@@ -104,8 +104,8 @@ static int set_opt(config_t *c, const option_t *o, const char *v, const char *wh
 		errno = 0;
 		long x = strtol(v, &end, 10);
 		if (*v == '\0' || *end != '\0' || errno || x < o->min || x > o->max) {
-			snprintf(err, errlen, "%s: expected an integer in [%ld, %ld], got '%s'", where,
-				 o->min, o->max, v);
+			snprintf(err, errlen, "%s: expected an integer in [%ld, %ld], got '%s'",
+			         where, o->min, o->max, v);
 			return -1;
 		}
 		*(int *)(void *)field = (int)x;
@@ -114,8 +114,9 @@ static int set_opt(config_t *c, const option_t *o, const char *v, const char *wh
 	case OPT_LEVEL: {
 		int lv = log_level_from_name(v);
 		if (lv < 0 || lv > LOG_ERROR) {
-			snprintf(err, errlen, "%s: expected one of debug, info, warn, error; got '%s'",
-				 where, v);
+			snprintf(err, errlen,
+			         "%s: expected one of debug, info, warn, error; got '%s'", where,
+			         v);
 			return -1;
 		}
 		*(int *)(void *)field = lv;
@@ -128,20 +129,21 @@ static int set_opt(config_t *c, const option_t *o, const char *v, const char *wh
 		long min = secret && n == 0 ? 0 : (secret ? 16 : o->min);
 		if ((long)n < min || (long)n > o->max || n >= o->size) {
 			snprintf(err, errlen, "%s: expected %ld to %ld bytes, got %zu", where, min,
-				 o->max, n);
+			         o->max, n);
 			return -1;
 		}
 		for (size_t i = 0; i < n; i++)
 			if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e) {
-				snprintf(err, errlen,
-					 "%s: expected printable ASCII without spaces", where);
+				snprintf(err, errlen, "%s: expected printable ASCII without spaces",
+				         where);
 				return -1;
 			}
 		if (strcmp(o->name, "bind") == 0) {
 			struct in_addr a;
 			if (inet_pton(AF_INET, v, &a) != 1) {
-				snprintf(err, errlen, "%s: expected an IPv4 address such as 127.0.0.1, got '%s'",
-					 where, v);
+				snprintf(err, errlen,
+				         "%s: expected an IPv4 address such as 127.0.0.1, got '%s'",
+				         where, v);
 				return -1;
 			}
 		}
@@ -153,7 +155,7 @@ static int set_opt(config_t *c, const option_t *o, const char *v, const char *wh
 }
 
 int config_set(config_t *c, const char *name, const char *value, const char *where, char *err,
-	       size_t errlen)
+               size_t errlen)
 {
 	const option_t *o = find(name);
 	if (!o) {
@@ -194,8 +196,8 @@ int config_read_file(config_t *c, const char *path, char *err, size_t errlen)
 	while (rc == 0 && fgets(line, sizeof line, f)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(f)) {
-			snprintf(err, errlen, "config %s:%d: line longer than %zu bytes", path, lineno,
-				 sizeof line - 2);
+			snprintf(err, errlen, "config %s:%d: line longer than %zu bytes", path,
+			         lineno, sizeof line - 2);
 			rc = -1;
 			break;
 		}
@@ -206,8 +208,8 @@ int config_read_file(config_t *c, const char *path, char *err, size_t errlen)
 		char *value = s[k] ? trim(s + k + 1) : s + k;
 		s[k] = '\0';
 		if (strcmp(s, "config") == 0) {
-			snprintf(err, errlen, "config %s:%d: 'config' cannot be set from a file", path,
-				 lineno);
+			snprintf(err, errlen, "config %s:%d: 'config' cannot be set from a file",
+			         path, lineno);
 			rc = -1;
 			break;
 		}
@@ -234,7 +236,7 @@ int config_read_file(config_t *c, const char *path, char *err, size_t errlen)
 
 /* Splits "--name=value" or "--name value"; returns the option or NULL (err set). */
 static const option_t *flag_at(int argc, char **argv, int *i, const char **value, char *name,
-			       size_t namelen, char *err, size_t errlen)
+                               size_t namelen, char *err, size_t errlen)
 {
 	const char *a = argv[*i];
 	if (strncmp(a, "--", 2) != 0) {
@@ -310,17 +312,17 @@ int config_load(config_t *c, int argc, char **argv, FILE *out, char *err, size_t
 void config_print_help(FILE *out)
 {
 	fprintf(out, "usage: ponytaild [--flag value ...]\n\n"
-		     "Hosts ponytail hair-simulation instances: REST on --http-port, WebSocket\n"
-		     "(subprotocol ponytail.v1) on --ws-port, state in --data/ponytail.db.\n"
-		     "Every flag is also an environment variable and a config-file key.\n\n");
+	             "Hosts ponytail hair-simulation instances: REST on --http-port, WebSocket\n"
+	             "(subprotocol ponytail.v1) on --ws-port, state in --data/ponytail.db.\n"
+	             "Every flag is also an environment variable and a config-file key.\n\n");
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		const option_t *o = &options[i];
 		char range[64] = "";
 		if (o->kind == OPT_INT)
 			snprintf(range, sizeof range, " [%ld, %ld]", o->min, o->max);
 		fprintf(out, "  --%-18s %s%s\n  %-20s   env %s, default %s%s%s\n", o->name, o->help,
-			range, "", o->env, *o->def ? "'" : "", *o->def ? o->def : "none",
-			*o->def ? "'" : "");
+		        range, "", o->env, *o->def ? "'" : "", *o->def ? o->def : "none",
+		        *o->def ? "'" : "");
 	}
 	fprintf(out, "  --help, --version\n");
 }
@@ -335,13 +337,13 @@ void config_log(const config_t *c)
 		int w;
 		if (o->kind == OPT_INT)
 			w = snprintf(line + n, sizeof line - n, " %s=%d", o->name,
-				     *(const int *)(const void *)field);
+			             *(const int *)(const void *)field);
 		else if (o->kind == OPT_LEVEL)
 			w = snprintf(line + n, sizeof line - n, " %s=%s", o->name,
-				     log_level_name(*(const int *)(const void *)field));
+			             log_level_name(*(const int *)(const void *)field));
 		else if (o->flags & OPT_SECRET)
 			w = snprintf(line + n, sizeof line - n, " %s=%s", o->name,
-				     *field ? "(set)" : "(none)");
+			             *field ? "(set)" : "(none)");
 		else
 			w = snprintf(line + n, sizeof line - n, " %s=%s", o->name, field);
 		if (w < 0)

@@ -20,30 +20,31 @@
 enum { CONFIG_STR_MAX = 256 };
 
 typedef struct config_t {
-	char config[CONFIG_STR_MAX];   /* the config file read, "" for none */
-	char bind[64];                 /* IPv4 address both listeners bind, "127.0.0.1" */
-	int http_port;                 /* REST, metrics and web client; 0 = any free port */
-	int ws_port;                   /* WebSocket (subprotocol ponytail.v1); 0 = any free */
-	char ws_public_url[CONFIG_STR_MAX]; /* WebSocket URL for clients behind a proxy, "" = none */
-	char data[CONFIG_STR_MAX];     /* directory of the SQLite store, "./var" */
-	char web_root[CONFIG_STR_MAX]; /* files served at "/", "clients/web" */
-	char proto_js[CONFIG_STR_MAX]; /* files served at "/proto/js/", "proto/js" */
-	int tick_hz;                   /* server ticks per second, usually 60 */
-	int substeps;                  /* substeps per tick, usually 4 */
-	int workers;                   /* stepping threads; 0 = one per online CPU */
-	char admin_token[CONFIG_STR_MAX]; /* "" = none; secret: never printed or logged */
+	char config[CONFIG_STR_MAX]; /* the config file read, "" for none */
+	char bind[64];               /* IPv4 address both listeners bind, "127.0.0.1" */
+	int http_port;               /* REST, metrics and web client; 0 = any free port */
+	int ws_port;                 /* WebSocket (subprotocol ponytail.v1); 0 = any free */
+	char
+	    ws_public_url[CONFIG_STR_MAX]; /* WebSocket URL for clients behind a proxy, "" = none */
+	char data[CONFIG_STR_MAX];         /* directory of the SQLite store, "./var" */
+	char web_root[CONFIG_STR_MAX];     /* files served at "/", "clients/web" */
+	char proto_js[CONFIG_STR_MAX];     /* files served at "/proto/js/", "proto/js" */
+	int tick_hz;                       /* server ticks per second, usually 60 */
+	int substeps;                      /* substeps per tick, usually 4 */
+	int workers;                       /* stepping threads; 0 = one per online CPU */
+	char admin_token[CONFIG_STR_MAX];  /* "" = none; secret: never printed or logged */
 	int max_instances;
-	int max_points;                /* points per instance, all strands (core allows 32 x 64) */
-	int max_body;                  /* bytes of a REST request body */
-	int max_conns_per_ip;          /* per client address, HTTP and WebSocket each */
+	int max_points;       /* points per instance, all strands (core allows 32 x 64) */
+	int max_body;         /* bytes of a REST request body */
+	int max_conns_per_ip; /* per client address, HTTP and WebSocket each */
 	int max_ws_conns;
-	int request_timeout;           /* s of HTTP inactivity before a connection is closed */
-	int ws_idle_timeout;           /* s without any client traffic before a WS is closed */
-	int max_subscriptions;         /* instances + rooms per WebSocket connection */
-	int pose_rate;                 /* head poses per second per WebSocket connection */
-	int write_rate;                /* REST writes per second per client address, 0 = off */
-	int keyframe_interval;         /* ticks between periodic keyframes */
-	int log_level;                 /* LOG_DEBUG .. LOG_ERROR (log.h) */
+	int request_timeout;   /* s of HTTP inactivity before a connection is closed */
+	int ws_idle_timeout;   /* s without any client traffic before a WS is closed */
+	int max_subscriptions; /* instances + rooms per WebSocket connection */
+	int pose_rate;         /* head poses per second per WebSocket connection */
+	int write_rate;        /* REST writes per second per client address, 0 = off */
+	int keyframe_interval; /* ticks between periodic keyframes */
+	int log_level;         /* LOG_DEBUG .. LOG_ERROR (log.h) */
 } config_t;
 
 /* Results of config_load. */
@@ -65,7 +66,7 @@ int config_read_file(config_t *c, const char *path, char *err, size_t errlen);
 /* Sets one option by name ("tick-hz") from text; `where` prefixes the error message
  * ("--tick-hz", "PONYTAIL_TICK_HZ", "config f:3: tick-hz"). Returns 0 or -1. */
 int config_set(config_t *c, const char *name, const char *value, const char *where, char *err,
-	       size_t errlen);
+               size_t errlen);
 
 /* Writes --help (every option with its flag, variable, default and range) to out. */
 void config_print_help(FILE *out);

@@ -53,28 +53,29 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 	int kind = json_is_string(m) ? pt_motion_from_name(json_string_value(m)) : -1;
 	if (kind < 0)
 		return reject(err, "driver.motion",
-			    "expected one of still, shake, nod, jump, circle, stress");
+		              "expected one of still, shake, nod, jump, circle, stress");
 	pt_motion mo = pt_motion_default((pt_motion_kind)kind);
 	const json_t *amp = json_object_get(d, "amplitude"), *per = json_object_get(d, "period");
 	if (kind == PT_MOTION_STRESS && (amp || per))
 		return reject(err, amp ? "driver.amplitude" : "driver.period",
-			    "the stress motion is fixed (no amplitude or period)");
+		              "the stress motion is fixed (no amplitude or period)");
 	double x;
 	if (amp) {
 		double hi = kind == PT_MOTION_JUMP ? 50 : kind == PT_MOTION_CIRCLE ? 10 : 180;
 		if (number(amp, 0, hi, &x) != 0) {
 			char msg[96];
 			snprintf(msg, sizeof msg, "expected a number in [0, %g] (%s)", hi,
-				 kind == PT_MOTION_JUMP     ? "peak g"
-				 : kind == PT_MOTION_CIRCLE ? "radius, m"
-							    : "degrees");
+			         kind == PT_MOTION_JUMP     ? "peak g"
+			         : kind == PT_MOTION_CIRCLE ? "radius, m"
+			                                    : "degrees");
 			return reject(err, "driver.amplitude", msg);
 		}
 		mo.amplitude = (float)x;
 	}
 	if (per) {
 		if (number(per, 0.01, 3600, &x) != 0)
-			return reject(err, "driver.period", "expected a number in [0.01, 3600] (seconds)");
+			return reject(err, "driver.period",
+			              "expected a number in [0.01, 3600] (seconds)");
 		mo.period = (float)x;
 	}
 	const json_t *pos = json_object_get(d, "position");
@@ -85,7 +86,7 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 		for (size_t i = 0; i < 3; i++)
 			if (number(json_array_get(pos, i), -1000, 1000, &c[i]) != 0)
 				return reject(err, "driver.position",
-					    "expected [x, y, z], each a number in [-1000, 1000]");
+				              "expected [x, y, z], each a number in [-1000, 1000]");
 		mo.base.p = pt_v3((float)c[0], (float)c[1], (float)c[2]);
 	}
 	out->enabled = 1;
@@ -107,12 +108,17 @@ json_t *driver_dump(const driver_t *d)
 		json_decref(o);
 		return NULL;
 	}
-	if (json_object_set_new(o, "position", json_pack("[ooo]", jutil_float(m->base.p.x),
-							 jutil_float(m->base.p.y), jutil_float(m->base.p.z))) != 0) {
+	if (json_object_set_new(o, "position",
+	                        json_pack("[ooo]", jutil_float(m->base.p.x),
+	                                  jutil_float(m->base.p.y), jutil_float(m->base.p.z))) !=
+	    0) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-pt_pose driver_pose(const driver_t *d, double t) { return pt_motion_pose(&d->motion, t); }
+pt_pose driver_pose(const driver_t *d, double t)
+{
+	return pt_motion_pose(&d->motion, t);
+}

@@ -173,7 +173,7 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 }
 
 frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_t **events,
-				int *nevents)
+                                int *nevents)
 {
 	pthread_mutex_lock(&r->mu);
 	if (held)

@@ -43,13 +43,13 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 enum { FRAME_MAX_WORKERS = 64 };
 
 typedef struct frame_entry_t {
-	uint64_t id;          /* public id; 0 = empty slot */
-	inst_meta_t *meta;    /* held by the frame set */
-	uint64_t born_tick;   /* first tick of this instance (and shape) in this slot */
-	uint32_t last_seq;    /* newest head_pose seq applied */
-	uint8_t buf;          /* which data buffer holds the records */
-	uint8_t delta_is_key; /* the shared record is itself a keyframe */
-	uint32_t off, len;    /* the shared (delta) record */
+	uint64_t id;               /* public id; 0 = empty slot */
+	inst_meta_t *meta;         /* held by the frame set */
+	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
+	uint32_t last_seq;         /* newest head_pose seq applied */
+	uint8_t buf;               /* which data buffer holds the records */
+	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
+	uint32_t off, len;         /* the shared (delta) record */
 	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
 } frame_entry_t;
 
@@ -79,9 +79,9 @@ typedef struct frame_set_t {
 } frame_set_t;
 
 typedef struct frame_event_t {
-	uint8_t kind;       /* ptp_event_kind_t */
-	uint64_t tick;      /* first tick it applies to */
-	inst_meta_t *meta;  /* owned reference */
+	uint8_t kind;      /* ptp_event_kind_t */
+	uint64_t tick;     /* first tick it applies to */
+	inst_meta_t *meta; /* owned reference */
 } frame_event_t;
 
 typedef struct frame_ring_t frame_ring_t;
@@ -108,7 +108,7 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
  * array is owned by the ring and valid until the next acquire; the meta references now
  * belong to the caller). */
 frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_t **events,
-				int *nevents);
+                                int *nevents);
 void frame_ring_release(frame_ring_t *r, frame_set_t *fs);
 
 /* WS: asks the sim to encode a keyframe record for id next tick. */

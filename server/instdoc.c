@@ -32,7 +32,7 @@ char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv)
 }
 
 int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def, driver_t *drv,
-		  char **canonical, pt_error *err)
+                  char **canonical, pt_error *err)
 {
 	json_t *target = json_loads(stored, 0, NULL);
 	if (!target)

@@ -26,6 +26,6 @@ char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv);
  * Returns 0 with *def, *drv and *canonical (malloc'ed) set; -1 with err set when the
  * result is invalid; -2 when out of memory or the stored text is unreadable. */
 int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def, driver_t *drv,
-		  char **canonical, pt_error *err);
+                  char **canonical, pt_error *err);
 
 #endif

@@ -12,7 +12,10 @@ int log_min_level = LOG_INFO;
 static const char *const names[] = {"debug", "info", "warn", "error", "off"};
 static const char *const tags[] = {"DEBUG", "INFO ", "WARN ", "ERROR", "OFF  "};
 
-void log_set_level(int level) { log_min_level = level; }
+void log_set_level(int level)
+{
+	log_min_level = level;
+}
 
 int log_level_from_name(const char *name)
 {
@@ -40,10 +43,10 @@ void log_emit(int level, const char *file, const char *fmt, ...)
 	base = base ? base + 1 : file;
 	int stem = (int)strcspn(base, ".");
 
-	int n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %.*s: ",
-			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, ts.tv_nsec / 1000000, tags[level < 0 || level > LOG_OFF ? 0 : level],
-			 stem, base);
+	int n = snprintf(
+	    line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s %.*s: ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000,
+	    tags[level < 0 || level > LOG_OFF ? 0 : level], stem, base);
 	if (n < 0)
 		return;
 	va_list ap;
@@ -52,7 +55,8 @@ void log_emit(int level, const char *file, const char *fmt, ...)
 	va_end(ap);
 	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
 	if (len > sizeof line - 2)
-		len = sizeof line - 2; /* truncated: keep the newline so the next line starts clean */
+		len =
+		    sizeof line - 2; /* truncated: keep the newline so the next line starts clean */
 	/* One event, one line: a message that itself contains newlines is flattened. */
 	for (size_t i = (size_t)n; i < len; i++)
 		if (line[i] == '\n' || line[i] == '\r')

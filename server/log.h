@@ -17,16 +17,16 @@ enum { LOG_DEBUG = 0, LOG_INFO = 1, LOG_WARN = 2, LOG_ERROR = 3, LOG_OFF = 4 };
 /* Lowest level printed; set once at start-up (before threads start) by log_set_level. */
 extern int log_min_level;
 
-#define LOG(level, ...)                                                                    \
-	do {                                                                               \
-		if ((level) >= log_min_level)                                              \
-			log_emit((level), __FILE__, __VA_ARGS__);                          \
+#define LOG(level, ...)                                                                            \
+	do {                                                                                       \
+		if ((level) >= log_min_level)                                                      \
+			log_emit((level), __FILE__, __VA_ARGS__);                                  \
 	} while (0)
 
 /* Formats and writes one line; `file` is __FILE__ and becomes the module tag ("sim").
  * Use the LOG macro, which checks the level first. */
 void log_emit(int level, const char *file, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 void log_set_level(int level);
 

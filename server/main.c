@@ -30,7 +30,7 @@ typedef struct load_t {
 
 /* store_load callback: one stored instance into the registry and the sim. */
 static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[TOKEN_HASH_LEN],
-		    int64_t created_at, int64_t updated_at)
+                    int64_t created_at, int64_t updated_at)
 {
 	load_t *l = ctx;
 	json_error_t je;
@@ -38,9 +38,11 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 	driver_t drv;
 	pt_error e = {0};
 	if (!j || instdoc_parse(j, l->def, &drv, &e) != 0) {
-		/* Valid when stored; a newer, stricter build may disagree. Keep the row, skip it. */
+		/* Valid when stored; a newer, stricter build may disagree. Keep the row, skip it.
+		 */
 		LOG(LOG_ERROR, "stored instance %llu no longer loads (%s%s%s): skipped, row kept",
-		    (unsigned long long)id, j ? e.field : "", j ? ": " : "", j ? e.message : je.text);
+		    (unsigned long long)id, j ? e.field : "", j ? ": " : "",
+		    j ? e.message : je.text);
 		json_decref(j);
 		l->skipped++;
 		return 0;
@@ -54,7 +56,8 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 	info.driven = drv.enabled;
 	info.created_at = created_at;
 	info.updated_at = updated_at;
-	if (registry_put(l->reg, &info, doc, hash) != 0 || sim_preload(l->sim, id, l->def, &drv) != 0) {
+	if (registry_put(l->reg, &info, doc, hash) != 0 ||
+	    sim_preload(l->sim, id, l->def, &drv) != 0) {
 		LOG(LOG_ERROR, "out of memory loading instance %llu", (unsigned long long)id);
 		return -1;
 	}
@@ -124,7 +127,8 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "cannot load the store in %s", cfg.data);
 		goto fail;
 	}
-	LOG(LOG_INFO, "loaded %d instances from %s (%d skipped)", load.loaded, cfg.data, load.skipped);
+	LOG(LOG_INFO, "loaded %d instances from %s (%d skipped)", load.loaded, cfg.data,
+	    load.skipped);
 
 	ws = ws_start(&app, err, sizeof err);
 	if (!ws)
@@ -136,8 +140,8 @@ int main(int argc, char **argv)
 	rest = rest_start(&app, err, sizeof err);
 	if (!rest)
 		goto fail;
-	LOG(LOG_INFO, "listening: http://%s:%d/ ws://%s:%d/ (pid %d)", cfg.bind, app.http_port, cfg.bind,
-	    app.ws_port, (int)getpid());
+	LOG(LOG_INFO, "listening: http://%s:%d/ ws://%s:%d/ (pid %d)", cfg.bind, app.http_port,
+	    cfg.bind, app.ws_port, (int)getpid());
 
 	int sig = 0;
 	sigwait(&sigs, &sig);

@@ -29,21 +29,31 @@ typedef struct metrics_t {
 	uint64_t instances, commands, keyframes_encoded, frame_bytes_encoded;
 	/* poses (WebSocket and REST) */
 	uint64_t poses_received, poses_rejected_invalid, poses_rejected_auth, poses_rejected_rate,
-		poses_rejected_full;
+	    poses_rejected_full;
 	/* WebSocket */
 	uint64_t ws_connections, ws_accepted, ws_refused, ws_subscriptions, ws_batches_sent,
-		ws_records_sent, ws_keyframes_sent, ws_bytes_sent, ws_frames_skipped,
-		ws_protocol_errors, ws_messages_received;
-	uint64_t ws_fanout_us_last, ws_fanout_us_sum, ws_fanout_ticks; /* deadline -> last batch out */
+	    ws_records_sent, ws_keyframes_sent, ws_bytes_sent, ws_frames_skipped,
+	    ws_protocol_errors, ws_messages_received;
+	uint64_t ws_fanout_us_last, ws_fanout_us_sum,
+	    ws_fanout_ticks; /* deadline -> last batch out */
 	/* REST: [route][code] */
 	uint64_t http_requests[METRICS_ROUTES][METRICS_CODES];
 } metrics_t;
 
 extern metrics_t metrics;
 
-static inline void metrics_add(uint64_t *c, uint64_t v) { __atomic_add_fetch(c, v, __ATOMIC_RELAXED); }
-static inline void metrics_set(uint64_t *c, uint64_t v) { __atomic_store_n(c, v, __ATOMIC_RELAXED); }
-static inline uint64_t metrics_get(const uint64_t *c) { return __atomic_load_n(c, __ATOMIC_RELAXED); }
+static inline void metrics_add(uint64_t *c, uint64_t v)
+{
+	__atomic_add_fetch(c, v, __ATOMIC_RELAXED);
+}
+static inline void metrics_set(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, v, __ATOMIC_RELAXED);
+}
+static inline uint64_t metrics_get(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
 
 /* Sim thread: one tick's work time (and its step and encode parts), ns. */
 void metrics_tick(uint64_t work_ns, uint64_t step_ns, uint64_t encode_ns);

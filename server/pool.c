@@ -77,7 +77,10 @@ pool_t *pool_create(int n)
 	return p;
 }
 
-int pool_size(const pool_t *p) { return p->n; }
+int pool_size(const pool_t *p)
+{
+	return p->n;
+}
 
 void pool_run(pool_t *p, int n_used, pool_fn fn, void *ctx)
 {

@@ -58,7 +58,7 @@ static int find(const registry_t *r, uint64_t id)
 }
 
 int registry_put(registry_t *r, const reg_info_t *info, const char *doc,
-		 const uint8_t hash[TOKEN_HASH_LEN])
+                 const uint8_t hash[TOKEN_HASH_LEN])
 {
 	char *copy = strdup(doc);
 	if (!copy)
@@ -172,5 +172,11 @@ int registry_list(registry_t *r, const char *room, reg_info_t **out)
 	return a ? n : -1;
 }
 
-void registry_serialize(registry_t *r) { pthread_mutex_lock(&r->serial); }
-void registry_unserialize(registry_t *r) { pthread_mutex_unlock(&r->serial); }
+void registry_serialize(registry_t *r)
+{
+	pthread_mutex_lock(&r->serial);
+}
+void registry_unserialize(registry_t *r)
+{
+	pthread_mutex_unlock(&r->serial);
+}

@@ -33,7 +33,7 @@ void registry_destroy(registry_t *r); /* NULL ok */
 /* Inserts or replaces `info->id` with a copy of doc and hash (hash NULL on replace keeps
  * the old one). Returns 0, or -1 when out of memory (nothing changed). */
 int registry_put(registry_t *r, const reg_info_t *info, const char *doc,
-		 const uint8_t hash[TOKEN_HASH_LEN]);
+                 const uint8_t hash[TOKEN_HASH_LEN]);
 
 /* Returns 1 if removed, 0 if unknown. */
 int registry_remove(registry_t *r, uint64_t id);

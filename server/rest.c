@@ -43,23 +43,23 @@ typedef struct route_t {
 } route_t;
 
 static const route_t routes[] = {
-	{"GET", "/v1/instances", h_instances_list, 0, "GET /v1/instances"},
-	{"POST", "/v1/instances", h_instances_create, R_BODY | R_WRITE, "POST /v1/instances"},
-	{"GET", "/v1/instances/{id}", h_instance_get, 0, "GET /v1/instances/{id}"},
-	{"PATCH", "/v1/instances/{id}", h_instance_patch, R_BODY | R_AUTH | R_WRITE | R_MERGE,
-	 "PATCH /v1/instances/{id}"},
-	{"DELETE", "/v1/instances/{id}", h_instance_delete, R_AUTH | R_WRITE,
-	 "DELETE /v1/instances/{id}"},
-	{"POST", "/v1/instances/{id}/reset", h_instance_reset, R_AUTH | R_WRITE,
-	 "POST /v1/instances/{id}/reset"},
-	{"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
-	{"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
-	 "PUT /v1/instances/{id}/pose"},
-	{"GET", "/v1/info", h_info, 0, "GET /v1/info"},
-	{"GET", "/healthz", h_healthz, 0, "GET /healthz"},
-	{"GET", "/readyz", h_readyz, 0, "GET /readyz"},
-	{"GET", "/metrics", h_metrics, 0, "GET /metrics"},
-	{"GET", "*", h_static, 0, "GET static"},
+    {"GET", "/v1/instances", h_instances_list, 0, "GET /v1/instances"},
+    {"POST", "/v1/instances", h_instances_create, R_BODY | R_WRITE, "POST /v1/instances"},
+    {"GET", "/v1/instances/{id}", h_instance_get, 0, "GET /v1/instances/{id}"},
+    {"PATCH", "/v1/instances/{id}", h_instance_patch, R_BODY | R_AUTH | R_WRITE | R_MERGE,
+     "PATCH /v1/instances/{id}"},
+    {"DELETE", "/v1/instances/{id}", h_instance_delete, R_AUTH | R_WRITE,
+     "DELETE /v1/instances/{id}"},
+    {"POST", "/v1/instances/{id}/reset", h_instance_reset, R_AUTH | R_WRITE,
+     "POST /v1/instances/{id}/reset"},
+    {"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
+    {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
+     "PUT /v1/instances/{id}/pose"},
+    {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
+    {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
+    {"GET", "/readyz", h_readyz, 0, "GET /readyz"},
+    {"GET", "/metrics", h_metrics, 0, "GET /metrics"},
+    {"GET", "*", h_static, 0, "GET static"},
 };
 
 enum { N_ROUTES = sizeof routes / sizeof routes[0] };
@@ -117,7 +117,7 @@ void resp_json(resp_t *rs, unsigned status, json_t *obj)
 	rs->content_type = "application/json";
 	if (!s) {
 		static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of "
-					  "memory\",\"field\":null}}";
+		                          "memory\",\"field\":null}}";
 		resp_text(rs, 500, "application/json", oom, sizeof oom - 1);
 		return;
 	}
@@ -130,18 +130,30 @@ void resp_json(resp_t *rs, unsigned status, json_t *obj)
 static const char *code_name(unsigned status)
 {
 	switch (status) {
-	case 400: return "bad_request";
-	case 401: return "unauthorized";
-	case 403: return "forbidden";
-	case 404: return "not_found";
-	case 405: return "method_not_allowed";
-	case 409: return "conflict";
-	case 413: return "too_large";
-	case 415: return "unsupported_media_type";
-	case 422: return "invalid";
-	case 429: return "rate_limited";
-	case 503: return "unavailable";
-	default: return "internal";
+	case 400:
+		return "bad_request";
+	case 401:
+		return "unauthorized";
+	case 403:
+		return "forbidden";
+	case 404:
+		return "not_found";
+	case 405:
+		return "method_not_allowed";
+	case 409:
+		return "conflict";
+	case 413:
+		return "too_large";
+	case 415:
+		return "unsupported_media_type";
+	case 422:
+		return "invalid";
+	case 429:
+		return "rate_limited";
+	case 503:
+		return "unavailable";
+	default:
+		return "internal";
 	}
 }
 
@@ -153,8 +165,8 @@ void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt,
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	resp_json(rs, status,
-		  json_pack("{s:{s:s,s:s,s:o}}", "error", "code", code_name(status), "message", msg,
-			    "field", field ? json_string(field) : json_null()));
+	          json_pack("{s:{s:s,s:s,s:o}}", "error", "code", code_name(status), "message", msg,
+	                    "field", field ? json_string(field) : json_null()));
 }
 
 json_t *req_json_object(const req_t *rq, resp_t *rs)
@@ -166,8 +178,8 @@ json_t *req_json_object(const req_t *rq, resp_t *rs)
 	json_error_t e;
 	json_t *j = json_loadb(rq->body, rq->body_len, JSON_REJECT_DUPLICATES, &e);
 	if (!j) {
-		resp_error(rs, 400, NULL, "malformed JSON: line %d, column %d: %s", e.line, e.column,
-			   e.text);
+		resp_error(rs, 400, NULL, "malformed JSON: line %d, column %d: %s", e.line,
+		           e.column, e.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
@@ -180,14 +192,15 @@ json_t *req_json_object(const req_t *rq, resp_t *rs)
 
 int req_authorized(const req_t *rq, resp_t *rs)
 {
-	const char *h = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND,
-						    MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *h =
+	    MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *tok;
 	size_t len;
 	if (token_from_bearer(h, &tok, &len) != 0) {
 		rs->www_authenticate = 1;
-		resp_error(rs, 401, NULL, h ? "expected 'Authorization: Bearer <token>'"
-					    : "this write needs 'Authorization: Bearer <token>'");
+		resp_error(rs, 401, NULL,
+		           h ? "expected 'Authorization: Bearer <token>'"
+		             : "this write needs 'Authorization: Bearer <token>'");
 		return 0;
 	}
 	const char *admin = rq->app->cfg->admin_token;
@@ -197,17 +210,17 @@ int req_authorized(const req_t *rq, resp_t *rs)
 		token_hash(tok, len, b);
 		if (token_hash_equal(a, b))
 			return registry_info(rq->app->reg, rq->id, NULL)
-				       ? 1
-				       : (resp_error(rs, 404, "id", "no instance %llu",
-						     (unsigned long long)rq->id),
-					  0);
+			           ? 1
+			           : (resp_error(rs, 404, "id", "no instance %llu",
+			                         (unsigned long long)rq->id),
+			              0);
 	}
 	int r = registry_auth(rq->app->reg, rq->id, tok, len);
 	if (r < 0)
 		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
 	else if (r == 0)
 		resp_error(rs, 403, NULL, "the token does not grant writes to instance %llu",
-			   (unsigned long long)rq->id);
+		           (unsigned long long)rq->id);
 	return r == 1;
 }
 
@@ -267,14 +280,15 @@ typedef struct ctx_t {
 } ctx_t;
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, ctx_t *x, resp_t *rs, const char *method,
-				 const char *url)
+                                 const char *url)
 {
 	struct MHD_Response *r;
 	if (rs->fd >= 0) {
 		r = MHD_create_response_from_fd64(rs->fd_size, rs->fd);
 	} else {
-		r = MHD_create_response_from_buffer(rs->len, rs->body ? rs->body : (void *)(uintptr_t) "",
-						    rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+		r = MHD_create_response_from_buffer(
+		    rs->len, rs->body ? rs->body : (void *)(uintptr_t) "",
+		    rs->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 		if (r)
 			rs->body = NULL; /* MHD frees it */
 	}
@@ -284,14 +298,16 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, ctx_t *x, resp_t *rs,
 	}
 	if (rs->content_type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rs->cache ? rs->cache : "no-store");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+	                        rs->cache ? rs->cache : "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (rs->allow)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
 	if (rs->location[0])
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
 	if (rs->www_authenticate)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"ponytail\"");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		                        "Bearer realm=\"ponytail\"");
 	enum MHD_Result ok = MHD_queue_response(c, rs->status, r);
 	MHD_destroy_response(r);
 	x->responded = 1;
@@ -307,13 +323,14 @@ static int media_ok(const char *ct, int flags)
 		return 0;
 	size_t n = strcspn(ct, "; \t");
 	return (n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
-	       ((flags & R_MERGE) && n == 28 && strncasecmp(ct, "application/merge-patch+json", 28) == 0);
+	       ((flags & R_MERGE) && n == 28 &&
+	        strncasecmp(ct, "application/merge-patch+json", 28) == 0);
 }
 
 /* First call of a request: route it and apply every check that needs no body. Returns 1
  * when *rs holds an answer to send now. */
 static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *method,
-		 const char *url, resp_t *rs)
+                 const char *url, resp_t *rs)
 {
 	const char *m = strcmp(method, "HEAD") == 0 ? "GET" : method;
 	int path_hit = 0, bad_id = 0;
@@ -332,8 +349,8 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		}
 		/* Collect the methods this path allows, for 405's Allow header. */
 		size_t n = strlen(x->allow);
-		snprintf(x->allow + n, sizeof x->allow - n, "%s%s%s", n ? ", " : "", routes[i].method,
-			 strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
+		snprintf(x->allow + n, sizeof x->allow - n, "%s%s%s", n ? ", " : "",
+		         routes[i].method, strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");
 	}
 	if (x->route < 0) {
 		if (!path_hit) {
@@ -342,7 +359,7 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		}
 		rs->allow = x->allow;
 		resp_error(rs, 405, NULL, "%s is not allowed on %s (allowed: %s)", method, url,
-			   x->allow);
+		           x->allow);
 		return 1;
 	}
 	const route_t *r = &routes[x->route];
@@ -352,25 +369,27 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 	}
 	if ((r->flags & R_WRITE) && !rest_rate_ok(app, x->ip)) {
 		resp_error(rs, 429, NULL, "more than %d writes per second from %s",
-			   app->cfg->write_rate, x->ip);
+		           app->cfg->write_rate, x->ip);
 		return 1;
 	}
 	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c};
 	if ((r->flags & R_AUTH) && !req_authorized(&rq, rs))
 		return 1;
 	if (r->flags & R_BODY) {
-		const char *ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_TYPE);
+		const char *ct =
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 		if (!media_ok(ct, r->flags)) {
-			resp_error(rs, 415, NULL, "expected Content-Type: application/json%s, got '%s'",
-				   (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
-				   ct ? ct : "");
+			resp_error(rs, 415, NULL,
+			           "expected Content-Type: application/json%s, got '%s'",
+			           (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
+			           ct ? ct : "");
 			return 1;
 		}
-		const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+		const char *cl =
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)app->cfg->max_body) {
-			resp_error(rs, 413, NULL, "body of %s bytes; at most %d", cl, app->cfg->max_body);
+			resp_error(rs, 413, NULL, "body of %s bytes; at most %d", cl,
+			           app->cfg->max_body);
 			return 1;
 		}
 	}
@@ -378,8 +397,8 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
+                                  const char *method, const char *version, const char *upload,
+                                  size_t *upload_size, void **con_cls)
 {
 	(void)version;
 	app_t *app = cls;
@@ -392,14 +411,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*con_cls = x;
 		x->t0 = sim_mono_ns();
 		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 		if (sa && sa->sa_family == AF_INET)
-			inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, x->ip,
-				  sizeof x->ip);
+			inet_ntop(AF_INET,
+			          &((const struct sockaddr_in *)(const void *)sa)->sin_addr, x->ip,
+			          sizeof x->ip);
 		else if (sa && sa->sa_family == AF_INET6)
-			inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-				  x->ip, sizeof x->ip);
+			inet_ntop(AF_INET6,
+			          &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+			          x->ip, sizeof x->ip);
 		else
 			snprintf(x->ip, sizeof x->ip, "?");
 		if (admit(app, c, x, method, url, &rs))
@@ -447,7 +468,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+                         enum MHD_RequestTerminationCode toe)
 {
 	(void)cls, (void)c, (void)toe;
 	ctx_t *x = *con_cls;
@@ -489,18 +510,18 @@ rest_t *rest_start(app_t *app, char *err, size_t errlen)
 	sa.sin_port = htons((uint16_t)app->cfg->http_port);
 	inet_pton(AF_INET, app->cfg->bind, &sa.sin_addr);
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	                 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	r->d = MHD_start_daemon(
-		flags, (uint16_t)app->cfg->http_port, NULL, NULL, on_request, app,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg->request_timeout,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg->max_conns_per_ip,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-		(unsigned)256, MHD_OPTION_END);
+	    flags, (uint16_t)app->cfg->http_port, NULL, NULL, on_request, app,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg->request_timeout,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg->max_conns_per_ip,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+	    (unsigned)256, MHD_OPTION_END);
 	if (!r->d) {
 		snprintf(err, errlen, "--http-port %d: cannot listen on %s (in use?)",
-			 app->cfg->http_port, app->cfg->bind);
+		         app->cfg->http_port, app->cfg->bind);
 		free(r);
 		return NULL;
 	}

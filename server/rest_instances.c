@@ -21,13 +21,13 @@
 static json_t *instance_json(const reg_info_t *info, json_t *doc)
 {
 	return json_pack("{s:I,s:s,s:s,s:b,s:I,s:I,s:o}", "id", (json_int_t)info->id, "name",
-			 info->name, "room", info->room, "driven", info->driven, "created_at",
-			 (json_int_t)info->created_at, "updated_at", (json_int_t)info->updated_at,
-			 "definition", doc ? doc : json_null());
+	                 info->name, "room", info->room, "driven", info->driven, "created_at",
+	                 (json_int_t)info->created_at, "updated_at", (json_int_t)info->updated_at,
+	                 "definition", doc ? doc : json_null());
 }
 
 static reg_info_t info_of(uint64_t id, const pt_instance_def *def, const driver_t *drv,
-			  int64_t created, int64_t updated)
+                          int64_t created, int64_t updated)
 {
 	reg_info_t info;
 	memset(&info, 0, sizeof info);
@@ -57,8 +57,9 @@ static int within_limits(const req_t *rq, const pt_instance_def *def, resp_t *rs
 		n += def->strands[i].points;
 	if (n <= rq->app->cfg->max_points)
 		return 1;
-	resp_error(rs, 422, "strands", "strands: %d points in all; this server allows at most %d per instance",
-		   n, rq->app->cfg->max_points);
+	resp_error(rs, 422, "strands",
+	           "strands: %d points in all; this server allows at most %d per instance", n,
+	           rq->app->cfg->max_points);
 	return 0;
 }
 
@@ -66,8 +67,9 @@ static int room_routed_here(const req_t *rq, const pt_instance_def *def, resp_t 
 {
 	if (!rq->room || strcmp(rq->room, def->room) == 0)
 		return 1;
-	resp_error(rs, 422, "room", "room: '%s' differs from ?room=%s, by which this request was routed",
-		   def->room, rq->room);
+	resp_error(rs, 422, "room",
+	           "room: '%s' differs from ?room=%s, by which this request was routed", def->room,
+	           rq->room);
 	return 0;
 }
 
@@ -89,9 +91,10 @@ void h_instances_list(const req_t *rq, resp_t *rs)
 	int n = registry_list(rq->app->reg, rq->room, &all);
 	json_t *arr = n >= 0 ? json_array() : NULL;
 	for (int i = 0; arr && i < n; i++)
-		if (json_array_append_new(arr, json_pack("{s:I,s:s,s:s,s:b}", "id", (json_int_t)all[i].id,
-							  "name", all[i].name, "room", all[i].room,
-							  "driven", all[i].driven)) != 0) {
+		if (json_array_append_new(arr, json_pack("{s:I,s:s,s:s,s:b}", "id",
+		                                         (json_int_t)all[i].id, "name", all[i].name,
+		                                         "room", all[i].room, "driven",
+		                                         all[i].driven)) != 0) {
 			json_decref(arr);
 			arr = NULL;
 		}
@@ -138,8 +141,9 @@ void h_instances_create(const req_t *rq, resp_t *rs)
 	}
 	if (registry_count(app->reg) >= app->cfg->max_instances) {
 		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL, "this server hosts at most %d instances (--max-instances)",
-			   app->cfg->max_instances);
+		resp_error(rs, 503, NULL,
+		           "this server hosts at most %d instances (--max-instances)",
+		           app->cfg->max_instances);
 		goto out;
 	}
 	reg_info_t info;
@@ -174,7 +178,8 @@ void h_instances_create(const req_t *rq, resp_t *rs)
 		json_decref(j);
 		j = NULL;
 	}
-	snprintf(rs->location, sizeof rs->location, "/v1/instances/%llu", (unsigned long long)cmd.id);
+	snprintf(rs->location, sizeof rs->location, "/v1/instances/%llu",
+	         (unsigned long long)cmd.id);
 	resp_json(rs, 201, j);
 out:
 	memset(token, 0, sizeof token);
@@ -343,8 +348,8 @@ static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 	if (!strands)
 		return NULL;
 	return json_pack("{s:I,s:I,s:f,s:I,s:{s:o,s:o},s:o}", "id", (json_int_t)id, "tick",
-			 (json_int_t)f->tick, "t", f->t, "last_seq", (json_int_t)f->last_seq, "head",
-			 "p", vec(p, 3), "q", vec(q, 4), "strands", strands);
+	                 (json_int_t)f->tick, "t", f->t, "last_seq", (json_int_t)f->last_seq,
+	                 "head", "p", vec(p, 3), "q", vec(q, 4), "strands", strands);
 }
 
 void h_instance_frame(const req_t *rq, resp_t *rs)
@@ -387,13 +392,15 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	pose_in_t in = {.id = rq->id};
 	json_object_foreach(body, key, v)
 	{
-		if (strcmp(key, "p") && strcmp(key, "q") && strcmp(key, "seq") && strcmp(key, "t")) {
+		if (strcmp(key, "p") && strcmp(key, "q") && strcmp(key, "seq") &&
+		    strcmp(key, "t")) {
 			resp_error(rs, 422, key, "%s: unknown field (expected p, q, seq, t)", key);
 			goto rejected;
 		}
 	}
 	if (numbers(json_object_get(body, "p"), 3, 1e4, p) != 0) {
-		resp_error(rs, 422, "p", "p: expected [x, y, z] in metres, each finite and within 10 km");
+		resp_error(rs, 422, "p",
+		           "p: expected [x, y, z] in metres, each finite and within 10 km");
 		goto rejected;
 	}
 	double l2 = 0;
@@ -405,7 +412,7 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	}
 	v = json_object_get(body, "seq");
 	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		  json_integer_value(v) > 0xffffffffLL)) {
+	          json_integer_value(v) > 0xffffffffLL)) {
 		resp_error(rs, 422, "seq", "seq: expected an integer in [0, 4294967295]");
 		goto rejected;
 	}
@@ -415,23 +422,26 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 		goto out;
 	}
 	if (info.driven) {
-		resp_error(rs, 409, "driver",
-			   "instance %llu is moved by its driver; remove it (\"driver\": null) first",
-			   (unsigned long long)rq->id);
+		resp_error(
+		    rs, 409, "driver",
+		    "instance %llu is moved by its driver; remove it (\"driver\": null) first",
+		    (unsigned long long)rq->id);
 		goto out;
 	}
 	double l = sqrt(l2);
 	in.seq = v ? (uint32_t)json_integer_value(v) : 0;
 	in.pose.p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
-	in.pose.q = (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l), (float)(q[3] / l)};
+	in.pose.q =
+	    (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l), (float)(q[3] / l)};
 	int r = cmdq_post_pose(rq->app->q, &in);
 	if (r == 0) {
 		metrics_add(&metrics.poses_received, 1);
 		resp_text(rs, 204, NULL, "", 0);
 	} else {
 		metrics_add(&metrics.poses_rejected_full, 1);
-		resp_error(rs, 503, NULL, r == -2 ? "the server is shutting down"
-						  : "too many poses this tick; try again");
+		resp_error(rs, 503, NULL,
+		           r == -2 ? "the server is shutting down"
+		                   : "too many poses this tick; try again");
 	}
 	goto out;
 rejected:

@@ -17,13 +17,13 @@
 typedef struct req_t {
 	app_t *app;
 	const char *method;
-	const char *url;       /* path only, decoded by MHD */
-	uint64_t id;           /* {id} of the route, 0 when it has none */
-	const char *room;      /* ?room= (list), NULL when absent */
-	const char *body;      /* NUL-terminated, body_len bytes (NULL when empty) */
+	const char *url;  /* path only, decoded by MHD */
+	uint64_t id;      /* {id} of the route, 0 when it has none */
+	const char *room; /* ?room= (list), NULL when absent */
+	const char *body; /* NUL-terminated, body_len bytes (NULL when empty) */
 	size_t body_len;
-	const char *ip;        /* client address */
-	void *conn;            /* struct MHD_Connection *, for rare header lookups */
+	const char *ip; /* client address */
+	void *conn;     /* struct MHD_Connection *, for rare header lookups */
 } req_t;
 
 typedef struct resp_t {
@@ -31,12 +31,12 @@ typedef struct resp_t {
 	char *body; /* malloc'ed, owned by resp */
 	size_t len;
 	const char *content_type;
-	int fd;              /* >= 0: send this file (owned; closed by MHD) */
+	int fd; /* >= 0: send this file (owned; closed by MHD) */
 	uint64_t fd_size;
-	const char *allow;   /* Allow header (405) */
+	const char *allow;    /* Allow header (405) */
 	int www_authenticate; /* add WWW-Authenticate: Bearer (401) */
-	const char *cache;   /* Cache-Control, default no-store */
-	char location[64];   /* Location header (201), "" for none */
+	const char *cache;    /* Cache-Control, default no-store */
+	char location[64];    /* Location header (201), "" for none */
 } resp_t;
 
 /* JSON response; takes the reference to obj (NULL = 500 out of memory). */
@@ -44,11 +44,10 @@ void resp_json(resp_t *rs, unsigned status, json_t *obj);
 
 /* {"error": {"code": ..., "message": ..., "field": ...}}; field NULL becomes null. */
 void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Plain text response (copied). */
-void resp_text(resp_t *rs, unsigned status, const char *content_type, const char *text,
-	       size_t len);
+void resp_text(resp_t *rs, unsigned status, const char *content_type, const char *text, size_t len);
 
 /* Parses the body as a JSON object. Returns it (new reference), or NULL after answering
  * 400 (malformed, not an object) into rs. */

@@ -19,34 +19,34 @@
 #include "rest_internal.h"
 
 static const char placeholder[] =
-	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	"<title>ponytaild</title>\n<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42em;"
-	"margin:3em auto;padding:0 1em}code{background:#f2f2f2;padding:0 .2em}</style>\n"
-	"</head><body>\n<h1>ponytaild is running</h1>\n"
-	"<p>The browser client is not installed here (no <code>index.html</code> in the web "
-	"root, <code>--web-root</code>). The API is:</p>\n<ul>\n"
-	"<li><a href=\"/v1/instances\">/v1/instances</a> &mdash; list; <code>POST</code> to "
-	"create</li>\n<li><a href=\"/v1/info\">/v1/info</a> &mdash; tick rate and WebSocket "
-	"port</li>\n<li><a href=\"/metrics\">/metrics</a>, <a href=\"/healthz\">/healthz</a>, "
-	"<a href=\"/readyz\">/readyz</a></li>\n</ul>\n</body></html>\n";
+    "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+    "<title>ponytaild</title>\n<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42em;"
+    "margin:3em auto;padding:0 1em}code{background:#f2f2f2;padding:0 .2em}</style>\n"
+    "</head><body>\n<h1>ponytaild is running</h1>\n"
+    "<p>The browser client is not installed here (no <code>index.html</code> in the web "
+    "root, <code>--web-root</code>). The API is:</p>\n<ul>\n"
+    "<li><a href=\"/v1/instances\">/v1/instances</a> &mdash; list; <code>POST</code> to "
+    "create</li>\n<li><a href=\"/v1/info\">/v1/info</a> &mdash; tick rate and WebSocket "
+    "port</li>\n<li><a href=\"/metrics\">/metrics</a>, <a href=\"/healthz\">/healthz</a>, "
+    "<a href=\"/readyz\">/readyz</a></li>\n</ul>\n</body></html>\n";
 
 static const struct {
 	const char *ext, *type;
 } types[] = {
-	{".html", "text/html; charset=utf-8"},
-	{".js", "text/javascript; charset=utf-8"},
-	{".mjs", "text/javascript; charset=utf-8"},
-	{".css", "text/css; charset=utf-8"},
-	{".json", "application/json"},
-	{".svg", "image/svg+xml"},
-	{".png", "image/png"},
-	{".jpg", "image/jpeg"},
-	{".ico", "image/x-icon"},
-	{".wasm", "application/wasm"},
-	{".map", "application/json"},
-	{".txt", "text/plain; charset=utf-8"},
-	{".glb", "model/gltf-binary"},
-	{".vrm", "model/gltf-binary"},
+    {".html", "text/html; charset=utf-8"},
+    {".js", "text/javascript; charset=utf-8"},
+    {".mjs", "text/javascript; charset=utf-8"},
+    {".css", "text/css; charset=utf-8"},
+    {".json", "application/json"},
+    {".svg", "image/svg+xml"},
+    {".png", "image/png"},
+    {".jpg", "image/jpeg"},
+    {".ico", "image/x-icon"},
+    {".wasm", "application/wasm"},
+    {".map", "application/json"},
+    {".txt", "text/plain; charset=utf-8"},
+    {".glb", "model/gltf-binary"},
+    {".vrm", "model/gltf-binary"},
 };
 
 static const char *type_of(const char *path)
@@ -123,7 +123,8 @@ void h_static(const req_t *rq, resp_t *rs)
 	int fd = open_inside(root, rel, &size);
 	if (fd < 0) {
 		if (root == cfg->web_root && strcmp(rel, "index.html") == 0) {
-			resp_text(rs, 200, "text/html; charset=utf-8", placeholder, sizeof placeholder - 1);
+			resp_text(rs, 200, "text/html; charset=utf-8", placeholder,
+			          sizeof placeholder - 1);
 			return;
 		}
 		resp_error(rs, 404, NULL, "no file %s", rq->url);

@@ -18,8 +18,9 @@ void h_healthz(const req_t *rq, resp_t *rs)
 	if (limit < 2000000000LL)
 		limit = 2000000000LL;
 	int alive = tick == 0 || sim_mono_ns() - done_ns < limit;
-	resp_json(rs, alive ? 200 : 503,
-		  json_pack("{s:s,s:I}", "status", alive ? "ok" : "stalled", "tick", (json_int_t)tick));
+	resp_json(
+	    rs, alive ? 200 : 503,
+	    json_pack("{s:s,s:I}", "status", alive ? "ok" : "stalled", "tick", (json_int_t)tick));
 }
 
 /* Readiness: both listeners up, the sim ticking, not shutting down. */
@@ -29,10 +30,12 @@ void h_readyz(const req_t *rq, resp_t *rs)
 	int draining = __atomic_load_n(&app->draining, __ATOMIC_ACQUIRE);
 	int ws = __atomic_load_n(&app->ws_ready, __ATOMIC_ACQUIRE);
 	uint64_t tick = sim_tick_now(app->sim, NULL);
-	const char *why = draining ? "shutting down" : !ws ? "websocket not listening"
-					       : tick == 0 ? "no tick yet" : NULL;
+	const char *why = draining    ? "shutting down"
+	                  : !ws       ? "websocket not listening"
+	                  : tick == 0 ? "no tick yet"
+	                              : NULL;
 	resp_json(rs, why ? 503 : 200,
-		  json_pack("{s:s,s:s?}", "status", why ? "not ready" : "ready", "reason", why));
+	          json_pack("{s:s,s:s?}", "status", why ? "not ready" : "ready", "reason", why));
 }
 
 void h_metrics(const req_t *rq, resp_t *rs)
@@ -57,10 +60,10 @@ void h_info(const req_t *rq, resp_t *rs)
 	const app_t *app = rq->app;
 	const char *url = app->cfg->ws_public_url;
 	resp_json(rs, 200,
-		  json_pack("{s:s,s:s,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild", "version",
-			    PONYTAIL_VERSION, "tick_hz", app->cfg->tick_hz, "substeps",
-			    app->cfg->substeps, "ws_port", app->ws_port, "ws_url", *url ? url : NULL,
-			    "ws_subprotocol", "ponytail.v1", "max_instances", app->cfg->max_instances,
-			    "instances", registry_count(app->reg), "tick",
-			    (json_int_t)sim_tick_now(app->sim, NULL)));
+	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild",
+	                    "version", PONYTAIL_VERSION, "tick_hz", app->cfg->tick_hz, "substeps",
+	                    app->cfg->substeps, "ws_port", app->ws_port, "ws_url",
+	                    *url ? url : NULL, "ws_subprotocol", "ponytail.v1", "max_instances",
+	                    app->cfg->max_instances, "instances", registry_count(app->reg), "tick",
+	                    (json_int_t)sim_tick_now(app->sim, NULL)));
 }

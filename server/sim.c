@@ -150,7 +150,8 @@ static inst_meta_t *make_meta(uint64_t id, const pt_instance_def *def)
 		ptp_shape_strand_t *st = &m->shape.strands[i];
 		st->points = (uint8_t)sd->points;
 		st->segment_length = sd->segment_length;
-		st->anchor[0] = sd->anchor.x, st->anchor[1] = sd->anchor.y, st->anchor[2] = sd->anchor.z;
+		st->anchor[0] = sd->anchor.x, st->anchor[1] = sd->anchor.y,
+		st->anchor[2] = sd->anchor.z;
 		st->direction[0] = sd->direction.x, st->direction[1] = sd->direction.y,
 		st->direction[2] = sd->direction.z;
 	}
@@ -197,7 +198,7 @@ static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m)
 }
 
 static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *def,
-				const driver_t *drv)
+                                const driver_t *drv)
 {
 	if (index_pos(s, id) >= 0 || reserve(s) != 0)
 		return CMD_NO_MEMORY;
@@ -232,8 +233,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	return CMD_OK;
 }
 
-static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def,
-				const driver_t *drv)
+static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, const driver_t *drv)
 {
 	sim_inst_t *in = &s->inst[slot];
 	inst_meta_t *m = make_meta(in->id, def);
@@ -264,8 +264,8 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def,
 		ptp_encoder_force_key(in->enc);
 	}
 	/* A new or changed driver starts its motion from t = 0. */
-	if (drv->enabled && (!in->driver.enabled || memcmp(&drv->motion, &in->driver.motion,
-							  sizeof drv->motion) != 0))
+	if (drv->enabled && (!in->driver.enabled ||
+	                     memcmp(&drv->motion, &in->driver.motion, sizeof drv->motion) != 0))
 		in->drive_origin = s->tick + 1;
 	in->driver = *drv;
 	meta_unref(in->meta);
@@ -313,15 +313,20 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 	if (slot < 0)
 		return CMD_NOT_FOUND;
 	switch (c->kind) {
-	case CMD_UPDATE: return inst_update(s, slot, c->def, &c->driver);
-	case CMD_DELETE: inst_delete(s, slot); return CMD_OK;
+	case CMD_UPDATE:
+		return inst_update(s, slot, c->def, &c->driver);
+	case CMD_DELETE:
+		inst_delete(s, slot);
+		return CMD_OK;
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
 		ptp_encoder_force_key(s->inst[slot].enc);
 		push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta));
 		return CMD_OK;
-	case CMD_FRAME: return read_frame(s, slot, &c->frame);
-	default: return CMD_NOT_FOUND;
+	case CMD_FRAME:
+		return read_frame(s, slot, &c->frame);
+	default:
+		return CMD_NOT_FOUND;
 	}
 }
 
@@ -372,8 +377,8 @@ static void drive_part(void *ctx, int w, int n)
 	for (int slot = w; slot < s->nslots; slot += n) {
 		sim_inst_t *in = &s->inst[slot];
 		if (in->id && in->driver.enabled)
-			in->drive_pose = driver_pose(&in->driver, (double)(tick - in->drive_origin) /
-									  s->cfg.tick_hz);
+			in->drive_pose = driver_pose(
+			    &in->driver, (double)(tick - in->drive_origin) / s->cfg.tick_hz);
 	}
 }
 
@@ -470,7 +475,8 @@ static void *sim_main(void *arg)
 	LOG(LOG_INFO, "tick thread: %d Hz, %d substeps, %d workers, %d instances", s->cfg.tick_hz,
 	    s->cfg.substeps, pool_size(s->pool), s->nindex);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
-		struct timespec ts = {(time_t)(deadline / 1000000000), (long)(deadline % 1000000000)};
+		struct timespec ts = {(time_t)(deadline / 1000000000),
+		                      (long)(deadline % 1000000000)};
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
@@ -483,7 +489,9 @@ static void *sim_main(void *arg)
 			uint64_t total = metrics_get(&metrics.tick_overruns);
 			/* Logged at most once a second, with the count since the last line. */
 			if (now - last_overrun_log > 1000000000LL) {
-				LOG(LOG_WARN, "tick %llu overran by %.2f ms (%llu overruns since last report)",
+				LOG(LOG_WARN,
+				    "tick %llu overran by %.2f ms (%llu overruns since last "
+				    "report)",
 				    (unsigned long long)s->tick, (double)(now - deadline) / 1e6,
 				    (unsigned long long)(total - overruns_logged));
 				overruns_logged = total;

@@ -61,12 +61,12 @@ static int rebuild_order(sim_t *s)
 
 /* Appends one record of enc to b; *off and *len locate it. Returns 0 or -1. */
 static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint64_t id,
-			 uint32_t seq, uint32_t *off, uint32_t *len)
+                         uint32_t seq, uint32_t *off, uint32_t *len)
 {
 	for (;;) {
 		size_t needed = 0;
-		ptp_err_t e = ptp_encoder_record(enc, key, id, seq, b->data ? b->data + b->len : NULL,
-						 b->cap - b->len, &needed);
+		ptp_err_t e = ptp_encoder_record(
+		    enc, key, id, seq, b->data ? b->data + b->len : NULL, b->cap - b->len, &needed);
 		if (e == PTP_OK) {
 			*off = (uint32_t)b->len;
 			*len = (uint32_t)needed;
@@ -110,7 +110,8 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
-	float hp[3] = {head.p.x, head.p.y, head.p.z}, hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
+	float hp[3] = {head.p.x, head.p.y, head.p.z},
+	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	ptp_err_t err = PTP_EINVAL;
 	if (n > 0) {
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
@@ -119,7 +120,8 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
 		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
 		if (!in->encode_failed)
-			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)", (unsigned long long)in->id,
+			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)",
+			    (unsigned long long)in->id,
 			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
 		in->encode_failed = 1;
 		return;
@@ -150,12 +152,14 @@ static void encode_part(void *ctx, int w, int n)
 void sim_publish(sim_t *s, int64_t deadline_ns)
 {
 	if (s->order_dirty && rebuild_order(s) != 0) {
-		LOG(LOG_ERROR, "out of memory: tick %llu not published", (unsigned long long)s->tick);
+		LOG(LOG_ERROR, "out of memory: tick %llu not published",
+		    (unsigned long long)s->tick);
 		return;
 	}
 	frame_set_t *fs = frame_ring_begin(s->ring, s->nslots, s->nrooms);
 	if (!fs) {
-		LOG(LOG_ERROR, "out of memory: tick %llu not published", (unsigned long long)s->tick);
+		LOG(LOG_ERROR, "out of memory: tick %llu not published",
+		    (unsigned long long)s->tick);
 		return; /* events stay queued for the next tick */
 	}
 	s->fs = fs;

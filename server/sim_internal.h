@@ -6,8 +6,8 @@
 
 #include <pthread.h>
 
-#include "pool.h"
 #include "ponytail/world.h"
+#include "pool.h"
 #include "ptp/strand.h"
 #include "sim.h"
 
@@ -22,10 +22,10 @@ typedef struct sim_inst_t {
 	uint32_t seq_seen;     /* newest seq taken from the inbox (0 = none) */
 	int has_pose;          /* `pose` arrived since the last tick */
 	pt_pose pose;
-	pt_pose drive_pose;    /* the driver's pose for the tick being computed */
-	int key_wanted;        /* a subscriber needs a keyframe record this tick */
-	int enc_gap;           /* ticks were not encoded (nobody watched): next record is a key */
-	int encode_failed;     /* logged once */
+	pt_pose drive_pose; /* the driver's pose for the tick being computed */
+	int key_wanted;     /* a subscriber needs a keyframe record this tick */
+	int enc_gap;        /* ticks were not encoded (nobody watched): next record is a key */
+	int encode_failed;  /* logged once */
 	int npoints;
 	ptp_encoder_t *enc;
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
@@ -52,9 +52,9 @@ struct sim_t {
 	sim_scratch_t *scratch; /* [cfg.workers] */
 	float dt;
 	pthread_t th;
-	int started, stop; /* stop: atomic */
-	uint64_t tick;        /* newest completed tick; atomic for readers */
-	int64_t tick_done_ns; /* atomic */
+	int started, stop;      /* stop: atomic */
+	uint64_t tick;          /* newest completed tick; atomic for readers */
+	int64_t tick_done_ns;   /* atomic */
 	int64_t wall_offset_us; /* CLOCK_REALTIME - CLOCK_MONOTONIC at start, us */
 
 	sim_inst_t *inst; /* [nslots], slots never move */
@@ -70,7 +70,7 @@ struct sim_t {
 
 	frame_event_t *ev; /* events of the tick in progress */
 	int nev, cap_ev;
-	cmd_t *backlog; /* taken from the queue, not applied yet (over budget) */
+	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
 };
 

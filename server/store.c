@@ -18,17 +18,17 @@ struct store_t {
 };
 
 static const char *const schema =
-	"PRAGMA journal_mode=WAL;"
-	"PRAGMA synchronous=FULL;"
-	"PRAGMA foreign_keys=ON;"
-	"CREATE TABLE IF NOT EXISTS instances ("
-	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	"  doc TEXT NOT NULL,"
-	"  token_hash BLOB NOT NULL,"
-	"  created_at INTEGER NOT NULL,"
-	"  updated_at INTEGER NOT NULL);"
-	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');";
+    "PRAGMA journal_mode=WAL;"
+    "PRAGMA synchronous=FULL;"
+    "PRAGMA foreign_keys=ON;"
+    "CREATE TABLE IF NOT EXISTS instances ("
+    "  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    "  doc TEXT NOT NULL,"
+    "  token_hash BLOB NOT NULL,"
+    "  created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');";
 
 /* mkdir -p for the data directory. */
 static int make_dirs(const char *dir)
@@ -54,7 +54,8 @@ store_t *store_open(const char *dir, char *err, size_t errlen)
 {
 	char path[1100];
 	if (make_dirs(dir) != 0) {
-		snprintf(err, errlen, "--data %s: cannot create directory: %s", dir, strerror(errno));
+		snprintf(err, errlen, "--data %s: cannot create directory: %s", dir,
+		         strerror(errno));
 		return NULL;
 	}
 	snprintf(path, sizeof path, "%s/ponytail.db", dir);
@@ -65,19 +66,23 @@ store_t *store_open(const char *dir, char *err, size_t errlen)
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	char *msg = NULL;
-	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-			    NULL) != SQLITE_OK ||
+	if (sqlite3_open_v2(path, &s->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+	                    NULL) != SQLITE_OK ||
 	    sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
 	    sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db,
-			       "INSERT INTO instances(doc, token_hash, created_at, updated_at) "
-			       "VALUES (?, ?, ?, ?)",
-			       -1, &s->ins, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "UPDATE instances SET doc = ?, updated_at = ? WHERE id = ?", -1,
-			       &s->upd, NULL) != SQLITE_OK ||
+	                       "INSERT INTO instances(doc, token_hash, created_at, updated_at) "
+	                       "VALUES (?, ?, ?, ?)",
+	                       -1, &s->ins, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "UPDATE instances SET doc = ?, updated_at = ? WHERE id = ?",
+	                       -1, &s->upd, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, "DELETE FROM instances WHERE id = ?", -1, &s->del, NULL) !=
-		    SQLITE_OK) {
-		snprintf(err, errlen, "%s: %s", path, msg ? msg : s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	        SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path,
+		         msg     ? msg
+		         : s->db ? sqlite3_errmsg(s->db)
+		                 : "cannot open");
 		sqlite3_free(msg);
 		store_close(s);
 		return NULL;
@@ -115,7 +120,7 @@ static int run(store_t *s, sqlite3_stmt *st, const char *what)
 }
 
 int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN], int64_t now,
-		 uint64_t *id)
+                 uint64_t *id)
 {
 	pthread_mutex_lock(&s->mu);
 	sqlite3_bind_text(s->ins, 1, doc, -1, SQLITE_STATIC);
@@ -157,9 +162,9 @@ int store_load(store_t *s, store_row_fn fn, void *ctx)
 	int rc = 0;
 	pthread_mutex_lock(&s->mu);
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT id, doc, token_hash, created_at, updated_at FROM instances "
-			       "ORDER BY id",
-			       -1, &st, NULL) != SQLITE_OK) {
+	                       "SELECT id, doc, token_hash, created_at, updated_at FROM instances "
+	                       "ORDER BY id",
+	                       -1, &st, NULL) != SQLITE_OK) {
 		LOG(LOG_ERROR, "load: %s", sqlite3_errmsg(s->db));
 		pthread_mutex_unlock(&s->mu);
 		return -1;

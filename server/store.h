@@ -30,7 +30,7 @@ void store_close(store_t *s);
 
 /* Inserts a new instance; *id receives its new public id. Returns 0 or -1 (logged). */
 int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN], int64_t now,
-		 uint64_t *id);
+                 uint64_t *id);
 
 /* Replaces the definition of `id`. Returns 0, or -1 on error or when id is unknown. */
 int store_update(store_t *s, uint64_t id, const char *doc, int64_t now);
@@ -41,8 +41,8 @@ int store_delete(store_t *s, uint64_t id);
 /* Calls fn for every stored instance in id order (doc borrowed for the call). Stops and
  * returns -1 when fn returns non-zero or on a read error; 0 otherwise. */
 typedef int (*store_row_fn)(void *ctx, uint64_t id, const char *doc,
-			    const uint8_t hash[TOKEN_HASH_LEN], int64_t created_at,
-			    int64_t updated_at);
+                            const uint8_t hash[TOKEN_HASH_LEN], int64_t created_at,
+                            int64_t updated_at);
 int store_load(store_t *s, store_row_fn fn, void *ctx);
 
 #endif

@@ -83,12 +83,13 @@ static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
 	int r = registry_auth(ws->app->reg, a->instance_id, a->token.ptr, a->token.len);
 	if (r < 0) {
 		conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, PTP_AUTHORIZE, a->instance_id,
-				 "no instance %llu", (unsigned long long)a->instance_id);
+		                 "no instance %llu", (unsigned long long)a->instance_id);
 		return;
 	}
 	if (r == 0) {
 		conn_queue_error(ws, c, PTP_CODE_UNAUTHORIZED, PTP_AUTHORIZE, a->instance_id,
-				 "wrong token for instance %llu", (unsigned long long)a->instance_id);
+		                 "wrong token for instance %llu",
+		                 (unsigned long long)a->instance_id);
 		return;
 	}
 	for (int i = 0; i < c->nauth; i++)
@@ -96,7 +97,7 @@ static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
 			return;
 	if (c->nauth == WS_MAX_AUTH) {
 		conn_queue_error(ws, c, PTP_CODE_LIMIT, PTP_AUTHORIZE, a->instance_id,
-				 "at most %d authorizations per connection", WS_MAX_AUTH);
+		                 "at most %d authorizations per connection", WS_MAX_AUTH);
 		return;
 	}
 	const int rate = ws->app->cfg->pose_rate;
@@ -111,12 +112,14 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 			a = &c->auth[i];
 	reg_info_t info = {0};
 	const char *why = !a ? "head_pose for an instance not authorized on this connection"
-			  : !registry_info(ws->app->reg, p->instance_id, &info) ? "no such instance"
-			  : info.driven ? "the instance is moved by its driver" : NULL;
+	                  : !registry_info(ws->app->reg, p->instance_id, &info) ? "no such instance"
+	                  : info.driven ? "the instance is moved by its driver"
+	                                : NULL;
 	if (why) {
 		metrics_add(&metrics.poses_rejected_auth, 1);
-		conn_queue_error(ws, c, a && !info.driven ? PTP_CODE_NOT_FOUND : PTP_CODE_UNAUTHORIZED,
-				 PTP_HEAD_POSE, p->instance_id, "%s", why);
+		conn_queue_error(ws, c,
+		                 a && !info.driven ? PTP_CODE_NOT_FOUND : PTP_CODE_UNAUTHORIZED,
+		                 PTP_HEAD_POSE, p->instance_id, "%s", why);
 		return;
 	}
 	/* Token bucket per authorized instance: pose_rate per second, a quarter second of
@@ -132,7 +135,8 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 		if (now - c->last_rate_error_ns > 1000000000LL) {
 			c->last_rate_error_ns = now;
 			conn_queue_error(ws, c, PTP_CODE_RATE, PTP_HEAD_POSE, p->instance_id,
-					 "more than %d poses per second: dropped", ws->app->cfg->pose_rate);
+			                 "more than %d poses per second: dropped",
+			                 ws->app->cfg->pose_rate);
 		}
 		return;
 	}
@@ -142,15 +146,16 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 	if (fabsf(p->p[0]) > 1e4f || fabsf(p->p[1]) > 1e4f || fabsf(p->p[2]) > 1e4f) {
 		metrics_add(&metrics.poses_rejected_invalid, 1);
 		conn_queue_error(ws, c, PTP_CODE_LIMIT, PTP_HEAD_POSE, p->instance_id,
-				 "head position beyond 10 km: pose dropped");
+		                 "head position beyond 10 km: pose dropped");
 		return;
 	}
 	double l = sqrt((double)p->q[0] * p->q[0] + (double)p->q[1] * p->q[1] +
-			(double)p->q[2] * p->q[2] + (double)p->q[3] * p->q[3]);
-	pose_in_t in = {p->instance_id, p->seq,
-			{{p->p[0], p->p[1], p->p[2]},
-			 {(float)(p->q[0] / l), (float)(p->q[1] / l), (float)(p->q[2] / l),
-			  (float)(p->q[3] / l)}}};
+	                (double)p->q[2] * p->q[2] + (double)p->q[3] * p->q[3]);
+	pose_in_t in = {p->instance_id,
+	                p->seq,
+	                {{p->p[0], p->p[1], p->p[2]},
+	                 {(float)(p->q[0] / l), (float)(p->q[1] / l), (float)(p->q[2] / l),
+	                  (float)(p->q[3] / l)}}};
 	if (cmdq_post_pose(ws->app->q, &in) != 0) {
 		metrics_add(&metrics.poses_rejected_full, 1);
 		return;
@@ -166,15 +171,16 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 	int type = len > 4 ? buf[4] : 0;
 	if (e == PTP_ETYPE || (e == PTP_OK && (m.type & 0x80))) {
 		if (!c->hello)
-			conn_queue_error(ws, c, PTP_CODE_HELLO_REQUIRED, type, 0, "send hello first");
+			conn_queue_error(ws, c, PTP_CODE_HELLO_REQUIRED, type, 0,
+			                 "send hello first");
 		else
 			conn_queue_error(ws, c, PTP_CODE_UNKNOWN_TYPE, type, 0,
-					 "unknown message type 0x%02x", type);
+			                 "unknown message type 0x%02x", type);
 		return;
 	}
 	if (e == PTP_EVERSION) {
 		conn_queue_error(ws, c, PTP_CODE_VERSION, type, 0, "this server speaks major %d",
-				 PTP_MAJOR);
+		                 PTP_MAJOR);
 		return;
 	}
 	if (e == PTP_ETOOBIG) {
@@ -182,10 +188,11 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 		return;
 	}
 	if (e != PTP_OK) {
-		if (type == PTP_HEAD_POSE) /* e.g. a NaN: the protocol closes, the pose is counted */
+		if (type ==
+		    PTP_HEAD_POSE) /* e.g. a NaN: the protocol closes, the pose is counted */
 			metrics_add(&metrics.poses_rejected_invalid, 1);
 		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0, "undecodable message: %s",
-				 ptp_err_name(e));
+		                 ptp_err_name(e));
 		return;
 	}
 	if (!c->hello && m.type != PTP_HELLO) {
@@ -199,14 +206,22 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 		else
 			on_hello(ws, c, &m.u.hello);
 		break;
-	case PTP_AUTHORIZE: on_authorize(ws, c, &m.u.authorize); break;
+	case PTP_AUTHORIZE:
+		on_authorize(ws, c, &m.u.authorize);
+		break;
 	case PTP_SUBSCRIBE:
 		ws_refresh(ws); /* an instance created a moment ago must be found */
 		conn_subscribe(ws, c, &m.u.subscribe, type);
 		break;
-	case PTP_UNSUBSCRIBE: conn_unsubscribe(ws, c, &m.u.subscribe); break;
-	case PTP_HEAD_POSE: on_pose(ws, c, &m.u.head_pose); break;
-	case PTP_KEYFRAME_REQUEST: conn_keyframes(ws, c, &m.u.subscribe); break;
+	case PTP_UNSUBSCRIBE:
+		conn_unsubscribe(ws, c, &m.u.subscribe);
+		break;
+	case PTP_HEAD_POSE:
+		on_pose(ws, c, &m.u.head_pose);
+		break;
+	case PTP_KEYFRAME_REQUEST:
+		conn_keyframes(ws, c, &m.u.subscribe);
+		break;
 	case PTP_PING: {
 		ptp_msg_t r = {.type = PTP_PONG};
 		r.u.pong.client_time_us = m.u.ping.client_time_us;
@@ -214,7 +229,8 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 		conn_queue_msg(ws, c, &r);
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 }
 
@@ -237,13 +253,14 @@ static void on_receive(ws_t *ws, conn_t *c, const void *in, size_t len)
 	}
 	if (c->rx_oversize) {
 		conn_queue_error(ws, c, PTP_CODE_TOO_LARGE, 0, 0, "messages are at most %d bytes",
-				 PTP_MAX_CLIENT_MESSAGE);
+		                 PTP_MAX_CLIENT_MESSAGE);
 		return;
 	}
 	if (!lws_is_final_fragment(c->wsi) || lws_remaining_packet_payload(c->wsi) > 0)
 		return;
 	if (c->rx_text) {
-		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, 0, 0, "text messages are not accepted");
+		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, 0, 0,
+		                 "text messages are not accepted");
 		c->closing = LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE;
 		return;
 	}
@@ -271,7 +288,8 @@ static void on_wake(ws_t *ws)
 		ws->drain_deadline_ns = sim_mono_ns() + 2000000000LL;
 		for (conn_t *c = ws->conns; c; c = c->next)
 			if (!c->dead)
-				conn_queue_error(ws, c, PTP_CODE_SHUTDOWN, 0, 0, "server going away");
+				conn_queue_error(ws, c, PTP_CODE_SHUTDOWN, 0, 0,
+				                 "server going away");
 	}
 	ws_refresh(ws);
 	for (conn_t *c = ws->conns; c; c = c->next)
@@ -299,7 +317,7 @@ static int has_subprotocol(struct lws *wsi)
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
-		    size_t len)
+                    size_t len)
 {
 	struct lws_context *ctx = lws_get_context(wsi);
 	ws_t *ws = ctx ? lws_context_user(ctx) : NULL;
@@ -309,11 +327,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		char ip[64] = "";
 		lws_get_peer_simple(wsi, ip, sizeof ip);
 		int *n = per_ip_slot(ws, ip, 0);
-		const char *why = ws->draining                          ? "shutting down"
-				  : !has_subprotocol(wsi)                 ? "no ponytail.v1 subprotocol"
-				  : ws->nconns >= ws->app->cfg->max_ws_conns ? "too many connections"
-				  : n && *n >= ws->app->cfg->max_conns_per_ip ? "too many connections from this address"
-									     : NULL;
+		const char *why = ws->draining            ? "shutting down"
+		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
+		                  : ws->nconns >= ws->app->cfg->max_ws_conns
+		                      ? "too many connections"
+		                  : n && *n >= ws->app->cfg->max_conns_per_ip
+		                      ? "too many connections from this address"
+		                      : NULL;
 		if (why) {
 			metrics_add(&metrics.ws_refused, 1);
 			LOG(LOG_INFO, "ws %s: refused: %s", ip, why);
@@ -360,18 +380,20 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (conn_has_work(ws, c))
 			lws_callback_on_writable(wsi);
 		return 0;
-	case LWS_CALLBACK_SERVER_WRITEABLE: return conn_write(ws, c);
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return conn_write(ws, c);
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
 		if (ws)
 			on_wake(ws);
 		return 0;
-	default: return lws_callback_http_dummy(wsi, reason, user, in, len);
+	default:
+		return lws_callback_http_dummy(wsi, reason, user, in, len);
 	}
 }
 
 static const struct lws_protocols protocols[] = {
-	{"ponytail.v1", callback, sizeof(conn_t), PTP_MAX_CLIENT_MESSAGE, 0, NULL, WS_BATCH_BYTES + 64},
-	{NULL, NULL, 0, 0, 0, NULL, 0},
+    {"ponytail.v1", callback, sizeof(conn_t), PTP_MAX_CLIENT_MESSAGE, 0, NULL, WS_BATCH_BYTES + 64},
+    {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
 static void lws_log_line(int level, const char *line)
@@ -420,8 +442,8 @@ ws_t *ws_start(app_t *app, char *err, size_t errlen)
 	info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
 	ws->ctx = lws_create_context(&info);
 	if (!ws->ctx) {
-		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)", app->cfg->ws_port,
-			 app->cfg->bind);
+		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)",
+		         app->cfg->ws_port, app->cfg->bind);
 		free(ws);
 		return NULL;
 	}

@@ -29,7 +29,7 @@ static void queue_bytes(ws_t *ws, conn_t *c, const uint8_t *data, size_t len)
 		LOG(LOG_WARN, "ws %s (%s): control queue over %d MiB; closing", c->ip, c->name,
 		    WS_QUEUE_BYTES >> 20);
 		conn_queue_error(ws, c, PTP_CODE_LIMIT, 0, 0, "too slow: %d MiB of messages unread",
-				 WS_QUEUE_BYTES >> 20);
+		                 WS_QUEUE_BYTES >> 20);
 		c->closing = LWS_CLOSE_STATUS_POLICY_VIOLATION;
 		c->dead = 1;
 		return;
@@ -79,8 +79,8 @@ void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m)
 		queue_bytes(ws, c, ws->out + LWS_PRE, n);
 }
 
-void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id,
-		      const char *fmt, ...)
+void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id, const char *fmt,
+                      ...)
 {
 	char text[PTP_MAX_TEXT + 1];
 	va_list ap;
@@ -91,11 +91,20 @@ void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t 
 	switch (code) {
 	case PTP_CODE_BAD_MESSAGE:
 	case PTP_CODE_VERSION:
-	case PTP_CODE_HELLO_REQUIRED: close = LWS_CLOSE_STATUS_PROTOCOL_ERR; break;
-	case PTP_CODE_TOO_LARGE: close = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE; break;
-	case PTP_CODE_INTERNAL: close = LWS_CLOSE_STATUS_UNEXPECTED_CONDITION; break;
-	case PTP_CODE_SHUTDOWN: close = LWS_CLOSE_STATUS_GOINGAWAY; break;
-	default: break;
+	case PTP_CODE_HELLO_REQUIRED:
+		close = LWS_CLOSE_STATUS_PROTOCOL_ERR;
+		break;
+	case PTP_CODE_TOO_LARGE:
+		close = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
+		break;
+	case PTP_CODE_INTERNAL:
+		close = LWS_CLOSE_STATUS_UNEXPECTED_CONDITION;
+		break;
+	case PTP_CODE_SHUTDOWN:
+		close = LWS_CLOSE_STATUS_GOINGAWAY;
+		break;
+	default:
+		break;
 	}
 	if (code != PTP_CODE_SHUTDOWN)
 		metrics_add(&metrics.ws_protocol_errors, 1);
@@ -111,7 +120,8 @@ void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t 
 		c->closing = close;
 		c->dead = 1;
 		if (code != PTP_CODE_SHUTDOWN)
-			LOG(LOG_INFO, "ws %s (%s): closing after error %d: %s", c->ip, c->name, code, text);
+			LOG(LOG_INFO, "ws %s (%s): closing after error %d: %s", c->ip, c->name,
+			    code, text);
 	}
 }
 
@@ -213,7 +223,7 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 			/* already subscribed */
 		} else if (c->nids + c->nrooms >= max) {
 			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, 0,
-					 "at most %d subscriptions per connection", max);
+			                 "at most %d subscriptions per connection", max);
 		} else if (c->nrooms == c->cap_rooms && grow_rooms(c) != 0) {
 			conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0, "out of memory");
 			return;
@@ -234,21 +244,22 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 		int at = find_id(c, id);
 		if (slot < 0) {
 			conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, about, id, "no instance %llu",
-					 (unsigned long long)id);
+			                 (unsigned long long)id);
 			continue;
 		}
 		if (at >= 0)
 			continue;
 		if (c->nids + c->nrooms >= max) {
 			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, id,
-					 "at most %d subscriptions per connection", max);
+			                 "at most %d subscriptions per connection", max);
 			continue;
 		}
 		if (c->nids == c->cap_ids) {
 			int nc = c->cap_ids ? c->cap_ids * 2 : 16;
 			uint64_t *n = realloc(c->ids, (size_t)nc * sizeof *n);
 			if (!n) {
-				conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0, "out of memory");
+				conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0,
+				                 "out of memory");
 				return;
 			}
 			c->ids = n;
@@ -272,7 +283,8 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 		room[s->room.len] = '\0';
 		int r = find_room(c, room);
 		if (r >= 0) {
-			memmove(c->rooms[r], c->rooms[r + 1], (size_t)(c->nrooms - r - 1) * sizeof *c->rooms);
+			memmove(c->rooms[r], c->rooms[r + 1],
+			        (size_t)(c->nrooms - r - 1) * sizeof *c->rooms);
 			c->nrooms--;
 			set_subs(ws, -1);
 		}
@@ -323,7 +335,7 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 			int at = find_id(c, m->id);
 			if (at >= 0) {
 				memmove(&c->ids[at], &c->ids[at + 1],
-					(size_t)(c->nids - at - 1) * sizeof *c->ids);
+				        (size_t)(c->nids - at - 1) * sizeof *c->ids);
 				c->nids--;
 				set_subs(ws, -1);
 			}
@@ -427,12 +439,14 @@ static int write_batch(ws_t *ws, conn_t *c)
 			rec = buf + e->key_off, len = e->key_len;
 			keys++;
 		} else {
-			/* Missed the previous tick and no keyframe encoded yet: ask for one, skip. */
+			/* Missed the previous tick and no keyframe encoded yet: ask for one, skip.
+			 */
 			frame_ring_request_key(ws->app->ring, e->id);
 			continue;
 		}
 		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {
-			c->cursor_phase = phase, c->cursor_pos = pos; /* continues in the next message */
+			c->cursor_phase = phase,
+			c->cursor_pos = pos; /* continues in the next message */
 			break;
 		}
 		if (rl + len > ws->recs_cap) {
@@ -489,13 +503,14 @@ int conn_write(ws_t *ws, conn_t *c)
 		return 0;
 	}
 	if (c->closing) {
-		static const char *const why[] = {"going away", "protocol error", "too large", "error"};
-		const char *r = c->closing == LWS_CLOSE_STATUS_GOINGAWAY       ? why[0]
-				: c->closing == LWS_CLOSE_STATUS_PROTOCOL_ERR    ? why[1]
-				: c->closing == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE ? why[2]
-										   : why[3];
+		static const char *const why[] = {"going away", "protocol error", "too large",
+		                                  "error"};
+		const char *r = c->closing == LWS_CLOSE_STATUS_GOINGAWAY           ? why[0]
+		                : c->closing == LWS_CLOSE_STATUS_PROTOCOL_ERR      ? why[1]
+		                : c->closing == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE ? why[2]
+		                                                                   : why[3];
 		lws_close_reason(c->wsi, (enum lws_close_status)c->closing,
-				 (unsigned char *)(uintptr_t)r, strlen(r));
+		                 (unsigned char *)(uintptr_t)r, strlen(r));
 		return -1;
 	}
 	return write_batch(ws, c);

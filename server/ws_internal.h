@@ -11,9 +11,9 @@
 #include "ws.h"
 
 enum {
-	WS_MAX_AUTH = 64,          /* instances one connection may publish poses for */
+	WS_MAX_AUTH = 64,           /* instances one connection may publish poses for */
 	WS_BATCH_BYTES = 256 << 10, /* records per frame_batch message before splitting */
-	WS_QUEUE_BYTES = 8 << 20,  /* control messages waiting per connection */
+	WS_QUEUE_BYTES = 8 << 20,   /* control messages waiting per connection */
 	WS_HELLO_TIMEOUT_S = 10,
 	WS_WATCH_TICKS = 30, /* a wanted instance stays encoded this long without new demand */
 };
@@ -37,10 +37,10 @@ typedef struct conn_t {
 	struct conn_t *prev, *next;
 	char ip[64];
 	char name[PTP_MAX_NAME + 1];
-	int hello;    /* hello received */
-	int minor;    /* negotiated */
-	int closing;  /* close code after the queue drains (closing error sent last) */
-	int dead;     /* queue no longer accepts messages */
+	int hello;   /* hello received */
+	int minor;   /* negotiated */
+	int closing; /* close code after the queue drains (closing error sent last) */
+	int dead;    /* queue no longer accepts messages */
 	/* receive */
 	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
 	size_t rx_len;
@@ -61,8 +61,8 @@ typedef struct conn_t {
 	 * sim slot (frame_ring.h explains why a slot index is stable) */
 	uint32_t *last_sent;
 	int cap_sent;
-	uint64_t cur_tick;  /* tick being sent (several messages when large) */
-	uint64_t done_tick; /* last tick whose batch went out completely */
+	uint64_t cur_tick;            /* tick being sent (several messages when large) */
+	uint64_t done_tick;           /* last tick whose batch went out completely */
 	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
 	int cursor_end;
 } conn_t;
@@ -80,22 +80,22 @@ struct ws_t {
 	frame_set_t *fs; /* newest frame set, held */
 	uint8_t *out;    /* LWS_PRE + one message */
 	size_t out_cap;
-	uint8_t *recs;   /* records of the batch being built */
+	uint8_t *recs; /* records of the batch being built */
 	size_t recs_cap;
 	struct {
 		char ip[64];
 		int n;
-	} *per_ip; /* open connections per address */
+	} * per_ip; /* open connections per address */
 	int nper_ip, cap_per_ip;
-	uint64_t subs; /* subscriptions over all connections (metrics gauge) */
+	uint64_t subs;        /* subscriptions over all connections (metrics gauge) */
 	uint64_t fanout_tick; /* tick whose fan-out is being timed */
 	int64_t fanout_us;    /* its deadline -> newest batch written, so far */
 };
 
 /* ws_conn.c */
 void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m);
-void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id,
-		      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id, const char *fmt,
+                      ...) __attribute__((format(printf, 6, 7)));
 int conn_write(ws_t *ws, conn_t *c); /* WRITEABLE: returns -1 to close */
 void conn_free(ws_t *ws, conn_t *c);
 int conn_covers(const conn_t *c, uint64_t id, const char *room);

@@ -61,8 +61,9 @@ static void flags_both_forms(void **state)
 {
 	(void)state;
 	config_t c;
-	const char *argv[] = {"ponytaild", "--tick-hz", "30", "--substeps=8", "--log-level", "debug",
-			      "--bind=0.0.0.0", "--http-port", "0"};
+	const char *argv[] = {"ponytaild",      "--tick-hz",   "30",
+	                      "--substeps=8",   "--log-level", "debug",
+	                      "--bind=0.0.0.0", "--http-port", "0"};
 	assert_int_equal(load(&c, 9, argv), CONFIG_OK);
 	assert_int_equal(c.tick_hz, 30);
 	assert_int_equal(c.substeps, 8);
@@ -75,22 +76,23 @@ static void bad_values_name_flag_and_range(void **state)
 {
 	(void)state;
 	expect_error("--tick-hz: expected an integer in [1, 1000], got '0'", 3,
-		     (const char *[]){"p", "--tick-hz", "0"});
+	             (const char *[]){"p", "--tick-hz", "0"});
 	expect_error("--tick-hz: expected an integer in [1, 1000], got '60x'", 2,
-		     (const char *[]){"p", "--tick-hz=60x"});
+	             (const char *[]){"p", "--tick-hz=60x"});
 	expect_error("--substeps: expected an integer in [1, 16], got '17'", 3,
-		     (const char *[]){"p", "--substeps", "17"});
+	             (const char *[]){"p", "--substeps", "17"});
 	expect_error("--http-port: expected an integer in [0, 65535], got '70000'", 3,
-		     (const char *[]){"p", "--http-port", "70000"});
+	             (const char *[]){"p", "--http-port", "70000"});
 	expect_error("--workers: expected an integer in [0, 64], got '-1'", 3,
-		     (const char *[]){"p", "--workers", "-1"});
+	             (const char *[]){"p", "--workers", "-1"});
 	expect_error("--log-level: expected one of debug, info, warn, error; got 'loud'", 3,
-		     (const char *[]){"p", "--log-level", "loud"});
-	expect_error("--bind: expected an IPv4 address", 3, (const char *[]){"p", "--bind", "localhost"});
+	             (const char *[]){"p", "--log-level", "loud"});
+	expect_error("--bind: expected an IPv4 address", 3,
+	             (const char *[]){"p", "--bind", "localhost"});
 	expect_error("--admin-token: expected 16 to 128 bytes, got 5", 3,
-		     (const char *[]){"p", "--admin-token", "short"});
+	             (const char *[]){"p", "--admin-token", "short"});
 	expect_error("--max-instances: expected an integer in [1, 1000000]", 3,
-		     (const char *[]){"p", "--max-instances", "0"});
+	             (const char *[]){"p", "--max-instances", "0"});
 	expect_error("--tick-hz: missing value", 2, (const char *[]){"p", "--tick-hz"});
 	expect_error("unknown flag '--tickhz'", 3, (const char *[]){"p", "--tickhz", "5"});
 	expect_error("unexpected argument 'run'", 2, (const char *[]){"p", "run"});
@@ -105,12 +107,12 @@ static void environment_between_file_and_flags(void **state)
 	setenv("PONYTAIL_WORKERS", "5", 1);
 	const char *argv[] = {"p", "--config", path, "--workers", "7"};
 	assert_int_equal(load(&c, 5, argv), CONFIG_OK);
-	assert_int_equal(c.tick_hz, 30);  /* file */
-	assert_int_equal(c.substeps, 6);  /* environment beats the file */
-	assert_int_equal(c.workers, 7);   /* flag beats the environment */
+	assert_int_equal(c.tick_hz, 30); /* file */
+	assert_int_equal(c.substeps, 6); /* environment beats the file */
+	assert_int_equal(c.workers, 7);  /* flag beats the environment */
 	setenv("PONYTAIL_SUBSTEPS", "99", 1);
 	expect_error("PONYTAIL_SUBSTEPS: expected an integer in [1, 16], got '99'", 1,
-		     (const char *[]){"p"});
+	             (const char *[]){"p"});
 	unsetenv("PONYTAIL_SUBSTEPS");
 	unsetenv("PONYTAIL_WORKERS");
 	setenv("PONYTAIL_CONFIG", path, 1);
@@ -130,8 +132,8 @@ static void config_file_bad_line_names_its_number(void **state)
 	unlink(path);
 
 	path = write_file("bind 127.0.0.1\ndata /tmp/x\nmax-body 12\n");
-	snprintf(want, sizeof want, "config %s:3: max-body: expected an integer in [1024, 67108864], got '12'",
-		 path);
+	snprintf(want, sizeof want,
+	         "config %s:3: max-body: expected an integer in [1024, 67108864], got '12'", path);
 	expect_error(want, 3, (const char *[]){"p", "--config", path});
 	unlink(path);
 
@@ -146,7 +148,7 @@ static void config_file_bad_line_names_its_number(void **state)
 	unlink(path);
 
 	expect_error("config /nonexistent/ponytail.conf: cannot open", 3,
-		     (const char *[]){"p", "--config", "/nonexistent/ponytail.conf"});
+	             (const char *[]){"p", "--config", "/nonexistent/ponytail.conf"});
 }
 
 static void help_lists_every_option(void **state)
@@ -157,7 +159,7 @@ static void help_lists_every_option(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	config_t c;
 	assert_int_equal(config_load(&c, 2, (char *[]){"p", "--help", NULL}, f, err, sizeof err),
-			 CONFIG_EXIT);
+	                 CONFIG_EXIT);
 	fclose(f);
 	for (size_t i = 0; i < N_OPTIONS; i++) {
 		char flag[80];
@@ -199,13 +201,13 @@ static void secrets_are_not_logged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(flags_both_forms),
-		cmocka_unit_test(bad_values_name_flag_and_range),
-		cmocka_unit_test(environment_between_file_and_flags),
-		cmocka_unit_test(config_file_bad_line_names_its_number),
-		cmocka_unit_test(help_lists_every_option),
-		cmocka_unit_test(secrets_are_not_logged),
+	    cmocka_unit_test(defaults),
+	    cmocka_unit_test(flags_both_forms),
+	    cmocka_unit_test(bad_values_name_flag_and_range),
+	    cmocka_unit_test(environment_between_file_and_flags),
+	    cmocka_unit_test(config_file_bad_line_names_its_number),
+	    cmocka_unit_test(help_lists_every_option),
+	    cmocka_unit_test(secrets_are_not_logged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,8 @@ static void rfc7386_appendix_a(void **state)
 	merge_case("{\"a\":\"b\",\"b\":\"c\"}", "{\"a\":null}", "{\"b\":\"c\"}");
 	merge_case("{\"a\":[\"b\"]}", "{\"a\":\"c\"}", "{\"a\":\"c\"}");
 	merge_case("{\"a\":\"c\"}", "{\"a\":[\"b\"]}", "{\"a\":[\"b\"]}");
-	merge_case("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}", "{\"a\":{\"b\":\"d\"}}");
+	merge_case("{\"a\":{\"b\":\"c\"}}", "{\"a\":{\"b\":\"d\",\"c\":null}}",
+	           "{\"a\":{\"b\":\"d\"}}");
 	merge_case("{\"a\":[{\"b\":\"c\"}]}", "{\"a\":[1]}", "{\"a\":[1]}");
 	merge_case("[\"a\",\"b\"]", "[\"c\",\"d\"]", "[\"c\",\"d\"]");
 	merge_case("{\"a\":\"b\"}", "[\"c\"]", "[\"c\"]");
@@ -62,8 +63,8 @@ static void rfc7386_appendix_a(void **state)
 static void floats_are_short(void **state)
 {
 	(void)state;
-	json_t *a = json_pack("[o,o,o,o]", jutil_float(0.6f), jutil_float(0.96f), jutil_float(-9.81f),
-			      jutil_float(1e-7f));
+	json_t *a = json_pack("[o,o,o,o]", jutil_float(0.6f), jutil_float(0.96f),
+	                      jutil_float(-9.81f), jutil_float(1e-7f));
 	char *s = json_dumps(a, JSON_COMPACT | JSON_REAL_PRECISION(15));
 	assert_string_equal(s, "[0.6,0.96,-9.81,1e-7]");
 	free(s);
@@ -113,7 +114,8 @@ static void doc_free(doc_t *d)
 static void patch_merges_one_field(void **state)
 {
 	(void)state;
-	const char *create = "{\"name\":\"a\",\"room\":\"r\",\"strands\":[{\"points\":8},{\"points\":5}]}";
+	const char *create =
+	    "{\"name\":\"a\",\"room\":\"r\",\"strands\":[{\"points\":8},{\"points\":5}]}";
 	doc_t *d = patched(create, "{\"verlet\":{\"damping\":0.9}}");
 	assert_int_equal(d->rc, 0);
 	assert_true(d->def.verlet.damping == 0.9f);
@@ -134,8 +136,9 @@ static void patch_merges_one_field(void **state)
 static void patch_arrays_replace_and_null_removes(void **state)
 {
 	(void)state;
-	doc_t *d = patched("{\"strands\":[{\"points\":8},{\"points\":5}],\"driver\":{\"motion\":\"shake\"}}",
-			   "{\"strands\":[{\"points\":4}],\"driver\":null}");
+	doc_t *d = patched(
+	    "{\"strands\":[{\"points\":8},{\"points\":5}],\"driver\":{\"motion\":\"shake\"}}",
+	    "{\"strands\":[{\"points\":4}],\"driver\":null}");
 	assert_int_equal(d->rc, 0);
 	assert_int_equal(d->def.strand_count, 1);
 	assert_int_equal(d->def.strands[0].points, 4);
@@ -148,7 +151,8 @@ static void patch_arrays_replace_and_null_removes(void **state)
 	assert_int_equal(d->drv.enabled, 1);
 	assert_int_equal(d->drv.motion.kind, PT_MOTION_NOD);
 	assert_true(d->drv.motion.amplitude == 20.0f);
-	assert_non_null(strstr(d->text, "\"driver\":{\"motion\":\"nod\",\"amplitude\":20.0,\"period\":0.5"));
+	assert_non_null(
+	    strstr(d->text, "\"driver\":{\"motion\":\"nod\",\"amplitude\":20.0,\"period\":0.5"));
 	doc_free(d);
 }
 
@@ -158,25 +162,25 @@ static void patch_errors_name_the_field(void **state)
 	static const struct {
 		const char *patch, *field;
 	} cases[] = {
-		{"{\"strands\":[{\"points\":100}]}", "strands[0].points"},
-		{"{\"verlet\":{\"dampingg\":1}}", "verlet.dampingg"},
-		{"{\"verlet\":{\"damping\":\"x\"}}", "verlet.damping"},
-		{"{\"gravity\":[0,-200,0]}", "gravity"},
-		{"{\"colour\":\"red\"}", "colour"},
-		{"{\"driver\":{\"motion\":\"fly\"}}", "driver.motion"},
-		{"{\"driver\":{\"motion\":\"shake\",\"period\":0}}", "driver.period"},
-		{"{\"driver\":{\"motion\":\"shake\",\"amplitude\":500}}", "driver.amplitude"},
-		{"{\"driver\":{\"motion\":\"jump\",\"amplitude\":60}}", "driver.amplitude"},
-		{"{\"driver\":{\"motion\":\"stress\",\"amplitude\":3}}", "driver.amplitude"},
-		{"{\"driver\":{\"motion\":\"circle\",\"position\":[0,1]}}", "driver.position"},
-		{"{\"driver\":{\"motion\":\"still\",\"speed\":1}}", "driver.speed"},
-		{"{\"driver\":7}", "driver"},
+	    {"{\"strands\":[{\"points\":100}]}", "strands[0].points"},
+	    {"{\"verlet\":{\"dampingg\":1}}", "verlet.dampingg"},
+	    {"{\"verlet\":{\"damping\":\"x\"}}", "verlet.damping"},
+	    {"{\"gravity\":[0,-200,0]}", "gravity"},
+	    {"{\"colour\":\"red\"}", "colour"},
+	    {"{\"driver\":{\"motion\":\"fly\"}}", "driver.motion"},
+	    {"{\"driver\":{\"motion\":\"shake\",\"period\":0}}", "driver.period"},
+	    {"{\"driver\":{\"motion\":\"shake\",\"amplitude\":500}}", "driver.amplitude"},
+	    {"{\"driver\":{\"motion\":\"jump\",\"amplitude\":60}}", "driver.amplitude"},
+	    {"{\"driver\":{\"motion\":\"stress\",\"amplitude\":3}}", "driver.amplitude"},
+	    {"{\"driver\":{\"motion\":\"circle\",\"position\":[0,1]}}", "driver.position"},
+	    {"{\"driver\":{\"motion\":\"still\",\"speed\":1}}", "driver.speed"},
+	    {"{\"driver\":7}", "driver"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		doc_t *d = patched("{\"name\":\"n\"}", cases[i].patch);
 		if (d->rc != -1 || strcmp(d->err.field, cases[i].field) != 0)
-			fail_msg("%s: rc %d field '%s' (%s), want field '%s'", cases[i].patch, d->rc,
-				 d->err.field, d->err.message, cases[i].field);
+			fail_msg("%s: rc %d field '%s' (%s), want field '%s'", cases[i].patch,
+			         d->rc, d->err.field, d->err.message, cases[i].field);
 		assert_null(d->text);
 		doc_free(d);
 	}
@@ -186,9 +190,10 @@ static void patch_errors_name_the_field(void **state)
 static void canonical_is_stable(void **state)
 {
 	(void)state;
-	char *a = canonical_of("{\"name\":\"x\",\"solver\":\"springbone\",\"strands\":[{\"points\":6,"
-			       "\"segment_length\":0.05}],\"driver\":{\"motion\":\"circle\",\"amplitude\":0.3,"
-			       "\"position\":[1,1.5,-2]}}");
+	char *a = canonical_of(
+	    "{\"name\":\"x\",\"solver\":\"springbone\",\"strands\":[{\"points\":6,"
+	    "\"segment_length\":0.05}],\"driver\":{\"motion\":\"circle\",\"amplitude\":0.3,"
+	    "\"position\":[1,1.5,-2]}}");
 	char *b = canonical_of(a);
 	assert_string_equal(a, b);
 	free(a);
@@ -198,12 +203,12 @@ static void canonical_is_stable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rfc7386_appendix_a),
-		cmocka_unit_test(floats_are_short),
-		cmocka_unit_test(patch_merges_one_field),
-		cmocka_unit_test(patch_arrays_replace_and_null_removes),
-		cmocka_unit_test(patch_errors_name_the_field),
-		cmocka_unit_test(canonical_is_stable),
+	    cmocka_unit_test(rfc7386_appendix_a),
+	    cmocka_unit_test(floats_are_short),
+	    cmocka_unit_test(patch_merges_one_field),
+	    cmocka_unit_test(patch_arrays_replace_and_null_removes),
+	    cmocka_unit_test(patch_errors_name_the_field),
+	    cmocka_unit_test(canonical_is_stable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

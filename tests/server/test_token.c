@@ -95,7 +95,10 @@ static void bearer_header(void **state)
 	assert_int_equal(token_from_bearer("Basic dXNlcjpwYXNz", &t, &n), -1);
 	assert_int_equal(token_from_bearer("Bearerabc", &t, &n), -1);
 	assert_int_equal(token_from_bearer("Bearer a b", &t, &n), -1);
-	assert_int_equal(token_from_bearer("Bearer \x01" "abc", &t, &n), -1);
+	assert_int_equal(token_from_bearer("Bearer \x01"
+	                                   "abc",
+	                                   &t, &n),
+	                 -1);
 	char big[200] = "Bearer ";
 	memset(big + 7, 'a', 129);
 	assert_int_equal(token_from_bearer(big, &t, &n), -1);
@@ -107,10 +110,10 @@ static void bearer_header(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sha256_vectors),
-		cmocka_unit_test(sha256_padding_boundaries),
-		cmocka_unit_test(tokens_are_128_random_bits_in_hex),
-		cmocka_unit_test(bearer_header),
+	    cmocka_unit_test(sha256_vectors),
+	    cmocka_unit_test(sha256_padding_boundaries),
+	    cmocka_unit_test(tokens_are_128_random_bits_in_hex),
+	    cmocka_unit_test(bearer_header),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
