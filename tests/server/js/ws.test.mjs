@@ -6,7 +6,7 @@ import { Client, Viewer } from './client.mjs';
 import { bearer, def, metric, sleep, startDaemon } from './daemon.mjs';
 
 let d;
-before(async () => { d = await startDaemon({ args: ['--pose-rate', '40'] }); });
+before(async () => { d = await startDaemon({ args: ['--pose-rate', '40', '--max-subscriptions', '4'] }); });
 after(async () => { await d.cleanup(); });
 
 async function create(over = {}) {
@@ -25,7 +25,7 @@ describe('handshake', () => {
     assert.equal(c.welcome.tick_hz, 60);
     assert.equal(c.welcome.substeps, 4);
     assert.equal(c.welcome.max_message, 4096);
-    assert.equal(c.welcome.max_subscriptions, 1024);
+    assert.equal(c.welcome.max_subscriptions, 4);
     assert.ok(c.welcome.tick > 0n);
     assert.match(c.welcome.server_version, /^ponytaild/);
     c.close();
@@ -118,6 +118,44 @@ describe('subscriptions and frames', () => {
     const after = await c.collect('frame_batch', 200);
     assert.ok(after.length > 0);
     for (const m of after) assert.ok(m.records.every((r) => r.id !== BigInt(a.id)));
+    c.close();
+  });
+
+  test('each instance is encoded once per tick: every subscriber gets the same bytes', async () => {
+    const a = await create({ room: 'shared', driver: { motion: 'nod', period: 0.5 } });
+    const cs = await Promise.all([0, 1, 2].map(() => Client.open(d.ws)));
+    for (const c of cs) c.send({ type: 'subscribe', room: 'shared', ids: [] });
+    await Promise.all(cs.map((c) => c.next('frame_batch')));
+    await sleep(200);
+    const runs = await Promise.all(cs.map((c) => c.collect('frame_batch', 300, false)));
+    const byTick = runs.map((bs) => new Map(bs.map((b) => [b.tick, b.records[0]])));
+    let compared = 0;
+    for (const [tick, rec] of byTick[0]) {
+      if ((rec.flags & 1) || !byTick[1].has(tick) || !byTick[2].has(tick)) continue;
+      for (const other of [byTick[1].get(tick), byTick[2].get(tick)])
+        assert.deepEqual(Buffer.from(other.data), Buffer.from(rec.data));
+      compared++;
+    }
+    assert.ok(compared >= 10, `only ${compared} ticks compared`);
+    assert.ok(a.id > 0);
+    for (const c of cs) c.close();
+  });
+
+  test('subscriptions are limited (--max-subscriptions 4): the excess gets error limit', async () => {
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push(BigInt((await create({ room: `lim${i}` })).id));
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: 'lim-room', ids: ids.slice(0, 4) });
+    const e = await c.next('error');
+    assert.equal(e.code, 7);
+    assert.equal(e.flags & 1, 0);
+    assert.equal(e.instance_id, ids[3]); /* the room took one of the four */
+    const added = [];
+    for (let i = 0; i < 3; i++) added.push((await c.next('instance_event')).instance_id);
+    assert.deepEqual(added, ids.slice(0, 3));
+    c.send({ type: 'unsubscribe', room: 'lim-room', ids: [] });
+    c.send({ type: 'subscribe', room: '', ids: [ids[4]] });
+    assert.equal((await c.next('instance_event')).instance_id, ids[4]);
     c.close();
   });
 
