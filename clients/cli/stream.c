@@ -2,7 +2,6 @@
  * motion, a JSONL pose file or stdin -- at a given rate, and reports what the server
  * applied (the echoed sequence numbers) with input-to-frame latency. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
@@ -285,7 +284,9 @@ static int load_poses(stream_t *s, double tick_hz)
 	return 0;
 }
 
-/* Reads what stdin has (never blocks) and parses whole lines into the FIFO. */
+/* Reads what stdin has and parses whole lines into the FIFO. Never blocks: one read per
+ * poll that says data is there (stdin is not switched to O_NONBLOCK, a flag the terminal
+ * or pipe it shares with the shell would keep after we exit). */
 static int read_stdin(stream_t *s, double tick_hz)
 {
 	while (!s->in_eof && s->f_n < FIFO) {
@@ -510,8 +511,6 @@ static int run(stream_t *s)
 		return CLI_EXIT_FAIL;
 	if (s->src == SRC_FILE && load_poses(s, tick_hz) != 0)
 		return CLI_EXIT_USAGE;
-	if (s->src == SRC_STDIN)
-		fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 
 	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
 	if (!ctx) {
