@@ -231,10 +231,10 @@ static void on_state(ptc_conn_t *c, ptc_state_t s, const char *why, void *user)
 	} else if (s == PTC_CLOSED) {
 		if (lc->ready_once) {
 			lc->lost = 1;
-			load_error(lc->L, "disconnected");
+			load_error(lc->L, "disconnected", 1);
 		} else {
 			lc->failed = 1;
-			load_error(lc->L, "connect_failed");
+			load_error(lc->L, "connect_failed", 1);
 			if (!lc->L->first_connect_error[0])
 				snprintf(lc->L->first_connect_error,
 				         sizeof lc->L->first_connect_error, "%s", why);
@@ -272,7 +272,7 @@ static void on_error(ptc_conn_t *c, const ptc_error_t *e, void *user)
 	(void)c;
 	char kind[48];
 	snprintf(kind, sizeof kind, "server:%s", e->name);
-	load_error(((lconn_t *)user)->L, kind);
+	load_error(((lconn_t *)user)->L, kind, 1);
 }
 
 static int open_conn(load_t *L, long i)

@@ -80,8 +80,8 @@ int load_create_instances(load_t *L);
 int load_list_instances(load_t *L);
 void load_delete_instances(load_t *L);
 
-/* Counts one error of a kind ("connect_failed", "server:rate", ...). */
-void load_error(load_t *L, const char *kind);
+/* Counts n errors of a kind ("connect_failed", "server:rate", "decode", ...). */
+void load_error(load_t *L, const char *kind, uint64_t n);
 
 /* Reads the daemon's /metrics into *m (m->ok = 0 when unavailable, never fatal). */
 void load_scrape(load_t *L, load_metrics_t *m);

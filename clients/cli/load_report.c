@@ -6,18 +6,18 @@
 
 #include "load.h"
 
-void load_error(load_t *L, const char *kind)
+void load_error(load_t *L, const char *kind, uint64_t n)
 {
 	for (int i = 0; i < L->nerr; i++)
 		if (strcmp(L->err_kind[i], kind) == 0) {
-			L->err_count[i]++;
+			L->err_count[i] += n;
 			return;
 		}
 	int i = L->nerr < LOAD_MAX_ERR_KINDS ? L->nerr++ : LOAD_MAX_ERR_KINDS - 1;
 	if (i == LOAD_MAX_ERR_KINDS - 1)
 		kind = "other";
 	snprintf(L->err_kind[i], sizeof L->err_kind[i], "%s", kind);
-	L->err_count[i]++;
+	L->err_count[i] += n;
 }
 
 /* The value of the line `name` (exactly, labels included) in Prometheus text. */
@@ -90,7 +90,7 @@ static int cmp_u64(const void *a, const void *b)
 int load_report(load_t *L)
 {
 	long made = 0, failed = 0, lost = 0, nsub = 0;
-	uint64_t in = 0, out = 0, records = 0, gaps = 0;
+	uint64_t in = 0, out = 0, records = 0, gaps = 0, decode_errors = 0;
 	uint64_t *got = calloc((size_t)L->subscribers + 1, sizeof *got);
 	for (long i = 0; i < L->nconns; i++) {
 		lconn_t *lc = &L->conns[i];
@@ -102,6 +102,7 @@ int load_report(load_t *L)
 		if (lc->c)
 			ptc_conn_stats(lc->c, &st);
 		in += st.bytes_in - lc->base_in;
+		decode_errors += st.decode_errors;
 		out += st.bytes_out - lc->base_out;
 		if (lc->kind == LOAD_SUB) {
 			if (got)
@@ -110,6 +111,8 @@ int load_report(load_t *L)
 			records += lc->win_records;
 		}
 	}
+	if (decode_errors) /* messages or records the library could not decode */
+		load_error(L, "decode", decode_errors);
 	uint64_t expected =
 	    L->tick1 >= L->tick0 && L->tick0 != UINT64_MAX ? L->tick1 - L->tick0 + 1 : 0;
 	for (long i = 0; got && i < nsub; i++)
