@@ -12,7 +12,10 @@
  * connections (ptc_conn_t) on it. Nothing runs in the background: the caller drives the
  * context with ptc_service() -- once per rendered frame with timeout 0, or in a loop of
  * its own with a timeout -- and every callback runs inside ptc_service(). One thread can
- * therefore hold thousands of connections (the load generator does).
+ * therefore hold thousands of connections (the load generator does), and no lock is ever
+ * taken. An application that wants the network off its main thread runs ptc_service()
+ * in a thread of its own and hands that thread work through its own queue, waking it
+ * with ptc_wake().
  *
  * Threads. A context and its connections belong to the thread that calls ptc_service()
  * on it: every function here takes effect on that thread only, except ptc_wake(), which
@@ -26,9 +29,9 @@
  * outlives the callback. A connection is freed by ptc_close() (or with its context).
  *
  * Latency. Input-to-frame latency is measured per frame record: the time from the
- * ptc_publish() call that produced a record's last_seq to the receipt of the first record
- * carrying it. Send times are kept per context, so a record received on one connection
- * is matched with a pose published on another connection of the same context. Poses
+ * ptc_publish() call that produced a record's last_seq to the receipt, on each connection,
+ * of the first record carrying it. Send times are kept per context, so a record received on one
+ * connection is matched with a pose published on another connection of the same context. Poses
  * published from another process give no latency (-1); delivery latency (tick deadline to
  * receipt, from a clock offset measured by ping/pong) works for any frame.
  *
