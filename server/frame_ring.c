@@ -88,8 +88,10 @@ void frame_ring_destroy(frame_ring_t *r)
 		for (int w = 0; w < FRAME_MAX_WORKERS; w++)
 			free(fs->bufs[w].data);
 	}
-	for (int i = 0; i < r->nev; i++)
+	for (int i = 0; i < r->nev; i++) {
 		meta_unref(r->ev[i].meta);
+		meta_unref(r->ev[i].old);
+	}
 	free(r->ev);
 	free(r->ev_out);
 	free(r->keys[0]);
@@ -164,8 +166,10 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 	pthread_mutex_unlock(&r->mu);
 	if (rc) {
 		LOG(LOG_ERROR, "event queue full: %d instance events dropped", nevents);
-		for (int i = 0; i < nevents; i++)
+		for (int i = 0; i < nevents; i++) {
 			meta_unref(events[i].meta);
+			meta_unref(events[i].old);
+		}
 	}
 	if (r->notify)
 		r->notify(r->notify_ctx);

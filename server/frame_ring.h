@@ -82,6 +82,7 @@ typedef struct frame_event_t {
 	uint8_t kind;      /* ptp_event_kind_t */
 	uint64_t tick;     /* first tick it applies to */
 	inst_meta_t *meta; /* owned reference */
+	inst_meta_t *old;  /* CHANGED: the meta before (owned; its room may differ), else NULL */
 } frame_event_t;
 
 typedef struct frame_ring_t frame_ring_t;

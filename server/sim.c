@@ -67,8 +67,10 @@ void sim_destroy(sim_t *s)
 			ptp_encoder_destroy(s->inst[i].enc);
 			meta_unref(s->inst[i].meta);
 		}
-	for (int i = 0; i < s->nev; i++)
+	for (int i = 0; i < s->nev; i++) {
 		meta_unref(s->ev[i].meta);
+		meta_unref(s->ev[i].old);
+	}
 	free(s->ev);
 	free(s->inst);
 	free(s->free_slots);
@@ -179,8 +181,9 @@ static ptp_encoder_t *make_encoder(const sim_t *s, const inst_meta_t *m)
 	return ptp_encoder_create(&m->shape, &p);
 }
 
-/* Queues an event for this tick's publish; takes the caller's meta reference. */
-static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m)
+/* Queues an event for this tick's publish; takes the caller's references (old: CHANGED
+ * only, else NULL). */
+static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old)
 {
 	if (s->nev == s->cap_ev) {
 		int nc = s->cap_ev ? s->cap_ev * 2 : 64;
@@ -189,12 +192,13 @@ static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m)
 			LOG(LOG_ERROR, "out of memory: event for instance %llu dropped",
 			    (unsigned long long)m->id);
 			meta_unref(m);
+			meta_unref(old);
 			return;
 		}
 		s->ev = ne;
 		s->cap_ev = nc;
 	}
-	s->ev[s->nev++] = (frame_event_t){(uint8_t)kind, s->tick + 1, m};
+	s->ev[s->nev++] = (frame_event_t){(uint8_t)kind, s->tick + 1, m, old};
 }
 
 static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *def,
@@ -229,7 +233,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	s->nindex++;
 	s->order_dirty = 1;
 	metrics_set(&metrics.instances, (uint64_t)s->nindex);
-	push_event(s, PTP_EVENT_ADDED, meta_ref(m));
+	push_event(s, PTP_EVENT_ADDED, meta_ref(m), NULL);
 	return CMD_OK;
 }
 
@@ -268,9 +272,8 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	                     memcmp(&drv->motion, &in->driver.motion, sizeof drv->motion) != 0))
 		in->drive_origin = s->tick + 1;
 	in->driver = *drv;
-	meta_unref(in->meta);
+	push_event(s, PTP_EVENT_CHANGED, meta_ref(m), in->meta); /* the old meta moves */
 	in->meta = m;
-	push_event(s, PTP_EVENT_CHANGED, meta_ref(m));
 	return CMD_OK;
 }
 
@@ -279,7 +282,7 @@ static void inst_delete(sim_t *s, int slot)
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_destroy_instance(s->world, in->pid);
 	ptp_encoder_destroy(in->enc);
-	push_event(s, PTP_EVENT_REMOVED, in->meta); /* the table's reference moves */
+	push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
 	int p = index_pos(s, in->id);
 	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
 	s->nindex--;
@@ -321,7 +324,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
 		ptp_encoder_force_key(s->inst[slot].enc);
-		push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta));
+		push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
 	case CMD_FRAME:
 		return read_frame(s, slot, &c->frame);
@@ -334,8 +337,10 @@ int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_
 {
 	int rc = inst_create(s, id, def, driver) == CMD_OK ? 0 : -1;
 	/* Nobody is subscribed before start: the ADDED events would only be noise. */
-	for (int i = 0; i < s->nev; i++)
+	for (int i = 0; i < s->nev; i++) {
 		meta_unref(s->ev[i].meta);
+		meta_unref(s->ev[i].old);
+	}
 	s->nev = 0;
 	return rc;
 }

@@ -278,6 +278,7 @@ void ws_refresh(ws_t *ws)
 	for (int i = 0; i < n; i++) {
 		conn_event(ws, &ev[i]);
 		meta_unref(ev[i].meta);
+		meta_unref(ev[i].old);
 	}
 }
 

@@ -311,26 +311,58 @@ void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 	}
 }
 
+/* The message of one event as seen by one connection: an instance that moved between
+ * rooms is "added" for a connection that now covers it and did not, "removed" for one
+ * that covered it and no longer does, "changed" for one that covers it in both. */
+static uint8_t kind_for(const conn_t *c, const frame_event_t *ev)
+{
+	const inst_meta_t *m = ev->meta;
+	int now = conn_covers(c, m->id, m->room);
+	if (ev->kind != PTP_EVENT_CHANGED || !ev->old || strcmp(ev->old->room, m->room) == 0)
+		return now ? ev->kind : 0;
+	int before = conn_covers(c, m->id, ev->old->room);
+	return now && before ? PTP_EVENT_CHANGED
+	       : now         ? PTP_EVENT_ADDED
+	       : before      ? PTP_EVENT_REMOVED
+	                     : 0;
+}
+
 void conn_event(ws_t *ws, const frame_event_t *ev)
 {
 	const inst_meta_t *m = ev->meta;
-	ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
-	ptp_instance_event_t *e = &msg.u.instance_event;
-	e->kind = ev->kind;
-	e->instance_id = m->id;
-	e->tick = ev->tick;
-	if (ev->kind != PTP_EVENT_REMOVED) {
-		e->name = (ptp_str_t){m->name, strlen(m->name)};
-		e->room = (ptp_str_t){m->room, strlen(m->room)};
-		e->shape = m->shape;
-	}
-	size_t n = 0;
+	/* Encoded once per kind (copied out of ws->out, which queue_bytes may reuse for an
+	 * error message of its own). */
+	uint8_t *bytes[5] = {0};
+	size_t n[5] = {0};
 	for (conn_t *c = ws->conns; c; c = c->next) {
-		if (!c->hello || !conn_covers(c, m->id, m->room))
+		uint8_t kind = c->hello ? kind_for(c, ev) : 0;
+		if (!kind)
 			continue;
-		if (n == 0 && (n = encode(ws, &msg)) == 0)
-			return;
-		queue_bytes(ws, c, ws->out + LWS_PRE, n);
+		if (!bytes[kind]) {
+			ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
+			ptp_instance_event_t *e = &msg.u.instance_event;
+			e->kind = kind;
+			e->instance_id = m->id;
+			e->tick = ev->tick;
+			if (kind != PTP_EVENT_REMOVED) {
+				e->name = (ptp_str_t){m->name, strlen(m->name)};
+				e->room = (ptp_str_t){m->room, strlen(m->room)};
+				e->shape = m->shape;
+			}
+			n[kind] = encode(ws, &msg);
+			bytes[kind] = n[kind] ? malloc(n[kind]) : NULL;
+			if (!bytes[kind])
+				break;
+			memcpy(bytes[kind], ws->out + LWS_PRE, n[kind]);
+		}
+		queue_bytes(ws, c, bytes[kind], n[kind]);
+		if (kind == PTP_EVENT_ADDED) {
+			/* New to this connection: its first record must be a keyframe. */
+			int slot = ws->fs ? frame_set_find(ws->fs, m->id) : -1;
+			if (slot >= 0 && sent_fit(ws, c) == 0)
+				c->last_sent[slot] = 0;
+			frame_ring_request_key(ws->app->ring, m->id);
+		}
 		if (ev->kind == PTP_EVENT_REMOVED) {
 			int at = find_id(c, m->id);
 			if (at >= 0) {
@@ -341,6 +373,8 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 			}
 		}
 	}
+	for (int k = 0; k < 5; k++)
+		free(bytes[k]);
 }
 
 /* ---- frame batches -------------------------------------------------------------- */

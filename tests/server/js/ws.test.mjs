@@ -159,6 +159,29 @@ describe('subscriptions and frames', () => {
     c.close();
   });
 
+  test('an instance moving rooms is removed from the old room\'s view and added to the new one', async () => {
+    const a = await create({ room: 'move-from' });
+    const from = await Client.open(d.ws), to = await Client.open(d.ws);
+    from.send({ type: 'subscribe', room: 'move-from', ids: [] });
+    to.send({ type: 'subscribe', room: 'move-to', ids: [] });
+    await from.next('instance_event', (m) => m.kind === 'added');
+    await from.next('frame_batch');
+    const r = await d.req('PATCH', `/v1/instances/${a.id}`, { room: 'move-to' }, bearer(a.token));
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await from.next('instance_event')).kind, 'removed');
+    const added = await to.next('instance_event');
+    assert.equal(added.kind, 'added');
+    assert.equal(added.room, 'move-to');
+    const first = await to.next('frame_batch');
+    assert.equal(first.records[0].id, BigInt(a.id));
+    assert.equal(first.records[0].flags & 1, 1, 'first record in the new room is a keyframe');
+    from.msgs = [];
+    const later = await from.collect('frame_batch', 150);
+    assert.equal(later.length, 0, 'the old room no longer gets its frames');
+    from.close();
+    to.close();
+  });
+
   test('keyframe_request makes the next record a keyframe', async () => {
     const a = await create();
     const c = await Client.open(d.ws);
