@@ -6,10 +6,11 @@
 #
 # Search: 100, 200, 400, ... doubling while a level passes, then up to three bisection
 # steps between the last pass and the first failure. A level passes when one of two runs
-# does: a busy machine's hiccup (other processes share the two cores) is not a capacity. Each level is a short `ponytail load` run (ramp, 4 s
-# measured) on one daemon with free ports and a temporary data directory, killed on exit.
-# No level starts after 150 s (the whole search stays under ~3 min). Prints the METRIC line of run-bench.sh and, on
-# stderr, one line per level.
+# does: a busy machine's hiccup (other processes share the two cores) is not a capacity.
+# Each level is a short `ponytail load` run (ramp, 4 s measured) on one daemon with free
+# ports and a temporary data directory, killed on exit. No level starts after 150 s (the
+# whole search stays under ~3 min). Prints the METRIC line of run-bench.sh on stdout and
+# one line per level on stderr.
 # Usage: PT_BUILD=build tests/bench/bench_load.sh   (PT_BENCH_EXTRA in run-bench.sh)
 set -u
 B="${PT_BUILD:-build}"
