@@ -6,42 +6,34 @@ void ptp_bitw_init(ptp_bitw_t *w, uint8_t *buf, size_t cap)
 {
 	w->buf = buf;
 	w->cap = buf ? cap : 0;
-	w->bits = 0;
-	w->acc = 0;
 	w->stored = 0;
-}
-
-/* Byte by byte, each only if inside cap: the writer counts what it cannot store. */
-static void store(ptp_bitw_t *w, int nbytes)
-{
-	for (int i = 0; i < nbytes; i++, w->stored++)
-		if (w->stored < w->cap)
-			w->buf[w->stored] = (uint8_t)(w->acc >> (8 * i));
-}
-
-void ptp_bitw_store32(ptp_bitw_t *w)
-{
-	store(w, 4);
-	w->acc >>= 32;
+	w->acc = 0;
+	w->pending = 0;
 }
 
 void ptp_bitw_flush(ptp_bitw_t *w)
 {
-	size_t pending = w->bits - 8 * w->stored;
-	store(w, (int)((pending + 7) / 8)); /* bits above `pending` in acc are zero */
+	ptp_bitw_put_slow(w);
+	if (w->pending) { /* the last byte: bits above `pending` in acc are zero, the padding */
+		if (w->stored < w->cap)
+			w->buf[w->stored] = (uint8_t)w->acc;
+		w->stored++;
+	}
 	w->acc = 0;
-}
-
-size_t ptp_bitw_bytes(const ptp_bitw_t *w)
-{
-	return (w->bits + 7) >> 3;
+	w->pending = 0;
 }
 
 void ptp_bitr_init(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes)
 {
+	ptp_bitr_init_padded(r, buf, nbytes, nbytes);
+}
+
+void ptp_bitr_init_padded(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes, size_t readable)
+{
 	r->buf = buf;
 	r->nbits = nbytes * 8;
 	r->pos = 0;
+	r->readable = readable;
 	r->err = PTP_OK;
 }
 

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ptp/proto.h"
 
@@ -23,24 +24,26 @@ enum { PTP_EG_MAX_BITS = 20 };
 
 typedef struct ptp_bitw_t {
 	uint8_t *buf;
-	size_t cap;    /* bytes */
-	size_t bits;   /* bits produced so far (stored or pending) */
-	uint64_t acc;  /* pending bits: the last (bits - 8 * stored) produced, LSB first */
-	size_t stored; /* bytes of the stream already stored (or skipped beyond cap) */
+	size_t cap;       /* bytes */
+	size_t stored;    /* whole bytes of the stream produced (stored, or counted past cap) */
+	uint64_t acc;     /* the bits after those, LSB first: fewer than 8 between calls */
+	unsigned pending; /* how many */
 } ptp_bitw_t;
 
 typedef struct ptp_bitr_t {
 	const uint8_t *buf;
-	size_t nbits; /* bits available */
-	size_t pos;   /* next bit */
+	size_t nbits;    /* bits available */
+	size_t pos;      /* next bit */
+	size_t readable; /* bytes of buf that may be loaded, >= nbits / 8 (zero past nbits) */
 	ptp_err_t err;
 } ptp_bitr_t;
 
-/* floor(log2 u) + 1 for u > 0; 0 for 0. */
+/* floor(log2 u) + 1 for u > 0; 0 for 0. Without a branch: 2u + 1 has one bit more than
+ * u, and is never 0. */
 static inline int ptp_bit_length(uint32_t u)
 {
 #if defined(__GNUC__) || defined(__clang__)
-	return u ? 32 - __builtin_clz(u) : 0;
+	return 63 - __builtin_clzll((uint64_t)u << 1 | 1u);
 #else
 	int n = 0;
 	for (int step = 16; step > 0; step >>= 1) {
@@ -71,59 +74,96 @@ static inline int32_t ptp_unzigzag(uint32_t u)
 }
 
 void ptp_bitw_init(ptp_bitw_t *w, uint8_t *buf, size_t cap);
-/* Stores the pending 32 low bits of acc (slow path of ptp_bitw_put near or beyond cap). */
-void ptp_bitw_store32(ptp_bitw_t *w);
-/* Stores what is pending, the last byte padded with zero bits; call once at the end. */
+/* ptp_bitw_put's careful path, within 8 bytes of cap: byte by byte, each only if inside.
+ * Inline, like the rest of the writer: a writer whose address never reaches a real call
+ * lives in registers, and then the byte stores cannot alias it. */
+static inline void ptp_bitw_put_slow(ptp_bitw_t *w)
+{
+	for (; w->pending >= 8; w->pending -= 8, w->acc >>= 8, w->stored++)
+		if (w->stored < w->cap)
+			w->buf[w->stored] = (uint8_t)w->acc;
+}
+
+/* Stores what is pending, the last byte padded with zero bits; call once, at the end. */
 void ptp_bitw_flush(ptp_bitw_t *w);
+
+/* Bits produced so far. */
+static inline size_t ptp_bitw_bits(const ptp_bitw_t *w)
+{
+	return 8 * w->stored + w->pending;
+}
+
 /* Bytes used, padding included (the pad bits are written as zero). */
-size_t ptp_bitw_bytes(const ptp_bitw_t *w);
+static inline size_t ptp_bitw_bytes(const ptp_bitw_t *w)
+{
+	return (ptp_bitw_bits(w) + 7) >> 3;
+}
+
+/* v as 8 little-endian bytes: one store where the host is little-endian, else by shifts. */
+static inline void ptp_store_le64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, sizeof v);
+#else
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+#endif
+}
+
+/* Writes x, which has n <= 56 bits (above them it must be zero). Far from the end of the
+ * buffer the whole 64-bit accumulator is stored every time (bits above the produced ones
+ * are zero, and later stores overwrite them), then the whole bytes are dropped from it: no
+ * branch on the data, so nothing to mispredict. */
+static inline void ptp_bitw_put_bits(ptp_bitw_t *w, uint64_t x, int n)
+{
+	w->acc |= x << w->pending;
+	w->pending += (unsigned)n; /* < 64 */
+	if (w->stored + 8 <= w->cap) {
+		unsigned whole = w->pending >> 3;
+		ptp_store_le64(w->buf + w->stored, w->acc);
+		w->stored += whole;
+		w->acc >>= 8 * whole;
+		w->pending &= 7;
+	} else {
+		ptp_bitw_put_slow(w);
+	}
+}
 
 /* Writes the low n (<= 32) bits of v. */
 static inline void ptp_bitw_put(ptp_bitw_t *w, uint32_t v, int n)
 {
-	unsigned pending = (unsigned)(w->bits - 8 * w->stored); /* < 32 between calls */
-	uint64_t x = n < 32 ? v & ((1u << n) - 1u) : v;
-	w->acc |= x << pending;
-	w->bits += (size_t)n;
-	if (pending + (unsigned)n >= 32) {
-		if (w->stored + 4 <= w->cap) {
-			uint8_t *p = w->buf + w->stored;
-			p[0] = (uint8_t)w->acc;
-			p[1] = (uint8_t)(w->acc >> 8);
-			p[2] = (uint8_t)(w->acc >> 16);
-			p[3] = (uint8_t)(w->acc >> 24);
-			w->stored += 4;
-			w->acc >>= 32;
-		} else {
-			ptp_bitw_store32(w);
-		}
-	}
+	ptp_bitw_put_bits(w, n < 32 ? v & ((1u << n) - 1u) : v, n);
 }
 
-/* Writes v (< 2^PTP_EG_MAX_BITS) as Exp-Golomb of order k (0..15): with u = v + 2^k and
- * n = floor(log2 u), n - k zero bits, a one bit, then the low n bits of u; as one field
- * of 2n - k + 1 bits that is (2 * (u - 2^n) + 1) << (n - k). */
-static inline void ptp_bitw_eg(ptp_bitw_t *w, uint32_t v, int k)
+/* v (< 2^PTP_EG_MAX_BITS) as Exp-Golomb of order k (0..15): with u = v + 2^k and
+ * n = floor(log2 u), n - k zero bits, a one bit, then the low n bits of u; as one field of
+ * 2n - k + 1 <= 41 bits (*len) that is (2 (u - 2^n) + 1) << (n - k). */
+static inline uint64_t ptp_eg_code(uint32_t v, int k, int *len)
 {
 	uint32_t u = v + (1u << k);
-	int n = ptp_bit_length(u) - 1, len = 2 * n - k + 1;
-	uint32_t code = ((u ^ (1u << n)) << 1) | 1u; /* n + 1 <= 21 bits */
-	if (len <= 32) {
-		ptp_bitw_put(w, code << (n - k), len);
-	} else {
-		ptp_bitw_put(w, 0, n - k);
-		ptp_bitw_put(w, code, n + 1);
-	}
+	int n = ptp_bit_length(u) - 1;
+	*len = 2 * n - k + 1;
+	return (uint64_t)(((u ^ (1u << n)) << 1) | 1u) << (n - k);
+}
+
+static inline void ptp_bitw_eg(ptp_bitw_t *w, uint32_t v, int k)
+{
+	int len;
+	uint64_t code = ptp_eg_code(v, k, &len);
+	ptp_bitw_put_bits(w, code, len);
 }
 
 void ptp_bitr_init(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes);
+/* Same, over a copy followed by at least 8 zero bytes (readable = nbytes + 8 or more): then
+ * every window is one load. */
+void ptp_bitr_init_padded(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes, size_t readable);
 /* The 64 stream bits from bit 8 * (pos / 8) on (zeros past the end). */
 uint64_t ptp_bitr_window_slow(const ptp_bitr_t *r);
 
 static inline uint64_t ptp_bitr_window(const ptp_bitr_t *r)
 {
 	size_t byte = r->pos >> 3;
-	if (byte + 8 <= r->nbits >> 3) {
+	if (byte + 8 <= r->readable) {
 		const uint8_t *p = r->buf + byte;
 		return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
 		       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |

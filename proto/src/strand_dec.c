@@ -23,6 +23,8 @@ struct ptp_decoder_t {
 	ptp_strand_state_t st[PTP_MAX_STRANDS], tmp[PTP_MAX_STRANDS];
 	int32_t *mem;  /* cur/vel of st and tmp */
 	double *pts;   /* scratch positions */
+	uint8_t *data; /* a record's strand data copied, then 8 zero bytes (see apply) */
+	size_t data_cap;
 	int have_tick; /* last_tick is set */
 	uint64_t last_tick;
 };
@@ -45,7 +47,14 @@ ptp_decoder_t *ptp_decoder_create(const ptp_shape_t *shape)
 	segs = (size_t)d->seg_off[shape->strand_count];
 	d->mem = calloc(segs * 8, sizeof(int32_t));
 	d->pts = calloc((size_t)d->n_points * 3, sizeof(double));
-	if (!d->mem || !d->pts) {
+	/* room for the longest valid strand data of this shape (every strand at its largest:
+	 * raw, or a key with 16-bit codes and 41-bit velocities), plus the padding */
+	for (int s = 0; s < shape->strand_count; s++) {
+		size_t n = (size_t)shape->strands[s].points - 1;
+		d->data_cap += (10 + 114 * n + 96 * (n + 1) + 7) / 8;
+	}
+	d->data = calloc(d->data_cap + 8, 1);
+	if (!d->mem || !d->pts || !d->data) {
 		ptp_decoder_destroy(d);
 		return NULL;
 	}
@@ -65,6 +74,7 @@ void ptp_decoder_destroy(ptp_decoder_t *d)
 		return;
 	free(d->mem);
 	free(d->pts);
+	free(d->data);
 	free(d);
 }
 
@@ -177,7 +187,15 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 		return PTP_ETRUNC;
 	if (rec->data[0] != d->shape.strand_count)
 		return PTP_ESHAPE;
-	ptp_bitr_init(&r, rec->data + 1, rec->data_len - 1u);
+	/* Read from a copy with 8 zero bytes after it, so that the bit reader loads whole
+	 * words to the end; a record too long to be valid is read where it is. */
+	if ((size_t)rec->data_len - 1u <= d->data_cap) {
+		memcpy(d->data, rec->data + 1, rec->data_len - 1u);
+		memset(d->data + rec->data_len - 1u, 0, 8);
+		ptp_bitr_init_padded(&r, d->data, rec->data_len - 1u, rec->data_len - 1u + 8);
+	} else {
+		ptp_bitr_init(&r, rec->data + 1, rec->data_len - 1u);
+	}
 	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
 		ptp_err_t e = read_strand(d, s, &r, d->pts + 3 * p, &raw[s],
 		                          d->have_tick && tick == d->last_tick + 1);

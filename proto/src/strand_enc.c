@@ -8,9 +8,17 @@
  * writing a record is a pure function of the state and every subscriber gets the same
  * bytes.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if !defined(PT_NO_SIMD) && defined(__SSE2__)
+#define QUANT_SIMD 1
+#include <emmintrin.h>
+#else
+#define QUANT_SIMD 0
+#endif
 
 #include "bits.h"
 #include "ptp/strand.h"
@@ -41,8 +49,8 @@ struct ptp_encoder_t {
 	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
 	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
 	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
-	float head_p[3];
-	ptp_quat16_t head_q;
+	uint8_t head[18]; /* record bytes 13..30 of this tick: head_p (3 x f32), head_q (3 x i16) */
+	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
 	double last_error;
 	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
 };
@@ -153,21 +161,64 @@ static inline uint32_t zig(int32_t v)
  * sum over the values is 2 * sum(bit_length(v + 2^k)) - n (k + 1). */
 static int best_k(const uint32_t *z, int n, long *bits)
 {
-	int best = 0, top;
+	/* A value's length at order k is 2 floor(log2(v + 2^k)) - k + 1 (ptp_eg_len), so the
+	 * total is 2 E(k) + n (1 - k), E(k) = sum of floor(log2(v + 2^k)). */
+	int32_t e[PTP_K_MAX + 1];
 	uint32_t any = 0;
-	long least = -1;
+	int best = 0, top, nk;
+	long least = LONG_MAX;
 	for (int i = 0; i < n; i++)
 		any |= z[i];
 	top = ptp_bit_length(any); /* the longest value's bit length */
-	for (int k = 0; k <= top && k <= PTP_K_MAX; k++) {
-		long sum = 0;
-		for (int i = 0; i < n; i++)
-			sum += ptp_bit_length(z[i] + (1u << k));
-		sum = 2 * sum - (long)n * (k + 1);
-		if (least < 0 || sum < least) {
-			least = sum;
-			best = k;
+	nk = (top < PTP_K_MAX ? top : PTP_K_MAX) + 1;
+#if QUANT_SIMD
+	/* Four k at a time, one per lane: floor(log2 x) is the exponent field of (float)x,
+	 * exact while x < 2^24 (a value here is < 2^21, PTP_EG_MAX_BITS). */
+	{
+		const __m128i pow2[4] = {_mm_setr_epi32(1, 2, 4, 8), _mm_setr_epi32(16, 32, 64, 128),
+		                         _mm_setr_epi32(256, 512, 1024, 2048),
+		                         _mm_setr_epi32(4096, 8192, 16384, 32768)};
+		__m128i acc0 = _mm_setzero_si128(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+#define EXPONENTS(v, k4) \
+	_mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(_mm_add_epi32(v, k4))), 23)
+		if (nk <= 4) {
+			for (int i = 0; i < n; i++)
+				acc0 = _mm_add_epi32(acc0, EXPONENTS(_mm_set1_epi32((int)z[i]), pow2[0]));
+		} else if (nk <= 8) {
+			for (int i = 0; i < n; i++) {
+				__m128i v = _mm_set1_epi32((int)z[i]);
+				acc0 = _mm_add_epi32(acc0, EXPONENTS(v, pow2[0]));
+				acc1 = _mm_add_epi32(acc1, EXPONENTS(v, pow2[1]));
+			}
+		} else {
+			for (int i = 0; i < n; i++) {
+				__m128i v = _mm_set1_epi32((int)z[i]);
+				acc0 = _mm_add_epi32(acc0, EXPONENTS(v, pow2[0]));
+				acc1 = _mm_add_epi32(acc1, EXPONENTS(v, pow2[1]));
+				acc2 = _mm_add_epi32(acc2, EXPONENTS(v, pow2[2]));
+				acc3 = _mm_add_epi32(acc3, EXPONENTS(v, pow2[3]));
+			}
 		}
+#undef EXPONENTS
+		_mm_storeu_si128((__m128i *)e, acc0);
+		_mm_storeu_si128((__m128i *)(e + 4), acc1);
+		_mm_storeu_si128((__m128i *)(e + 8), acc2);
+		_mm_storeu_si128((__m128i *)(e + 12), acc3);
+		for (int k = 0; k < nk; k++)
+			e[k] -= 127 * n; /* the exponent bias */
+	}
+#else
+	for (int k = 0; k < nk; k++) {
+		e[k] = 0;
+		for (int i = 0; i < n; i++)
+			e[k] += ptp_bit_length(z[i] + (1u << k)) - 1;
+	}
+#endif
+	for (int k = 0; k < nk; k++) {
+		long sum = 2 * (long)e[k] + (long)n * (1 - k);
+		int better = sum < least; /* the first of equals: strictly less */
+		least = better ? sum : least;
+		best = better ? k : best;
 	}
 	*bits = least;
 	return best;
@@ -268,16 +319,33 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 			worst = se[s];
 	}
 
-	/* Commit: from here on nothing fails. */
-	memcpy(e->prev_cur, e->cur, sizeof(int32_t) * 2 * (size_t)segs);
-	memcpy(e->prev_vel, e->vel, sizeof(int32_t) * 2 * (size_t)segs);
-	for (int i = 0; i < 2 * segs; i++) {
-		e->vel[i] = e->ticks == 0 ? 0 : e->next[i] - e->cur[i];
-		e->cur[i] = e->next[i];
+	/* Commit: from here on nothing fails. The code arrays rotate instead of being
+	 * copied: prev_cur <- cur <- next, prev_vel <- vel, then vel = cur - prev_cur. */
+	{
+		int32_t *t = e->prev_cur;
+		e->prev_cur = e->cur;
+		e->cur = e->next;
+		e->next = t;
+		t = e->prev_vel;
+		e->prev_vel = e->vel;
+		e->vel = t;
+		for (int i = 0; i < 2 * segs; i++)
+			e->vel[i] = e->ticks == 0 ? 0 : e->cur[i] - e->prev_cur[i];
 	}
-	memcpy(e->xyz, xyz, sizeof(float) * 3 * n_points);
-	memcpy(e->head_p, head_p, sizeof e->head_p);
-	e->head_q = q16;
+	/* only a raw strand's record carries its input points */
+	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)
+		if (raw[s])
+			memcpy(e->xyz + 3 * p, xyz + 3 * p, sizeof(float) * 3 * (size_t)e->geo[s].points);
+	/* the record's head pose bytes, as ptp_record_encode lays them out */
+	for (int i = 0; i < 3; i++) {
+		uint32_t b = ptp_f32_bits(head_p[i]);
+		uint16_t c = (uint16_t)q16.c[i];
+		for (int j = 0; j < 4; j++)
+			e->head[4 * i + j] = (uint8_t)(b >> (8 * j));
+		e->head[12 + 2 * i] = (uint8_t)c;
+		e->head[13 + 2 * i] = (uint8_t)(c >> 8);
+	}
+	e->largest = q16.largest;
 	e->last_error = worst;
 	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
 	for (int s = 0; s < e->shape.strand_count; s++) {
@@ -292,15 +360,29 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 
 static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)
 {
-	uint32_t z[2 * (PTP_MAX_POINTS - 1)] = {0};
 	int n = 2 * (e->geo[s].points - 1), off = 2 * e->seg_off[s];
 	ptp_bitw_put(w, (uint32_t)mode, 2);
 	if (mode == PTP_MODE_DELTA) {
-		ptp_bitw_put(w, e->pred[s], 2);
-		ptp_bitw_put(w, e->k[s], 4);
-		for (int i = 0; i < n; i++)
-			ptp_bitw_eg(w, e->zz[off + i], e->k[s]);
+		/* the writer in a local: nothing takes its address, so it lives in registers */
+		ptp_bitw_t lw = *w;
+		const uint32_t *z = e->zz + off;
+		int k = e->k[s];
+		ptp_bitw_put(&lw, (uint32_t)(e->pred[s] | k << 2), 6); /* pred 2 bits, then k 4 */
+		/* a segment's two codes as one field when they fit (almost always): the writer's
+		 * state is a chain from field to field, so fewer fields, less waiting */
+		for (int i = 0; i < n; i += 2) {
+			int la, lb;
+			uint64_t ca = ptp_eg_code(z[i], k, &la), cb = ptp_eg_code(z[i + 1], k, &lb);
+			if (la + lb <= 56) {
+				ptp_bitw_put_bits(&lw, ca | cb << la, la + lb);
+			} else {
+				ptp_bitw_put_bits(&lw, ca, la);
+				ptp_bitw_put_bits(&lw, cb, lb);
+			}
+		}
+		*w = lw;
 	} else if (mode == PTP_MODE_KEY) {
+		uint32_t z[2 * (PTP_MAX_POINTS - 1)];
 		int32_t m = ptp_grid_m(e->bits[s]);
 		long bits;
 		int k;
@@ -323,6 +405,7 @@ static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w,
 static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t cap)
 {
 	ptp_bitw_t w;
+	size_t bits;
 	ptp_bitw_init(&w, buf, cap);
 	ptp_bitw_put(&w, e->shape.strand_count, 8);
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++) {
@@ -331,8 +414,9 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 			mode = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
 		write_strand(e, s, mode, &w, p);
 	}
+	bits = ptp_bitw_bits(&w);
 	ptp_bitw_flush(&w);
-	return w.bits;
+	return bits;
 }
 
 /* Size of the strand data in bits: summed from choose_mode when every strand's size is
@@ -356,11 +440,8 @@ size_t ptp_encoder_data_bits(const ptp_encoder_t *e, int key)
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *e, int key, uint64_t id, uint32_t last_seq,
                              uint8_t *buf, size_t cap, size_t *needed)
 {
-	uint8_t head[PTP_RECORD_MIN];
-	ptp_record_t r;
 	size_t data_len, total;
 	int is_key = 1;
-	ptp_err_t err;
 	if (e->ticks == 0)
 		return PTP_EINVAL;
 	for (int s = 0; s < e->shape.strand_count; s++)
@@ -371,20 +452,20 @@ ptp_err_t ptp_encoder_record(const ptp_encoder_t *e, int key, uint64_t id, uint3
 		*needed = total;
 	if (data_len > 65535)
 		return PTP_ELIMIT;
-	memset(&r, 0, sizeof r);
-	r.id = id;
-	r.flags = is_key ? PTP_RECORD_KEY : 0;
-	r.last_seq = last_seq;
-	memcpy(r.head_p, e->head_p, sizeof r.head_p);
-	r.head_q = e->head_q;
-	err = ptp_record_encode(&r, head, sizeof head, NULL);
-	if (err != PTP_OK)
-		return err;
 	if (!buf || cap < total)
 		return PTP_ENOSPACE;
-	head[PTP_RECORD_MIN - 2] = (uint8_t)data_len;
-	head[PTP_RECORD_MIN - 1] = (uint8_t)(data_len >> 8);
-	memcpy(buf, head, sizeof head);
+	/* The 33-byte head, field by field as ptp_record_encode writes it (PROTOCOL.md 6):
+	 * id, flags (key bit, dropped quaternion component in bits 6..7), last_seq, then
+	 * the head pose bytes kept from the tick (finite, and a valid quat16: nothing that
+	 * ptp_record_encode could refuse), data_len. */
+	for (int j = 0; j < 8; j++)
+		buf[j] = (uint8_t)(id >> (8 * j));
+	buf[8] = (uint8_t)((is_key ? PTP_RECORD_KEY : 0) | (e->largest & 3) << 6);
+	for (int j = 0; j < 4; j++)
+		buf[9 + j] = (uint8_t)(last_seq >> (8 * j));
+	memcpy(buf + 13, e->head, sizeof e->head);
+	buf[31] = (uint8_t)data_len;
+	buf[32] = (uint8_t)(data_len >> 8);
 	write_data(e, key, buf + PTP_RECORD_MIN, data_len);
 	return PTP_OK;
 }
