@@ -63,6 +63,9 @@ include tests/tests.mk
 
 all: $(ALL_TARGETS)
 
+# Keep test and benchmark objects between runs (they are intermediates of pattern rules).
+.SECONDARY:
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(if $(Q),@echo "  CC  $<")
