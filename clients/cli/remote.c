@@ -12,8 +12,8 @@
 const char remote_flags_help[] =
     "--server URL     the daemon's REST address (default $PONYTAIL_SERVER, else\n"
     "                 " REMOTE_DEFAULT_SERVER ")\n"
-    "--ws URL         its WebSocket address (default: ws://<server host>:<ws_port of\n"
-    "                 GET /v1/info>/)\n"
+    "--ws URL         its WebSocket address (default: what GET /v1/info says: its ws_url,\n"
+    "                 a path on --server behind a proxy, else ws://<server host>:<ws_port>/)\n"
     "--token T        the instance's write token (default $PONYTAIL_TOKEN); also the\n"
     "                 admin token\n"
     "--timeout S      seconds a REST call may take, [0.1, 600]. Default 10\n";
@@ -226,10 +226,13 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 		return -1;
 	json_t *j = h.status == 200 ? json_loads(h.body, 0, NULL) : NULL;
 	json_int_t port = json_integer_value(json_object_get(j, "ws_port"));
+	char url[512] = ""; /* "ws_url": the daemon's --ws-public-url, when a proxy serves it */
+	const char *ws_url = json_string_value(json_object_get(j, "ws_url"));
+	snprintf(url, sizeof url, "%s", ws_url ? ws_url : "");
 	if (tick_hz)
 		*tick_hz = (int)json_integer_value(json_object_get(j, "tick_hz"));
 	json_decref(j);
-	if (h.status != 200 || port < 1 || port > 65535) {
+	if (h.status != 200 || ((port < 1 || port > 65535) && !url[0])) {
 		if (h.status != 200)
 			remote_print_error(r, &h);
 		else
@@ -243,16 +246,25 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 		snprintf(out, cap, "%s", r->ws);
 		return 0;
 	}
-	/* The host of --server: after the scheme, up to the port or path ([IPv6] kept). */
-	const char *host = strstr(r->server, "://") + 3;
-	size_t n = host[0] == '[' ? strcspn(host, "]") + 1 : strcspn(host, ":/");
-	if (strncmp(r->server, "https://", 8) == 0) {
-		fprintf(stderr,
-		        "ponytail %s: the server is https; give its WebSocket as --ws ws://...\n",
-		        r->cmd);
+	/* --server's authority (host[:port]) and host ([IPv6] kept). */
+	const char *auth = strstr(r->server, "://") + 3;
+	size_t an = strcspn(auth, "/");
+	size_t hn = auth[0] == '[' ? strcspn(auth, "]") + 1 : strcspn(auth, ":/");
+	int https = strncmp(r->server, "https://", 8) == 0;
+	if (strncmp(url, "ws://", 5) == 0) {
+		snprintf(out, cap, "%s", url);
+	} else if (url[0] == '/' && !https) {
+		snprintf(out, cap, "ws://%.*s%s", (int)an, auth, url); /* same proxy, that path */
+	} else if (!url[0] && !https) {
+		snprintf(out, cap, "ws://%.*s:%d/", (int)hn, auth, (int)port);
+	} else {
+		fprintf(
+		    stderr,
+		    "ponytail %s: the daemon's WebSocket is %s (TLS), which this client does not "
+		    "speak; give a ws:// one with --ws URL\n",
+		    r->cmd, url[0] && url[0] != '/' ? url : "behind https");
 		return -1;
 	}
-	snprintf(out, cap, "ws://%.*s:%d/", (int)n, host, (int)port);
 	return 0;
 }
 

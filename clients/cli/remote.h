@@ -52,7 +52,8 @@ void http_free(http_resp_t *h);
  * instance 7 (field id)"; falls back to the raw body when it is not the error JSON. */
 void remote_print_error(const remote_t *r, const http_resp_t *h);
 
-/* The WebSocket URL: --ws, else ws://<server host>:<ws_port from GET /v1/info>/.
+/* The WebSocket URL: --ws, else GET /v1/info's ws_url (ws://..., or a path on --server's
+ * host:port behind a proxy), else ws://<server host>:<its ws_port>/.
  * 0, or -1 (printed). Fills tick_hz (optional) from /v1/info, or 0 when not asked. */
 int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz);
 

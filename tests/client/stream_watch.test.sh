@@ -194,4 +194,13 @@ assert len(drops) == 1, ("expected one restart (tick numbers start over)", len(t
 assert drops[0] > 30 and len(ticks) - drops[0] > 30, (len(ticks), drops)
 PY
 
+# --- behind a proxy: /v1/info's ws_url (the daemon's --ws-public-url) wins over ws_port --------
+stop_daemon
+start_daemon --ws-public-url /ws  # a path on the REST address: no proxy here, so it fails
+run 1 "cannot connect to ws://127.0.0.1:$HTTP_PORT/ws" watch "$A" --count 1 --server "$S" --timeout 2
+run 0 "" watch "$A" --count 1 --server "$S" --ws "$WS"  # --ws still wins
+stop_daemon
+start_daemon --ws-public-url wss://example.org/ws
+run 1 "wss://example.org/ws (TLS), which this client does not speak" watch "$A" --count 1 --server "$S"
+
 finish "stream_watch"
