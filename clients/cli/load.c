@@ -25,12 +25,15 @@ static const char usage_text[] =
     "\n"
     "Creates R rooms of N instances (REST), opens P publishing and S subscribing WebSocket\n"
     "connections over --ramp seconds, measures for D seconds, prints a progress line each\n"
-    "second and a report, then deletes the instances it created. Instance k is published by\n"
-    "publisher k %% P (one pose per instance per period); subscriber j watches room j %% R.\n"
+    "second and a report, then deletes the instances it created. Publisher j serves room\n"
+    "j %% R, a room's instances dealt among its publishers (one pose per instance per\n"
+    "period); subscriber j watches room j %% R. Connections carry ?room= and REST calls\n"
+    "X-Ponytail-Room, so a run also goes through docker/'s room-hashing proxy.\n"
     "\n"
     "--rooms R        rooms, [1, 10000]\n"
     "--per-room N     instances per room, [1, 1000]. Default 10\n"
-    "--publishers P   publishing connections, [0, instances], each with at most 64 instances\n"
+    "--publishers P   publishing connections: 0, or [rooms, instances], each with at most\n"
+    "                 64 instances\n"
     "--subscribers S  subscribing connections, [0, 100000]\n"
     "--duration D     seconds measured after the ramp, (0, 86400]\n"
     "--instance FILE  the definition of every instance (default: {}, the defaults of\n"
@@ -41,7 +44,8 @@ static const char usage_text[] =
     "--period S       seconds per cycle, [0.01, 3600]\n"
     "--rate HZ        poses per second per instance, [1, 240]. Default: the server's tick\n"
     "--ramp S         seconds over which connections are opened, [0, 600]. Default 1\n"
-    "--prefix NAME    rooms are NAME-0 .. NAME-(R-1). Default load-<pid>\n"
+    "--prefix NAME    rooms are NAME-0 .. NAME-(R-1) (A-Z a-z 0-9 _ . -). Default\n"
+    "                 load-<pid>\n"
     "--reuse          use the instances already in those rooms instead of creating any;\n"
     "                 publishers then authorize with --token (the admin token)\n"
     "--decode         subscribers also reconstruct every point (~50 ns per point of CPU)\n"
@@ -127,16 +131,10 @@ static int parse_args(load_t *L, int argc, char **argv)
 				return -1;
 		} else if ((k = cli_flag("load", "--prefix", argc, argv, &i, &L->prefix_arg)) !=
 		           0) {
-			if (k < 0)
+			if (k < 0 || remote_check_room("load", "--prefix", L->prefix_arg) != 0)
 				return -1;
-			size_t n = strlen(L->prefix_arg);
-			int ok = n >= 1 && n <= 40;
-			for (size_t j = 0; ok && j < n; j++)
-				ok = (unsigned char)L->prefix_arg[j] > 0x20 &&
-				     (unsigned char)L->prefix_arg[j] < 0x7f;
-			if (!ok) {
-				fprintf(stderr, "ponytail load: --prefix: expected 1 to 40 "
-				                "printable characters\n");
+			if (strlen(L->prefix_arg) > 40) {
+				fprintf(stderr, "ponytail load: --prefix: at most 40 bytes\n");
 				return -1;
 			}
 		} else if ((k = cli_switch("load", "--reuse", a)) != 0 ||
@@ -179,12 +177,18 @@ static int parse_args(load_t *L, int argc, char **argv)
 		        L->rooms * L->per_room);
 		return -1;
 	}
-	if (L->publishers > 0 &&
-	    (L->rooms * L->per_room + L->publishers - 1) / L->publishers > 64) {
+	if (L->publishers > 0 && L->publishers < L->rooms) {
+		fprintf(stderr, "ponytail load: --publishers: at least one per room (%ld), or 0\n",
+		        L->rooms);
+		return -1;
+	}
+	/* The fewest publishers a room gets is P / R; each publishes at most 64 instances. */
+	if (!L->reuse && L->publishers > 0 &&
+	    (L->per_room + L->publishers / L->rooms - 1) / (L->publishers / L->rooms) > 64) {
 		fprintf(stderr,
 		        "ponytail load: --publishers: each publishes at most 64 instances; need "
 		        "at least %ld\n",
-		        (L->rooms * L->per_room + 63) / 64);
+		        L->rooms * ((L->per_room + 63) / 64));
 		return -1;
 	}
 	if (L->reuse && (L->instance_path || L->keep)) {
@@ -275,6 +279,48 @@ static void on_error(ptc_conn_t *c, const ptc_error_t *e, void *user)
 	load_error(((lconn_t *)user)->L, kind, 1);
 }
 
+/* Publisher j serves room j % R (so that its connection can go to the node that owns the
+ * room); each room's instances are dealt round-robin to its publishers. Fills pub_start
+ * (P + 1) and pub_inst (the instances of publisher j are pub_inst[pub_start[j] ..
+ * pub_start[j + 1])). 0, or -1 printed (a publisher past 64 instances after --reuse). */
+static int assign_publishers(load_t *L)
+{
+	long P = L->publishers, R = L->rooms;
+	L->pub_start = calloc((size_t)P + 1, sizeof *L->pub_start);
+	L->pub_inst = calloc((size_t)L->ninst + 1, sizeof *L->pub_inst);
+	long *pub_of = calloc((size_t)L->ninst + 1, sizeof *pub_of);
+	long *next = calloc((size_t)(P > R ? P : R) + 1, sizeof *next);
+	if (!L->pub_start || !L->pub_inst || !pub_of || !next) {
+		fprintf(stderr, "ponytail load: out of memory\n");
+		free(pub_of);
+		free(next);
+		return -1;
+	}
+	int rc = 0;
+	for (long k = 0; k < L->ninst; k++) { /* next[r]: instances of room r so far */
+		long r = L->inst_room[k], npub = P / R + (r < P % R);
+		pub_of[k] = r + R * (next[r]++ % npub);
+		L->pub_start[pub_of[k] + 1]++;
+	}
+	for (long j = 0; j < P; j++) {
+		if (L->pub_start[j + 1] > 64 && rc == 0) {
+			fprintf(
+			    stderr,
+			    "ponytail load: publisher %ld would serve %ld instances (at most 64): "
+			    "give more --publishers\n",
+			    j, L->pub_start[j + 1]);
+			rc = -1;
+		}
+		L->pub_start[j + 1] += L->pub_start[j];
+		next[j] = L->pub_start[j]; /* now: where publisher j's next instance goes */
+	}
+	for (long k = 0; rc == 0 && k < L->ninst; k++)
+		L->pub_inst[next[pub_of[k]]++] = k;
+	free(pub_of);
+	free(next);
+	return rc;
+}
+
 static int open_conn(load_t *L, long i)
 {
 	lconn_t *lc = &L->conns[i];
@@ -282,7 +328,10 @@ static int open_conn(load_t *L, long i)
 	ptc_conn_params_t p = ptc_conn_params_default();
 	snprintf(name, sizeof name, "ponytail load %s %ld", lc->kind == LOAD_PUB ? "pub" : "sub",
 	         (long)lc->index);
-	p.url = L->ws;
+	char url[700], room[128];
+	snprintf(room, sizeof room, "%s-%d", L->prefix, lc->room);
+	remote_url_with_room(L->ws, room, url, sizeof url); /* a room-hashing proxy routes it */
+	p.url = url;
 	p.client_name = name;
 	p.decode = L->decode;
 	p.reconnect = 0; /* a lost connection is a result to report, not to hide */
@@ -300,12 +349,10 @@ static int open_conn(load_t *L, long i)
 		return -1;
 	}
 	if (lc->kind == LOAD_SUB) {
-		char room[128];
-		snprintf(room, sizeof room, "%s-%d", L->prefix, lc->room);
 		ptc_subscribe(lc->c, room, NULL, 0);
 	} else {
-		for (long k = lc->index; k < L->ninst; k += L->publishers)
-			ptc_authorize(lc->c, L->ids[k], L->tokens[k]);
+		for (long q = L->pub_start[lc->index]; q < L->pub_start[lc->index + 1]; q++)
+			ptc_authorize(lc->c, L->ids[L->pub_inst[q]], L->tokens[L->pub_inst[q]]);
 	}
 	return 0;
 }
@@ -331,7 +378,8 @@ static int64_t publish_due(load_t *L, int64_t now, int64_t t_start, uint64_t *sl
 		if (!lc->c || ptc_conn_state(lc->c) != PTC_READY)
 			continue;
 		double t = (double)(now - t_start) * 1e-6;
-		for (long k = lc->index; k < L->ninst; k += L->publishers) {
+		for (long q = L->pub_start[lc->index]; q < L->pub_start[lc->index + 1]; q++) {
+			long k = L->pub_inst[q];
 			/* Each instance its own phase, so the room does not move as one. */
 			pt_pose pp = pt_motion_pose(&L->motion, t + 0.137 * (double)k);
 			ptc_pose_t pose = {.p = {pp.p.x, pp.p.y, pp.p.z},
@@ -413,6 +461,8 @@ static int run(load_t *L)
 		return CLI_EXIT_FAIL;
 	if (L->reuse)
 		L->per_room = (L->ninst + L->rooms - 1) / L->rooms;
+	if (L->publishers > 0 && assign_publishers(L) != 0)
+		return CLI_EXIT_FAIL;
 
 	/* Many sockets in one process: lift the soft descriptor limit to the hard one. */
 	struct rlimit rl;
@@ -439,7 +489,7 @@ static int run(load_t *L)
 		lc->L = L;
 		lc->kind = i < L->publishers ? LOAD_PUB : LOAD_SUB;
 		lc->index = (int)(lc->kind == LOAD_PUB ? i : i - L->publishers);
-		lc->room = lc->kind == LOAD_SUB ? (int)(lc->index % L->rooms) : -1;
+		lc->room = (int)(lc->index % L->rooms);
 	}
 	L->tick0 = UINT64_MAX;
 	L->tick1 = UINT64_MAX;
@@ -566,6 +616,8 @@ int cmd_load(int argc, char **argv)
 			        L->created, L->prefix);
 	}
 	free(L->conns);
+	free(L->pub_start);
+	free(L->pub_inst);
 	free(L->ids);
 	free(L->tokens);
 	free(L->inst_room);

@@ -51,7 +51,9 @@ typedef struct load_t {
 	uint64_t *ids;
 	char (*tokens)[129];
 	int *inst_room;
-	long created; /* how many of ids[] this run created (and deletes) */
+	long created;               /* how many of ids[] this run created (and deletes) */
+	long *pub_start, *pub_inst; /* publisher j: instances pub_inst[pub_start[j] ..
+	                               pub_start[j + 1]) */
 	/* the run */
 	char ws[512];
 	int tick_hz;

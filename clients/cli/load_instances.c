@@ -68,7 +68,9 @@ int load_create_instances(load_t *L)
 		json_object_set_new(tmpl, "room", json_string(room));
 		char *body = json_dumps(tmpl, JSON_COMPACT);
 		http_resp_t h;
-		if (!body || call_retry(&L->r, "POST", "/v1/instances", body, &h) != 0) {
+		remote_t rr = L->r;
+		rr.room = room; /* a room-hashing proxy sends it to the node of its room */
+		if (!body || call_retry(&rr, "POST", "/v1/instances", body, &h) != 0) {
 			free(body);
 			rc = -1;
 			break;
@@ -101,10 +103,13 @@ int load_list_instances(load_t *L)
 {
 	L->ninst = 0;
 	for (long r = 0; r < L->rooms; r++) {
-		char path[200];
-		snprintf(path, sizeof path, "/v1/instances?room=%s-%ld", L->prefix, r);
+		char path[200], room[128];
+		snprintf(room, sizeof room, "%s-%ld", L->prefix, r);
+		snprintf(path, sizeof path, "/v1/instances?room=%s", room);
+		remote_t rr = L->r;
+		rr.room = room;
 		http_resp_t h;
-		if (remote_call(&L->r, "GET", path, NULL, NULL, 0, &h) != 0)
+		if (remote_call(&rr, "GET", path, NULL, NULL, 0, &h) != 0)
 			return -1;
 		json_t *j = h.status == 200 ? json_loads(h.body, 0, NULL) : NULL;
 		const json_t *arr = json_object_get(j, "instances");
@@ -144,8 +149,11 @@ void load_delete_instances(load_t *L)
 	for (long i = 0; i < L->created; i++) {
 		char path[64];
 		snprintf(path, sizeof path, "/v1/instances/%llu", (unsigned long long)L->ids[i]);
+		char room[128];
+		snprintf(room, sizeof room, "%s-%d", L->prefix, L->inst_room[i]);
 		remote_t r = L->r;
 		r.token = L->tokens[i];
+		r.room = room;
 		http_resp_t h;
 		if (call_retry(&r, "DELETE", path, NULL, &h) != 0 ||
 		    (h.status != 204 && h.status != 404))

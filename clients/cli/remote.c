@@ -150,6 +150,11 @@ int remote_call(const remote_t *r, const char *method, const char *path, const c
 		hdr = curl_slist_append(hdr, ctype);
 	}
 	hdr = curl_slist_append(hdr, "Accept: application/json");
+	char routing[128];
+	if (r->room && *r->room) {
+		snprintf(routing, sizeof routing, "X-Ponytail-Room: %s", r->room);
+		hdr = curl_slist_append(hdr, routing);
+	}
 	char errbuf[CURL_ERROR_SIZE] = "";
 	curl_easy_reset(curl);
 	curl_easy_setopt(curl, CURLOPT_URL, url);
@@ -218,7 +223,7 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 	if (tick_hz)
 		*tick_hz = 0;
 	if (r->ws[0] && !tick_hz) {
-		snprintf(out, cap, "%s", r->ws);
+		remote_url_with_room(r->ws, r->room, out, cap);
 		return 0;
 	}
 	http_resp_t h;
@@ -242,8 +247,9 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 		return -1;
 	}
 	http_free(&h);
+	char base[600];
 	if (r->ws[0]) {
-		snprintf(out, cap, "%s", r->ws);
+		remote_url_with_room(r->ws, r->room, out, cap);
 		return 0;
 	}
 	/* --server's authority (host[:port]) and host ([IPv6] kept). */
@@ -252,11 +258,11 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 	size_t hn = auth[0] == '[' ? strcspn(auth, "]") + 1 : strcspn(auth, ":/");
 	int https = strncmp(r->server, "https://", 8) == 0;
 	if (strncmp(url, "ws://", 5) == 0) {
-		snprintf(out, cap, "%s", url);
+		snprintf(base, sizeof base, "%s", url);
 	} else if (url[0] == '/' && !https) {
-		snprintf(out, cap, "ws://%.*s%s", (int)an, auth, url); /* same proxy, that path */
+		snprintf(base, sizeof base, "ws://%.*s%s", (int)an, auth, url); /* same proxy */
 	} else if (!url[0] && !https) {
-		snprintf(out, cap, "ws://%.*s:%d/", (int)hn, auth, (int)port);
+		snprintf(base, sizeof base, "ws://%.*s:%d/", (int)hn, auth, (int)port);
 	} else {
 		fprintf(
 		    stderr,
@@ -265,7 +271,52 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 		    r->cmd, url[0] && url[0] != '/' ? url : "behind https");
 		return -1;
 	}
+	remote_url_with_room(base, r->room, out, cap);
 	return 0;
+}
+
+void remote_url_escape(const char *s, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t k = 0;
+	for (; *s && k + 4 < cap; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+			out[k++] = (char)ch;
+		} else {
+			out[k++] = '%';
+			out[k++] = hex[ch >> 4];
+			out[k++] = hex[ch & 15];
+		}
+	}
+	out[k] = '\0';
+}
+
+void remote_url_with_room(const char *base, const char *room, char *out, size_t cap)
+{
+	char esc[200];
+	if (!room || !*room) {
+		snprintf(out, cap, "%s", base);
+		return;
+	}
+	remote_url_escape(room, esc, sizeof esc);
+	snprintf(out, cap, "%s%croom=%s", base, strchr(base, '?') ? '&' : '?', esc);
+}
+
+int remote_check_room(const char *cmd, const char *flag, const char *room)
+{
+	size_t n = strlen(room);
+	int ok = n >= 1 && n <= 64;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (room[i] >= 'a' && room[i] <= 'z') || (room[i] >= 'A' && room[i] <= 'Z') ||
+		     (room[i] >= '0' && room[i] <= '9') || room[i] == '_' || room[i] == '.' ||
+		     room[i] == '-';
+	if (!ok)
+		fprintf(stderr,
+		        "ponytail %s: %s: expected 1 to 64 of A-Z a-z 0-9 _ . -, got '%s'\n", cmd,
+		        flag, room);
+	return ok ? 0 : -1;
 }
 
 int remote_parse_id(const char *cmd, const char *s, unsigned long long *id)

@@ -22,6 +22,9 @@ typedef struct remote_t {
 	const char *token; /* --token (or PONYTAIL_TOKEN), NULL if none */
 	int json;          /* --json: machine-readable output */
 	double timeout_s;  /* --timeout: whole REST request, s */
+	const char *room;  /* routing hint, or NULL: sent as X-Ponytail-Room on REST calls and
+	                      as ?room= on the WebSocket URL, which docker/'s front proxy
+	                      hashes to pick the node that owns the room */
 } remote_t;
 
 /* Defaults (environment included). */
@@ -52,10 +55,21 @@ void http_free(http_resp_t *h);
  * instance 7 (field id)"; falls back to the raw body when it is not the error JSON. */
 void remote_print_error(const remote_t *r, const http_resp_t *h);
 
-/* The WebSocket URL: --ws, else GET /v1/info's ws_url (ws://..., or a path on --server's
- * host:port behind a proxy), else ws://<server host>:<its ws_port>/.
- * 0, or -1 (printed). Fills tick_hz (optional) from /v1/info, or 0 when not asked. */
+/* The WebSocket URL, with r->room appended as ?room= when set: --ws, else GET /v1/info's
+ * ws_url (ws://..., or a path on --server's host:port behind a proxy), else
+ * ws://<server host>:<its ws_port>/. 0, or -1 (printed). Fills tick_hz (optional) from
+ * /v1/info, or 0 when not asked. */
 int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz);
+
+/* base with "?room=R" (or "&room=R") appended, percent-encoded, into out. */
+void remote_url_with_room(const char *base, const char *room, char *out, size_t cap);
+
+/* Percent-encodes s for a query string (unreserved characters kept). */
+void remote_url_escape(const char *s, char *out, size_t cap);
+
+/* A room name argument: 1..64 bytes of A-Z a-z 0-9 _ . - (the server's rule). 0 or -1
+ * (printed, naming the flag). */
+int remote_check_room(const char *cmd, const char *flag, const char *room);
 
 /* An instance id argument: a positive decimal below 10^18 (the server's form). 0 or -1
  * (printed, usage error). */

@@ -28,14 +28,14 @@ static const rest_cmd_t cmds[] = {
     {"get", "ID [--frame]",
      "shows an instance's definition, or with --frame its latest frame\n"
      "(DESIGN.md's JSON form)",
-     NEEDS_ID | HAS_FRAME},
+     NEEDS_ID | HAS_FRAME | HAS_ROOM},
     {"patch", "ID FILE.json",
      "merge-patches an instance's parameters (applied at a tick\n"
      "boundary); needs --token",
-     NEEDS_ID | NEEDS_FILE | WRITES},
-    {"delete", "ID", "deletes an instance; needs --token", NEEDS_ID | WRITES},
+     NEEDS_ID | NEEDS_FILE | WRITES | HAS_ROOM},
+    {"delete", "ID", "deletes an instance; needs --token", NEEDS_ID | WRITES | HAS_ROOM},
     {"reset", "ID", "puts an instance back to its settled rest pose; needs --token",
-     NEEDS_ID | WRITES},
+     NEEDS_ID | WRITES | HAS_ROOM},
 };
 
 static void usage(const rest_cmd_t *c, FILE *out)
@@ -47,14 +47,18 @@ static void usage(const rest_cmd_t *c, FILE *out)
 	    "%s%s\nExit status: 0 ok, 1 the server refused or cannot be reached (its message on\n"
 	    "stderr), 2 bad arguments.\n",
 	    c->name, c->args, toupper((unsigned char)c->what[0]), c->what + 1, remote_flags_help,
-	    c->flags & HAS_ROOM ? "--room R         only the instances of room R\n" : "",
+	    !(c->flags & HAS_ROOM) ? ""
+	    : c->flags & NEEDS_ID
+	        ? "--room R         the instance's room: routes the call through a proxy that\n"
+	          "                 hashes rooms (docker/'s front nginx); not needed direct\n"
+	        : "--room R         only the instances of room R (also routes, as above)\n",
 	    c->flags & HAS_FRAME ? "--frame          the latest frame instead of the definition\n"
 	                         : "");
 }
 
 /* Checks locally that a body is one JSON object, so that a typo is reported with its line
  * before anything is sent. */
-static char *read_body(const char *cmd, const char *path)
+static char *read_body(const char *cmd, const char *path, char *room, size_t room_cap)
 {
 	char *text = remote_read_file(cmd, path, NULL);
 	if (!text)
@@ -71,6 +75,10 @@ static char *read_body(const char *cmd, const char *path)
 		free(text);
 		return NULL;
 	}
+	snprintf(room, room_cap, "%s",
+	         json_string_value(json_object_get(j, "room"))
+	             ? json_string_value(json_object_get(j, "room"))
+	             : "");
 	json_decref(j);
 	return text;
 }
@@ -159,25 +167,6 @@ static void print_list(const json_t *j)
 	printf("%zu instance%s\n", n, n == 1 ? "" : "s");
 }
 
-/* Percent-encodes a room name for the query string. */
-static void url_escape(const char *s, char *out, size_t cap)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t k = 0;
-	for (; *s && k + 4 < cap; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-			out[k++] = (char)ch;
-		} else {
-			out[k++] = '%';
-			out[k++] = hex[ch >> 4];
-			out[k++] = hex[ch & 15];
-		}
-	}
-	out[k] = '\0';
-}
-
 static int run(const rest_cmd_t *c, int argc, char **argv)
 {
 	remote_t r;
@@ -200,11 +189,9 @@ static int run(const rest_cmd_t *c, int argc, char **argv)
 		    (k = cli_flag(c->name, "--room", argc, argv, &i, &room))) {
 			if (k < 0)
 				return CLI_EXIT_USAGE;
-			if (strlen(room) < 1 || strlen(room) > 64) {
-				fprintf(stderr, "ponytail %s: --room: expected 1 to 64 bytes\n",
-				        c->name);
+			if (remote_check_room(c->name, "--room", room) != 0)
 				return CLI_EXIT_USAGE;
-			}
+			r.room = room;
 			continue;
 		}
 		if ((c->flags & HAS_FRAME) && (k = cli_switch(c->name, "--frame", a)) != 0) {
@@ -240,11 +227,14 @@ static int run(const rest_cmd_t *c, int argc, char **argv)
 		        c->name);
 		return CLI_EXIT_USAGE;
 	}
-	char *body = NULL;
+	char *body = NULL, body_room[256] = "";
 	if (c->flags & NEEDS_FILE) {
-		body = read_body(c->name, pos[npos - 1]);
+		body = read_body(c->name, pos[npos - 1], body_room, sizeof body_room);
 		if (!body)
 			return CLI_EXIT_FAIL;
+		if (!(c->flags & NEEDS_ID) && body_room[0])
+			r.room = body_room; /* create: routed to the node of its room (a patch is
+			                       routed by the room the instance is in: --room) */
 	}
 
 	char path[256], esc[200];
@@ -253,7 +243,7 @@ static int run(const rest_cmd_t *c, int argc, char **argv)
 		method = "POST";
 		snprintf(path, sizeof path, "/v1/instances");
 	} else if (strcmp(c->name, "list") == 0) {
-		url_escape(room ? room : "", esc, sizeof esc);
+		remote_url_escape(room ? room : "", esc, sizeof esc);
 		snprintf(path, sizeof path, "/v1/instances%s%s", room ? "?room=" : "", esc);
 	} else if (strcmp(c->name, "get") == 0) {
 		snprintf(path, sizeof path, "/v1/instances/%llu%s", id, frame ? "/frame" : "");

@@ -22,7 +22,7 @@
 static const char usage_text[] =
     "usage: ponytail stream ID (--motion NAME [--amplitude A] [--period S] | --poses FILE.jsonl\n"
     "                       [--loop] | --stdin) [--rate HZ] [--count N] [--duration S]\n"
-    "                       --token T [--server URL] [--ws URL] [--json]\n"
+    "                       --token T [--room R] [--server URL] [--ws URL] [--json]\n"
     "\n"
     "Publishes head poses for instance ID over WebSocket, then reports which pose the\n"
     "server applied last and the input-to-frame latency (it subscribes to ID to see).\n"
@@ -40,6 +40,8 @@ static const char usage_text[] =
     "--rate HZ        poses per second, [1, 1000]. Default 60\n"
     "--count N        stop after N poses, [1, 1000000000]\n"
     "--duration S     stop after S seconds, (0, 1000000]\n"
+    "--room R         the instance's room, for a proxy that routes by room (docker/);\n"
+    "                 default: the room GET /v1/instances/ID names\n"
     "--json           print the final report as JSON\n"
     "%s"
     "\n"
@@ -54,6 +56,7 @@ typedef struct stream_t {
 	unsigned long long id;
 	int src, loop, rate_given;
 	const char *poses_path;
+	char room[PTP_MAX_NAME + 1]; /* the instance's room (routing), from GET */
 	pt_motion motion;
 	double rate, duration;
 	long count;
@@ -152,6 +155,9 @@ static int parse_args(stream_t *s, int argc, char **argv)
 		} else if ((k = cli_flag("stream", "--poses", argc, argv, &i, &s->poses_path)) !=
 		           0) {
 			if (k < 0)
+				return -1;
+		} else if ((k = cli_flag("stream", "--room", argc, argv, &i, &s->r.room)) != 0) {
+			if (k < 0 || remote_check_room("stream", "--room", s->r.room) != 0)
 				return -1;
 		} else if ((k = cli_switch("stream", "--loop", a)) != 0) {
 			if (k < 0)
@@ -497,6 +503,11 @@ static int run(stream_t *s)
 	}
 	json_t *j = json_loads(h.body, 0, NULL);
 	int driven = json_is_true(json_object_get(j, "driven"));
+	const char *room = json_string_value(json_object_get(j, "room"));
+	if (!s->r.room && room && *room) { /* the WebSocket goes to the node of its room */
+		snprintf(s->room, sizeof s->room, "%s", room);
+		s->r.room = s->room;
+	}
 	json_decref(j);
 	http_free(&h);
 	if (driven) {

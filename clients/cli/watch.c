@@ -26,7 +26,8 @@ static const char usage_text[] =
     "plus the instance id and the last applied pose seq). On a terminal, stderr shows a\n"
     "live line: frames per second, delivery latency (tick deadline to receipt), kB/s.\n"
     "\n"
-    "--room R         every instance of room R\n"
+    "--room R         every instance of room R (and, behind docker/'s room-hashing proxy,\n"
+    "                 the node to ask: give the instances' room with IDs there)\n"
     "--record FILE    write the frames to FILE instead of stdout\n"
     "--count N        stop after N frames, [1, 1000000000]\n"
     "--duration S     stop after S seconds, (0, 1000000]\n"
@@ -152,13 +153,9 @@ static int parse_args(watch_t *w, int argc, char **argv)
 			if (k < 0)
 				return -1;
 		} else if ((k = cli_flag("watch", "--room", argc, argv, &i, &w->room)) != 0) {
-			if (k < 0)
+			if (k < 0 || remote_check_room("watch", "--room", w->room) != 0)
 				return -1;
-			if (strlen(w->room) < 1 || strlen(w->room) > PTP_MAX_NAME) {
-				fprintf(stderr, "ponytail watch: --room: expected 1 to %d bytes\n",
-				        PTP_MAX_NAME);
-				return -1;
-			}
+			w->r.room = w->room; /* also routes through a room-hashing proxy */
 		} else if ((k = cli_flag("watch", "--record", argc, argv, &i, &w->record)) != 0) {
 			if (k < 0)
 				return -1;

@@ -75,7 +75,9 @@ run 2 "missing --rooms" load --publishers 1 --subscribers 1 --duration 1
 run 2 "missing --duration" load --rooms 1 --publishers 1 --subscribers 1
 run 2 "--rooms: expected an integer in [1, 10000], got '0'" load --rooms 0 --publishers 1 --subscribers 1 --duration 1
 run 2 "--publishers: at most one per instance (10)" load --rooms 1 --publishers 11 --subscribers 1 --duration 1
-run 2 "each publishes at most 64 instances; need at least 2" load --rooms 10 --per-room 10 --publishers 1 --subscribers 1 --duration 1
+run 2 "each publishes at most 64 instances; need at least 2" load --rooms 1 --per-room 100 --publishers 1 --subscribers 1 --duration 1
+run 2 "each publishes at most 64 instances; need at least 4" load --rooms 2 --per-room 100 --publishers 3 --subscribers 1 --duration 1
+run 2 "--publishers: at least one per room (3), or 0" load --rooms 3 --publishers 2 --subscribers 1 --duration 1
 run 2 "nothing to run" load --rooms 1 --publishers 0 --subscribers 0 --duration 1
 run 2 "--duration: expected a number in [0.01, 86400]" load --rooms 1 --publishers 1 --subscribers 1 --duration -1
 run 2 "--rate: expected a number in [1, 240]" load "${base[@]}" --rate 500
@@ -83,7 +85,8 @@ run 2 "--ramp: expected a number in [0, 600]" load "${base[@]}" --ramp 601
 run 2 "--per-room: expected an integer in [1, 1000]" load "${base[@]}" --per-room 0
 run 2 "--motion: expected one of" load "${base[@]}" --motion dance
 run 2 "--amplitude: for circle, metres in [0, 10]" load "${base[@]}" --motion circle --amplitude 20
-run 2 "--prefix: expected 1 to 40 printable characters" load "${base[@]}" --prefix "a b"
+run 2 "--prefix: expected 1 to 64 of A-Z a-z 0-9 _ . -, got 'a b'" load "${base[@]}" --prefix "a b"
+run 2 "--prefix: at most 40 bytes" load "${base[@]}" --prefix aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 run 2 "--reuse with publishers needs --token" load "${base[@]}" --reuse
 run 2 "--reuse creates nothing" load "${base[@]}" --reuse --keep --token t
 run 2 "unknown flag '--bogus'" load "${base[@]}" --bogus

@@ -107,7 +107,8 @@ run 2 "unknown flag '--bogus'" delete 1 --bogus --token t --server "$S"
 run 2 "--server: expected http://host[:port]" list --server ftp://x
 run 2 "--server: missing value" list --server
 run 2 "--timeout: expected a number in [0.1, 600]" list --timeout 0 --server "$S"
-run 2 "--room: expected 1 to 64 bytes" list --room "" --server "$S"
+run 2 "--room: expected 1 to 64 of A-Z a-z 0-9 _ . -" list --room "" --server "$S"
+run 2 "--room: expected 1 to 64 of A-Z a-z 0-9 _ . -" get 1 --room "a b" --server "$S"
 run 2 "--json takes no value" list --json=1 --server "$S"
 run 0 "" create --help
 grep -q -- "--token" "$T/out" || fail "create --help lacks --token"
