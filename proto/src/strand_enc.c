@@ -175,15 +175,15 @@ static int best_k(const uint32_t *z, int n, long *bits)
 	/* Four k at a time, one per lane: floor(log2 x) is the exponent field of (float)x,
 	 * exact while x < 2^24 (a value here is < 2^21, PTP_EG_MAX_BITS). */
 	{
-		const __m128i pow2[4] = {_mm_setr_epi32(1, 2, 4, 8), _mm_setr_epi32(16, 32, 64, 128),
-		                         _mm_setr_epi32(256, 512, 1024, 2048),
-		                         _mm_setr_epi32(4096, 8192, 16384, 32768)};
+		const __m128i pow2[4] = {
+		    _mm_setr_epi32(1, 2, 4, 8), _mm_setr_epi32(16, 32, 64, 128),
+		    _mm_setr_epi32(256, 512, 1024, 2048), _mm_setr_epi32(4096, 8192, 16384, 32768)};
 		__m128i acc0 = _mm_setzero_si128(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-#define EXPONENTS(v, k4) \
-	_mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(_mm_add_epi32(v, k4))), 23)
+#define EXPONENTS(v, k4) _mm_srli_epi32(_mm_castps_si128(_mm_cvtepi32_ps(_mm_add_epi32(v, k4))), 23)
 		if (nk <= 4) {
 			for (int i = 0; i < n; i++)
-				acc0 = _mm_add_epi32(acc0, EXPONENTS(_mm_set1_epi32((int)z[i]), pow2[0]));
+				acc0 = _mm_add_epi32(acc0,
+				                     EXPONENTS(_mm_set1_epi32((int)z[i]), pow2[0]));
 		} else if (nk <= 8) {
 			for (int i = 0; i < n; i++) {
 				__m128i v = _mm_set1_epi32((int)z[i]);
@@ -335,7 +335,8 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	/* only a raw strand's record carries its input points */
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)
 		if (raw[s])
-			memcpy(e->xyz + 3 * p, xyz + 3 * p, sizeof(float) * 3 * (size_t)e->geo[s].points);
+			memcpy(e->xyz + 3 * p, xyz + 3 * p,
+			       sizeof(float) * 3 * (size_t)e->geo[s].points);
 	/* the record's head pose bytes, as ptp_record_encode lays them out */
 	for (int i = 0; i < 3; i++) {
 		uint32_t b = ptp_f32_bits(head_p[i]);

@@ -159,7 +159,8 @@ static void steps2(const ptp_strand_geo_t *g, const double frame[9], const int32
 	__m128d fv = _mm_xor_pd(_mm_sub_pd(one, au), _mm_and_pd(_mm_cmplt_pd(v, zero), sign));
 	u = sel2(fold, fu, u);
 	v = sel2(fold, fv, v);
-	n = _mm_sqrt_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(u, u), _mm_mul_pd(v, v)), _mm_mul_pd(z, z)));
+	n = _mm_sqrt_pd(
+	    _mm_add_pd(_mm_add_pd(_mm_mul_pd(u, u), _mm_mul_pd(v, v)), _mm_mul_pd(z, z)));
 	d[0] = _mm_div_pd(u, n);
 	d[1] = _mm_div_pd(v, n);
 	d[2] = _mm_div_pd(z, n);

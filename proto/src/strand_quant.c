@@ -68,7 +68,8 @@ static void quantise_reference(const ptp_strand_geo_t *geo, int strands, const i
 			for (int r = 0; r < 3; r++)
 				d[r] = t[r] - prev[r];
 			for (int k = 0; k < 3; k++)
-				l[k] = frame[0 + k] * d[0] + frame[3 + k] * d[1] + frame[6 + k] * d[2];
+				l[k] =
+				    frame[0 + k] * d[0] + frame[3 + k] * d[1] + frame[6 + k] * d[2];
 			ptp_oct_encode(l, m, &codes[c + 2 * i], &codes[c + 2 * i + 1], dir);
 			ptp_strand_step(g, frame, dir, prev, next);
 			e2 = dist2(next, t);
@@ -162,7 +163,8 @@ static inline __m128d corner(__m128d x, __m128d one_ax, __m128d sx, __m128d y, _
 	 * is a sign flip, exactly */
 	x = sel(fold, _mm_xor_pd(one_ay, sx), x);
 	y = sel(fold, _mm_xor_pd(one_ax, sy), y);
-	n = _mm_sqrt_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(x, x), _mm_mul_pd(y, y)), _mm_mul_pd(z, z)));
+	n = _mm_sqrt_pd(
+	    _mm_add_pd(_mm_add_pd(_mm_mul_pd(x, x), _mm_mul_pd(y, y)), _mm_mul_pd(z, z)));
 	*dx = _mm_div_pd(x, n);
 	*dy = _mm_div_pd(y, n);
 	*dz = _mm_div_pd(z, n);
@@ -243,16 +245,20 @@ static void run_sse2(lanes_t *q, int steps, int32_t *scratch)
 			const __m128d ayb = pd_abs(yb), one_yb = _mm_sub_pd(one, ayb);
 			const __m128d sya = neg_sign(ya), syb = neg_sign(yb);
 			__m128d c0, c1, ax, ay, az, bx, by, bz, best_a, best_b;
-			c0 = corner(xa, one_xa, sxa, ya, aya, one_ya, sya, l0, l1, l2, &ax, &ay, &az);
-			c1 = corner(xa, one_xa, sxa, yb, ayb, one_yb, syb, l0, l1, l2, &bx, &by, &bz);
+			c0 = corner(xa, one_xa, sxa, ya, aya, one_ya, sya, l0, l1, l2, &ax, &ay,
+			            &az);
+			c1 = corner(xa, one_xa, sxa, yb, ayb, one_yb, syb, l0, l1, l2, &bx, &by,
+			            &bz);
 			c1 = sel(inv_v, ninf, c1);
 			g = _mm_cmpgt_pd(c1, c0);
 			best_a = sel(g, c1, c0);
 			n0 = sel(g, bx, ax);
 			n1 = sel(g, by, ay);
 			n2 = sel(g, bz, az);
-			c0 = corner(xb, one_xb, sxb, ya, aya, one_ya, sya, l0, l1, l2, &ax, &ay, &az);
-			c1 = corner(xb, one_xb, sxb, yb, ayb, one_yb, syb, l0, l1, l2, &bx, &by, &bz);
+			c0 = corner(xb, one_xb, sxb, ya, aya, one_ya, sya, l0, l1, l2, &ax, &ay,
+			            &az);
+			c1 = corner(xb, one_xb, sxb, yb, ayb, one_yb, syb, l0, l1, l2, &bx, &by,
+			            &bz);
 			c0 = sel(inv_u, ninf, c0);
 			c1 = sel(_mm_or_pd(inv_u, inv_v), ninf, c1);
 			h = _mm_cmpgt_pd(c1, c0);
@@ -263,11 +269,13 @@ static void run_sse2(lanes_t *q, int steps, int32_t *scratch)
 			n2 = sel(k, sel(h, bz, az), n2);
 		}
 		{
-			int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h), km = _mm_movemask_pd(k);
+			int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h),
+			    km = _mm_movemask_pd(k);
 			__m128i iu = _mm_cvttpd_epi32(fu), iv = _mm_cvttpd_epi32(fv);
 			put_codes(lane_codes(q, 0, i, scratch), _mm_cvtsi128_si32(iu),
 			          _mm_cvtsi128_si32(iv), 0, gm, hm, km);
-			put_codes(lane_codes(q, 1, i, scratch), _mm_cvtsi128_si32(_mm_srli_si128(iu, 4)),
+			put_codes(lane_codes(q, 1, i, scratch),
+			          _mm_cvtsi128_si32(_mm_srli_si128(iu, 4)),
 			          _mm_cvtsi128_si32(_mm_srli_si128(iv, 4)), 1, gm, hm, km);
 		}
 		/* ptp_strand_step: next = prev + length * (frame * dir), then its squared error */
@@ -337,9 +345,8 @@ typedef struct corner_t {
 
 /* x, y: the corner's coordinates c / m; one_x = 1 - |x|, sx = the sign bit where x < 0
  * (sgn 0 = +1), likewise for y. */
-AVX2 static inline corner_t corner_at(__m128d x, __m128d one_x, __m128d sx, __m128d y,
-                                      __m128d ay, __m128d one_y, __m128d sy, __m128d l0,
-                                      __m128d l1, __m128d l2)
+AVX2 static inline corner_t corner_at(__m128d x, __m128d one_x, __m128d sx, __m128d y, __m128d ay,
+                                      __m128d one_y, __m128d sy, __m128d l0, __m128d l1, __m128d l2)
 {
 	corner_t c;
 	__m128d fold, A;
@@ -382,9 +389,9 @@ AVX2 static inline __m128d certain(__m128d t, const corner_t *i, const corner_t 
 AVX2 static inline __m128d exact_dot(const corner_t *c, __m128d n, __m128d l0, __m128d l1,
                                      __m128d l2)
 {
-	return _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_div_pd(c->X, n), l0),
-	                             _mm_mul_pd(_mm_div_pd(c->Y, n), l1)),
-	                  _mm_mul_pd(_mm_div_pd(c->Z, n), l2));
+	return _mm_add_pd(
+	    _mm_add_pd(_mm_mul_pd(_mm_div_pd(c->X, n), l0), _mm_mul_pd(_mm_div_pd(c->Y, n), l1)),
+	    _mm_mul_pd(_mm_div_pd(c->Z, n), l2));
 }
 
 /* a where mask (per lane), else b */
@@ -449,10 +456,12 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 			/* ptp_oct_decode's (double)c / m */
 			__m128d xa = _mm_div_pd(fu, md), xb = _mm_div_pd(fu1, md);
 			__m128d ya = _mm_div_pd(fv, md), yb = _mm_div_pd(fv1, md);
-			__m128d one_xa = _mm_sub_pd(one, pd_abs(xa)), one_xb = _mm_sub_pd(one, pd_abs(xb));
+			__m128d one_xa = _mm_sub_pd(one, pd_abs(xa)),
+			        one_xb = _mm_sub_pd(one, pd_abs(xb));
 			__m128d aya = pd_abs(ya), ayb = pd_abs(yb);
 			__m128d one_ya = _mm_sub_pd(one, aya), one_yb = _mm_sub_pd(one, ayb);
-			__m128d sxa = neg_sign(xa), sxb = neg_sign(xb), sya = neg_sign(ya), syb = neg_sign(yb);
+			__m128d sxa = neg_sign(xa), sxb = neg_sign(xb), sya = neg_sign(ya),
+			        syb = neg_sign(yb);
 			iu = _mm_cmpgt_pd(fu1, md);
 			iv = _mm_cmpgt_pd(fv1, md);
 			/* corner 2a + b is (fu + a, fv + b): the reference's order of trial */
@@ -469,7 +478,8 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 		{
 			/* The decision as the reference makes it (first largest of each pair, the
 			 * second pair only if strictly larger), then its certificate: the winner
-			 * against every other valid corner, per lane (bit 0 strand a, 1 strand b). */
+			 * against every other valid corner, per lane (bit 0 strand a, 1 strand b).
+			 */
 			__m128d t10 = beats(&c[1], &c[0]), t32 = beats(&c[3], &c[2]);
 			__m128d t20 = beats(&c[2], &c[0]), t21 = beats(&c[2], &c[1]);
 			__m128d t30 = beats(&c[3], &c[0]), t31 = beats(&c[3], &c[1]);
@@ -485,13 +495,15 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 			 * t_ij > 0 one subtraction sooner (the chain runs through here) */
 			g = _mm_andnot_pd(iv, above(&c[1], &c[0]));
 			h = _mm_andnot_pd(iv, above(&c[3], &c[2]));
-			k = _mm_andnot_pd(iu, pick(h, pick(g, above(&c[3], &c[1]), above(&c[3], &c[0])),
-			                           pick(g, above(&c[2], &c[1]), above(&c[2], &c[0]))));
+			k = _mm_andnot_pd(iu,
+			                  pick(h, pick(g, above(&c[3], &c[1]), above(&c[3], &c[0])),
+			                       pick(g, above(&c[2], &c[1]), above(&c[2], &c[0]))));
 			G = _mm_movemask_pd(g), H = _mm_movemask_pd(h), K = _mm_movemask_pd(k);
 			ok = (~K & ~G & (C10 | IV) & (C20 | IU) & (C30 | IU | IV)) |
 			     (~K & G & C10 & (C21 | IU) & (C31 | IU | IV)) |
 			     (K & ~H & C20 & (C21 | IV) & (C32 | IV)) | (K & H & C30 & C31 & C32);
-			ok &= _mm_movemask_pd(_mm_and_pd(_mm_cmpge_pd(s, s_min), _mm_cmple_pd(s, s_max)));
+			ok &= _mm_movemask_pd(
+			    _mm_and_pd(_mm_cmpge_pd(s, s_min), _mm_cmple_pd(s, s_max)));
 		}
 		if (ok != 3) {
 			/* a near-tie (or l ~ 0): the reference's own comparison of dot products */
@@ -499,7 +511,8 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 			__m128d e0 = exact_dot(&c[0], n[0], l0, l1, l2);
 			__m128d e1 = pick(iv, ninf, exact_dot(&c[1], n[1], l0, l1, l2));
 			__m128d e2 = pick(iu, ninf, exact_dot(&c[2], n[2], l0, l1, l2));
-			__m128d e3 = pick(_mm_or_pd(iu, iv), ninf, exact_dot(&c[3], n[3], l0, l1, l2));
+			__m128d e3 =
+			    pick(_mm_or_pd(iu, iv), ninf, exact_dot(&c[3], n[3], l0, l1, l2));
 			g = _mm_cmpgt_pd(e1, e0);
 			h = _mm_cmpgt_pd(e3, e2);
 			k = _mm_cmpgt_pd(pick(h, e3, e2), pick(g, e1, e0));
@@ -510,7 +523,8 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 		w.Z = pick(k, pick(h, c[3].Z, c[2].Z), pick(g, c[1].Z, c[0].Z));
 		nw = pick(k, pick(h, n[3], n[2]), pick(g, n[1], n[0]));
 		{
-			int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h), km = _mm_movemask_pd(k);
+			int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h),
+			    km = _mm_movemask_pd(k);
 			__m128i iu32 = _mm_cvttpd_epi32(fu), iv32 = _mm_cvttpd_epi32(fv);
 			put_codes(lane_codes(q, 0, i, scratch), _mm_cvtsi128_si32(iu32),
 			          _mm_cvtsi128_si32(iv32), 0, gm, hm, km);
@@ -532,7 +546,8 @@ AVX2 static void run_avx2(lanes_t *q, int steps, int32_t *scratch)
 		                                                          _mm_mul_pd(f[7], dy)),
 		                                               _mm_mul_pd(f[8], dz))));
 		{
-			__m128d e0 = _mm_sub_pd(p0, t0), e1 = _mm_sub_pd(p1, t1), e2 = _mm_sub_pd(p2, t2);
+			__m128d e0 = _mm_sub_pd(p0, t0), e1 = _mm_sub_pd(p1, t1),
+			        e2 = _mm_sub_pd(p2, t2);
 			__m128d ee = _mm_add_pd(_mm_add_pd(_mm_mul_pd(e0, e0), _mm_mul_pd(e1, e1)),
 			                        _mm_mul_pd(e2, e2));
 			__m128d active = _mm_castsi128_pd(
@@ -593,17 +608,23 @@ void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const in
 	for (int s = 0; s < strands; s += 2) {
 		int b = s + 1 < strands ? s + 1 : s;
 		lanes_t q;
-		lanes_init(&q, 0, &geo[s], rot, hp, pts + 3 * p[s], ptp_grid_m(bits[s]), codes + c[s]);
-		lanes_init(&q, 1, &geo[b], rot, hp, pts + 3 * p[b], ptp_grid_m(bits[b]), codes + c[b]);
+		lanes_init(&q, 0, &geo[s], rot, hp, pts + 3 * p[s], ptp_grid_m(bits[s]),
+		           codes + c[s]);
+		lanes_init(&q, 1, &geo[b], rot, hp, pts + 3 * p[b], ptp_grid_m(bits[b]),
+		           codes + c[b]);
 		if (b == s)
 			q.segs[1] = 0; /* the copy: computed, never stored */
 #if QUANT_AVX2
 		if (kernel == PTP_QUANT_AVX2)
-			run_avx2(&q, geo[s].points > geo[b].points ? geo[s].points - 1 : geo[b].points - 1,
+			run_avx2(&q,
+			         geo[s].points > geo[b].points ? geo[s].points - 1
+			                                       : geo[b].points - 1,
 			         scratch);
 		else
 #endif
-			run_sse2(&q, geo[s].points > geo[b].points ? geo[s].points - 1 : geo[b].points - 1,
+			run_sse2(&q,
+			         geo[s].points > geo[b].points ? geo[s].points - 1
+			                                       : geo[b].points - 1,
 			         scratch);
 		err[s] = sqrt(q.err2[0]);
 		if (b != s)

@@ -238,16 +238,17 @@ typedef struct ref_strand_state_t {
 
 /* Root of a strand: head_p + rot * anchor. */
 static void ref_strand_root(const ref_strand_geo_t *g, const double rot[9], const double head_p[3],
-                     double out[3]);
+                            double out[3]);
 
 /* next = prev + length * (frame * d), d a decoded code. */
 static void ref_strand_step(const ref_strand_geo_t *g, const double frame[9], const double d[3],
-                     const double prev[3], double next[3]);
+                            const double prev[3], double next[3]);
 
 /* Points of one strand from its codes: out[0] = head_p + rot * anchor, then
  * out[i+1] = out[i] + length * (frame * decode(code i)). codes: 2 per segment. */
-static void ref_strand_points(const ref_strand_geo_t *g, const double rot[9], const double head_p[3],
-                       const double frame[9], const int32_t *codes, int32_t m, double *out);
+static void ref_strand_points(const ref_strand_geo_t *g, const double rot[9],
+                              const double head_p[3], const double frame[9], const int32_t *codes,
+                              int32_t m, double *out);
 
 static inline int32_t ref_grid_m(int bits)
 {
@@ -366,7 +367,7 @@ static void ref_oct_encode(const double l[3], int32_t m, int32_t *cu, int32_t *c
 }
 
 static void ref_strand_root(const ref_strand_geo_t *g, const double rot[9], const double head_p[3],
-                     double out[3])
+                            double out[3])
 {
 	for (int r = 0; r < 3; r++)
 		out[r] =
@@ -375,15 +376,16 @@ static void ref_strand_root(const ref_strand_geo_t *g, const double rot[9], cons
 }
 
 static void ref_strand_step(const ref_strand_geo_t *g, const double frame[9], const double d[3],
-                     const double prev[3], double next[3])
+                            const double prev[3], double next[3])
 {
 	for (int r = 0; r < 3; r++)
 		next[r] = prev[r] + g->length * (frame[r * 3 + 0] * d[0] + frame[r * 3 + 1] * d[1] +
 		                                 frame[r * 3 + 2] * d[2]);
 }
 
-static void ref_strand_points(const ref_strand_geo_t *g, const double rot[9], const double head_p[3],
-                       const double frame[9], const int32_t *codes, int32_t m, double *out)
+static void ref_strand_points(const ref_strand_geo_t *g, const double rot[9],
+                              const double head_p[3], const double frame[9], const int32_t *codes,
+                              int32_t m, double *out)
 {
 	ref_strand_root(g, rot, head_p, out);
 	for (int i = 0; i + 1 < g->points; i++) {
@@ -449,7 +451,8 @@ static int choose_bits(double length, double max_error)
 	return b;
 }
 
-static ref_encoder_t *ref_encoder_create(const ptp_shape_t *shape, const ptp_encoder_params_t *params)
+static ref_encoder_t *ref_encoder_create(const ptp_shape_t *shape,
+                                         const ptp_encoder_params_t *params)
 {
 	ref_encoder_t *e;
 	size_t segs;
@@ -625,7 +628,7 @@ static void choose_mode(ref_encoder_t *e, int s, int key_tick)
 }
 
 static ptp_err_t ref_encoder_tick(ref_encoder_t *e, const float head_p[3], const float head_q[4],
-                           const float *xyz, size_t n_points)
+                                  const float *xyz, size_t n_points)
 {
 	ptp_quat16_t q16;
 	double q[4], rot[9], hp[3], worst = 0.0;
@@ -740,7 +743,7 @@ static size_t ref_encoder_data_bits(const ref_encoder_t *e, int key)
 }
 
 static ptp_err_t ref_encoder_record(const ref_encoder_t *e, int key, uint64_t id, uint32_t last_seq,
-                             uint8_t *buf, size_t cap, size_t *needed)
+                                    uint8_t *buf, size_t cap, size_t *needed)
 {
 	uint8_t head[PTP_RECORD_MIN];
 	ptp_record_t r;
@@ -934,8 +937,8 @@ static ptp_err_t read_strand(ref_decoder_t *d, int s, ref_bitr_t *r, double *pts
 	return r->err;
 }
 
-static ptp_err_t ref_decoder_apply(ref_decoder_t *d, uint64_t tick, const ptp_record_t *rec, float *out,
-                            size_t n_points)
+static ptp_err_t ref_decoder_apply(ref_decoder_t *d, uint64_t tick, const ptp_record_t *rec,
+                                   float *out, size_t n_points)
 {
 	ref_bitr_t r;
 	double q[4], rot[9], hp[3];

@@ -69,8 +69,8 @@ typedef struct scene_t {
 	ptp_shape_t shape;
 	ptp_encoder_params_t params;
 	int motion;
-	int head;      /* 0 identity, 1 random, 2 a quarter turn about an axis, 3 -identity */
-	double scale;  /* positions are multiplied by this (tiny or huge magnitudes) */
+	int head;     /* 0 identity, 1 random, 2 a quarter turn about an axis, 3 -identity */
+	double scale; /* positions are multiplied by this (tiny or huge magnitudes) */
 	double phase[PTP_MAX_STRANDS];
 } scene_t;
 
@@ -85,13 +85,15 @@ static void random_scene(scene_t *sc)
 	for (int s = 0; s < n; s++) {
 		ptp_shape_strand_t *st = &sc->shape.strands[s];
 		int axis = rnd_int(3);
-		st->points = (uint8_t)(2 + (rnd_int(4) == 0 ? rnd_int(PTP_MAX_POINTS - 1) : rnd_int(14)));
+		st->points =
+		    (uint8_t)(2 + (rnd_int(4) == 0 ? rnd_int(PTP_MAX_POINTS - 1) : rnd_int(14)));
 		st->segment_length = (float)rnd_log(1e-3, 10.0);
 		for (int k = 0; k < 3; k++) {
 			st->anchor[k] = rnd_int(3) ? (float)(rnd() - 0.5) * 0.3f : 0.0f;
 			st->direction[k] = (float)(rnd() * 2.0 - 1.0);
 		}
-		if (rnd_int(3) == 0) { /* along an axis, either way (n_z = -1 is the frame's edge) */
+		if (rnd_int(3) ==
+		    0) { /* along an axis, either way (n_z = -1 is the frame's edge) */
 			memset(st->direction, 0, sizeof st->direction);
 			st->direction[axis] = rnd_int(2) ? 1.0f : -1.0f;
 		}
@@ -139,7 +141,8 @@ static void head_of(const scene_t *sc, int tick, float p[3], float q[4])
 		q[0] = 0, q[1] = 0, q[2] = 0, q[3] = 1;
 		break;
 	case 1:
-		q[0] = (float)(a * 0.5), q[1] = (float)cos(0.07 * tick), q[2] = (float)(rnd() - 0.5);
+		q[0] = (float)(a * 0.5), q[1] = (float)cos(0.07 * tick),
+		q[2] = (float)(rnd() - 0.5);
 		q[3] = (float)(rnd() * 2 - 1);
 		break;
 	case 2: /* a quarter turn: a rotation matrix of 0s and +-1s */
@@ -177,7 +180,9 @@ static void points_of(const scene_t *sc, int tick, const float hp[3], float *xyz
 					d[0] = 0, d[1] = sc->phase[s] > 3 ? 0 : -1, d[2] = 0;
 					break;
 				default: {
-					double th = 0.5 * sin(0.11 * tick + 0.3 * i + sc->phase[s]) + 0.1 * i;
+					double th =
+					    0.5 * sin(0.11 * tick + 0.3 * i + sc->phase[s]) +
+					    0.1 * i;
 					d[0] = sin(th) * 0.6, d[1] = -cos(th), d[2] = sin(th) * 0.8;
 				}
 				}
@@ -186,8 +191,9 @@ static void points_of(const scene_t *sc, int tick, const float hp[3], float *xyz
 					n = 1;
 				if (sc->motion == MOTION_STRETCH)
 					n *= 0.5 + rnd();
-				/* lattice: equal components stay equal floats, so l is symmetric and
-				 * corners tie exactly (the first segment's l is exactly d here) */
+				/* lattice: equal components stay equal floats, so l is symmetric
+				 * and corners tie exactly (the first segment's l is exactly d here)
+				 */
 				for (int k = 0; k < 3; k++)
 					x[k] += len * d[k] / n * sc->scale;
 			}
@@ -209,7 +215,8 @@ static void check_records(ptp_encoder_t *e, ref_encoder_t *r, int tick, uint8_t 
 		assert_int_equal(na, nb);
 		if (ea == PTP_OK) {
 			assert_memory_equal(a, b, na);
-			assert_int_equal(ptp_encoder_record(e, key, 7, 0, a, na - 1, &na), PTP_ENOSPACE);
+			assert_int_equal(ptp_encoder_record(e, key, 7, 0, a, na - 1, &na),
+			                 PTP_ENOSPACE);
 			assert_int_equal(na, nb);
 		}
 		assert_int_equal(ptp_encoder_data_bits(e, key), ref_encoder_data_bits(r, key));
@@ -317,7 +324,8 @@ static void play(int kernel, uint64_t seed)
 			m.data_len = (uint16_t)mutate(&rec, mut, sizeof mut);
 			check_apply(dm, rdm, (uint64_t)tick, &m, n);
 			if (rnd_int(3) == 0)
-				check_apply(dm, rdm, (uint64_t)tick, &rec, n); /* the genuine one after */
+				check_apply(dm, rdm, (uint64_t)tick, &rec,
+				            n); /* the genuine one after */
 		}
 	}
 	ptp_encoder_destroy(e);
@@ -448,7 +456,8 @@ static void test_eg_limits(void **state)
 				check_apply(d, rd, 1, &key, 2);
 				rec.flags = 0;
 				rec.data = data;
-				for (size_t len = 2; len <= (pos + 7) / 8 + 1 && len <= sizeof data; len++) {
+				for (size_t len = 2; len <= (pos + 7) / 8 + 1 && len <= sizeof data;
+				     len++) {
 					rec.data_len = (uint16_t)len;
 					check_apply(d, rd, 2, &rec, 2);
 				}
@@ -461,9 +470,12 @@ static void test_eg_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_auto),          cmocka_unit_test(test_reference),
-	    cmocka_unit_test(test_sse2),          cmocka_unit_test(test_avx2),
-	    cmocka_unit_test(test_decoder_history), cmocka_unit_test(test_eg_limits),
+	    cmocka_unit_test(test_auto),
+	    cmocka_unit_test(test_reference),
+	    cmocka_unit_test(test_sse2),
+	    cmocka_unit_test(test_avx2),
+	    cmocka_unit_test(test_decoder_history),
+	    cmocka_unit_test(test_eg_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
