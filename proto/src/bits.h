@@ -160,7 +160,15 @@ void ptp_bitr_init_padded(ptp_bitr_t *r, const uint8_t *buf, size_t nbytes, size
 /* The 64 stream bits from bit 8 * (pos / 8) on (zeros past the end). */
 uint64_t ptp_bitr_window_slow(const ptp_bitr_t *r);
 
-static inline uint64_t ptp_bitr_window(const ptp_bitr_t *r)
+/* The reader's functions are small but called once per field of every record: inlined
+ * even where the compiler's size heuristics would not. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PTP_HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define PTP_HOT_INLINE static inline
+#endif
+
+PTP_HOT_INLINE uint64_t ptp_bitr_window(const ptp_bitr_t *r)
 {
 	size_t byte = r->pos >> 3;
 	if (byte + 8 <= r->readable) {
@@ -173,7 +181,7 @@ static inline uint64_t ptp_bitr_window(const ptp_bitr_t *r)
 }
 
 /* The next n (<= 32) bits; PTP_ETRUNC (and 0) when fewer are left. */
-static inline uint32_t ptp_bitr_get(ptp_bitr_t *r, int n)
+PTP_HOT_INLINE uint32_t ptp_bitr_get(ptp_bitr_t *r, int n)
 {
 	uint64_t win;
 	if (r->err != PTP_OK)
@@ -193,7 +201,7 @@ static inline uint32_t ptp_bitr_get(ptp_bitr_t *r, int n)
 /* Exp-Golomb of order k (0..15). Errors as reading bit by bit would find them first:
  * PTP_ERANGE once the prefix passes PTP_EG_MAX_BITS - k zeros, PTP_ETRUNC when the bits
  * end before that or before the code does. */
-static inline uint32_t ptp_bitr_eg(ptp_bitr_t *r, int k)
+PTP_HOT_INLINE uint32_t ptp_bitr_eg(ptp_bitr_t *r, int k)
 {
 	int limit = PTP_EG_MAX_BITS - k + 1, zeros; /* this many zeros is an error */
 	size_t left;

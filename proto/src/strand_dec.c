@@ -153,24 +153,35 @@ static ptp_err_t read_strand(ptp_decoder_t *d, int s, ptp_bitr_t *r, double *pts
 			pred = ptp_bitr_get(r, 2);
 			k = ptp_bitr_get(r, 4);
 		}
+		/* the reader in a local for the loop: no call sees its address, so it stays in
+		 * registers (it goes back to *r on every way out) */
+		ptp_bitr_t lr = *r;
+		ptp_err_t err = PTP_OK;
 		for (int i = 0; i < n; i++) {
 			int64_t p = old->cur[i] + ((pred & PTP_PRED_LINEAR) ? old->vel[i] : 0);
 			int64_t e = 0, c;
 			if (mode == PTP_MODE_DELTA) {
-				e = ptp_unzigzag(ptp_bitr_eg(r, (int)k));
-				if (r->err != PTP_OK)
-					return r->err;
+				e = ptp_unzigzag(ptp_bitr_eg(&lr, (int)k));
+				if (lr.err != PTP_OK) {
+					err = lr.err;
+					break;
+				}
 				if (pred & PTP_PRED_SPATIAL)
 					e += last[i & 1];
 			}
 			c = p + e;
-			if (!in_grid(c, m))
-				return PTP_ERANGE;
+			if (!in_grid(c, m)) {
+				err = PTP_ERANGE;
+				break;
+			}
 			/* |e| <= |c| + |p| <= 4m here, so last[] stays far inside int32 */
 			last[i & 1] = (int32_t)e;
 			t->cur[i] = (int32_t)c;
 			t->vel[i] = (int32_t)(c - old->cur[i]);
 		}
+		*r = lr;
+		if (err != PTP_OK)
+			return err;
 	}
 	return r->err;
 }
