@@ -374,12 +374,13 @@ static cmd_t *apply_commands(sim_t *s, int64_t t0, int64_t budget_ns)
 	return done;
 }
 
-/* Worker w of n: the driver poses of every n-th slot for the coming tick. */
+/* Worker w of n: the driver poses of its blocks of slots for the coming tick. */
 static void drive_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
 	uint64_t tick = s->tick + 1;
-	for (int slot = w; slot < s->nslots; slot += n) {
+	SIM_FOR_SLOTS(s, w, n, slot)
+	{
 		sim_inst_t *in = &s->inst[slot];
 		if (in->id && in->driver.enabled)
 			in->drive_pose = driver_pose(

@@ -137,12 +137,12 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	in->key_wanted = 0;
 }
 
-/* Worker w of n takes every n-th slot: watched instances cluster (a room is created
- * together), so contiguous ranges would leave one worker with all the encoding. */
+/* Worker w of n: its blocks of slots (sim_internal.h says why blocks). */
 static void encode_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
-	for (int slot = w; slot < s->nslots; slot += n) {
+	SIM_FOR_SLOTS(s, w, n, slot)
+	{
 		s->fs->entries[slot].buf = (uint8_t)w;
 		if (s->inst[slot].id)
 			encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);

@@ -74,6 +74,16 @@ struct sim_t {
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
 };
 
+/* Work over sim slots is dealt to the pool in blocks of SIM_BLOCK consecutive slots, block
+ * b to worker b % n: instances that are created together (a room, a batch of bots) and so
+ * cost alike are spread over every worker, while neighbouring slots, whose per-slot
+ * records share cache lines, stay on one worker (slot by slot, the workers would keep
+ * stealing each other's lines). Iterate with SIM_FOR_SLOTS(s, w, n, slot). */
+enum { SIM_BLOCK = 32 };
+#define SIM_FOR_SLOTS(s, w, n, slot)                                                               \
+	for (int b_ = (w)*SIM_BLOCK; b_ < (s)->nslots; b_ += (n)*SIM_BLOCK)                        \
+		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
+
 /* Slot of a public id, or -1. */
 int sim_slot_of(const sim_t *s, uint64_t id);
 
