@@ -462,7 +462,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return send_resp(c, x, &rs, method, url);
 	}
 	const char *room = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "room");
-	req_t rq = {app, method, url, x->id, room, x->body, x->len, x->ip, c};
+	const char *route_room =
+	    room ? room : MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Ponytail-Room");
+	req_t rq = {.app = app,
+	            .method = method,
+	            .url = url,
+	            .id = x->id,
+	            .room = room,
+	            .route_room = route_room,
+	            .body = x->body,
+	            .body_len = x->len,
+	            .ip = x->ip,
+	            .conn = c};
 	routes[x->route].fn(&rq, &rs);
 	return send_resp(c, x, &rs, method, url);
 }

@@ -45,9 +45,6 @@ static void invalid(resp_t *rs, const pt_error *e)
 	resp_error(rs, 422, e->field, "%s%s%s", e->field, *e->field ? ": " : "", e->message);
 }
 
-/* Behind the proxy (docker/nginx.conf) requests are routed by ?room=; an instance whose
- * room differs from the one it was routed by would live on the wrong node. Returns 1 when
- * there is no ?room= or it matches; otherwise answers 422 and returns 0. */
 /* The server's own size limit on top of core's (32 strands x 64 points): --max-points.
  * Returns 1 within it; otherwise answers 422 naming "strands" and returns 0. */
 static int within_limits(const req_t *rq, const pt_instance_def *def, resp_t *rs)
@@ -63,13 +60,16 @@ static int within_limits(const req_t *rq, const pt_instance_def *def, resp_t *rs
 	return 0;
 }
 
+/* Behind the proxy (docker/nginx.conf) requests are routed by ?room= or X-Ponytail-Room;
+ * an instance whose room differs from the one it was routed by would live on the wrong
+ * node. Returns 1 when neither is given or the room matches; else answers 422, returns 0. */
 static int room_routed_here(const req_t *rq, const pt_instance_def *def, resp_t *rs)
 {
-	if (!rq->room || strcmp(rq->room, def->room) == 0)
+	if (!rq->route_room || strcmp(rq->route_room, def->room) == 0)
 		return 1;
 	resp_error(rs, 422, "room",
-	           "room: '%s' differs from ?room=%s, by which this request was routed", def->room,
-	           rq->room);
+	           "room: '%s' differs from '%s', the room this request was routed by", def->room,
+	           rq->route_room);
 	return 0;
 }
 

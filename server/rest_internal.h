@@ -17,10 +17,11 @@
 typedef struct req_t {
 	app_t *app;
 	const char *method;
-	const char *url;  /* path only, decoded by MHD */
-	uint64_t id;      /* {id} of the route, 0 when it has none */
-	const char *room; /* ?room= (list), NULL when absent */
-	const char *body; /* NUL-terminated, body_len bytes (NULL when empty) */
+	const char *url;        /* path only, decoded by MHD */
+	uint64_t id;            /* {id} of the route, 0 when it has none */
+	const char *room;       /* ?room= (list), NULL when absent */
+	const char *route_room; /* the room a proxy routed by: ?room=, else X-Ponytail-Room */
+	const char *body;       /* NUL-terminated, body_len bytes (NULL when empty) */
 	size_t body_len;
 	const char *ip; /* client address */
 	void *conn;     /* struct MHD_Connection *, for rare header lookups */

@@ -121,6 +121,12 @@ describe('create, read, list', () => {
     assert.equal(r.status, 413);
   });
 
+  test('a room that differs from the one the request was routed by is 422 (room)', async () => {
+    isError(await d.req('POST', '/v1/instances?room=a', def({ room: 'b' })), 422, 'invalid', 'room');
+    isError(await d.req('POST', '/v1/instances', def({ room: 'b' }), { 'X-Ponytail-Room': 'a' }), 422, 'invalid', 'room');
+    assert.equal((await d.req('POST', '/v1/instances', def({ room: 'a' }), { 'X-Ponytail-Room': 'a' })).status, 201);
+  });
+
   test('404 for unknown instances', async () => {
     isError(await d.req('GET', '/v1/instances/999999'), 404, 'not_found', 'id');
     isError(await d.req('GET', '/v1/instances/999999/frame'), 404, 'not_found', 'id');
