@@ -35,7 +35,7 @@ static const char usage_text[] =
     "--publishers P   publishing connections: 0, or [rooms, instances], each with at most\n"
     "                 64 instances\n"
     "--subscribers S  subscribing connections, [0, 100000]\n"
-    "--duration D     seconds measured after the ramp, (0, 86400]\n"
+    "--duration D     seconds measured after the ramp, [0.01, 86400]\n"
     "--instance FILE  the definition of every instance (default: {}, the defaults of\n"
     "                 core/SCHEMA.md); name and room are set by the generator\n"
     "--motion NAME    the publishers' head motion: still, shake, nod, jump, circle, stress.\n"

@@ -39,7 +39,7 @@ static const char usage_text[] =
     "                 per period (ask for no more than the server's 240 poses/s)\n"
     "--rate HZ        poses per second, [1, 1000]. Default 60\n"
     "--count N        stop after N poses, [1, 1000000000]\n"
-    "--duration S     stop after S seconds, (0, 1000000]\n"
+    "--duration S     stop after S seconds, [0.001, 1000000]\n"
     "--room R         the instance's room, for a proxy that routes by room (docker/);\n"
     "                 default: the room GET /v1/instances/ID names\n"
     "--json           print the final report as JSON\n"

@@ -30,7 +30,7 @@ static const char usage_text[] =
     "                 the node to ask: give the instances' room with IDs there)\n"
     "--record FILE    write the frames to FILE instead of stdout\n"
     "--count N        stop after N frames, [1, 1000000000]\n"
-    "--duration S     stop after S seconds, (0, 1000000]\n"
+    "--duration S     stop after S seconds, [0.001, 1000000]\n"
     "%s"
     "\n"
     "Exit status: 0 ok (also on Ctrl-C), 1 unknown instance or unreachable server, 2 bad\n"
