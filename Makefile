@@ -3,6 +3,7 @@
 #   make            build libraries and binaries (build/bin/)
 #   make test       build and run every test (installs missing Debian packages as root)
 #   make bench      run the benchmarks, write build/bench/results.json
+#                   (BENCH_SCRIPTS= to skip the live-daemon ones)
 #   make run        build and start ponytaild on its embedded defaults
 #   make fuzz       run the libFuzzer targets for a bounded time
 #   make format     clang-format every C file
@@ -87,9 +88,12 @@ check-layers: core-deps-check proto-deps-check
 test: check-layers deps-test all $(TESTS)
 	@tests/run-tests.sh $(B) $(TESTS) -- $(TEST_SCRIPTS)
 
-bench: deps all $(BENCHES)
+# Benchmarks against live daemons on loopback (server capacity and latency, the load
+# generator), after the in-process ones; each script prints METRIC lines.
+BENCH_SCRIPTS ?= tests/bench/bench_server.sh tests/bench/bench_load.sh
+bench: deps-test all $(BENCHES)
 	@mkdir -p $(B)/bench
-	@tests/bench/run-bench.sh $(B) $(BENCHES)
+	@PT_BENCH_EXTRA="$(BENCH_SCRIPTS)" tests/bench/run-bench.sh $(B) $(BENCHES)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
