@@ -16,5 +16,7 @@ ALL_TARGETS += $(SERVER_BIN)
 
 # `make run`: build, start on the embedded defaults, print the URLs, and create a demo
 # instance moved by a built-in motion when the store is empty.
-run: $(SERVER_BIN)
+run:
+	@.ci/deps run
+	@$(MAKE) --no-print-directory all
 	@server/run.sh $(SERVER_BIN)
