@@ -75,7 +75,7 @@ static const option_t options[] = {
     {"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1, 65535,
      "1024", 0, "instances + rooms one WebSocket may subscribe to"},
     {"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "240", 0,
-     "head poses per second per instance one WebSocket may send (more: error rate)"},
+     "head poses per second per authorized instance (more: error rate)"},
     {"write-rate", "PONYTAIL_WRITE_RATE", OPT_INT, F(write_rate), 0, 1000000, "1000", 0,
      "REST writes per second per client address (more: 429; 0 = unlimited)"},
     {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1, 65535,

@@ -150,6 +150,19 @@ int registry_auth(registry_t *r, uint64_t id, const char *token, size_t len)
 	return rc;
 }
 
+int registry_auth_write(registry_t *r, const char *admin, uint64_t id, const char *token,
+                        size_t len)
+{
+	if (admin && *admin) {
+		uint8_t a[TOKEN_HASH_LEN], b[TOKEN_HASH_LEN];
+		token_hash(admin, strlen(admin), a);
+		token_hash(token, len, b);
+		if (token_hash_equal(a, b))
+			return registry_info(r, id, NULL) ? 1 : -1;
+	}
+	return registry_auth(r, id, token, len);
+}
+
 int registry_count(registry_t *r)
 {
 	pthread_rwlock_rdlock(&r->lock);

@@ -49,6 +49,11 @@ int registry_info(registry_t *r, uint64_t id, reg_info_t *info);
  * Returns 1 match, 0 mismatch, -1 unknown id. */
 int registry_auth(registry_t *r, uint64_t id, const char *token, size_t len);
 
+/* The write check of REST and WebSocket alike: the instance's own token, or `admin`
+ * (the --admin-token; "" when none is configured). Same returns as registry_auth. */
+int registry_auth_write(registry_t *r, const char *admin, uint64_t id, const char *token,
+                        size_t len);
+
 int registry_count(registry_t *r);
 
 /* Copies the info of every instance (of `room`, or all when room is NULL), in id order,

@@ -203,19 +203,7 @@ int req_authorized(const req_t *rq, resp_t *rs)
 		             : "this write needs 'Authorization: Bearer <token>'");
 		return 0;
 	}
-	const char *admin = rq->app->cfg->admin_token;
-	if (*admin) {
-		uint8_t a[TOKEN_HASH_LEN], b[TOKEN_HASH_LEN];
-		token_hash(admin, strlen(admin), a);
-		token_hash(tok, len, b);
-		if (token_hash_equal(a, b))
-			return registry_info(rq->app->reg, rq->id, NULL)
-			           ? 1
-			           : (resp_error(rs, 404, "id", "no instance %llu",
-			                         (unsigned long long)rq->id),
-			              0);
-	}
-	int r = registry_auth(rq->app->reg, rq->id, tok, len);
+	int r = registry_auth_write(rq->app->reg, rq->app->cfg->admin_token, rq->id, tok, len);
 	if (r < 0)
 		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
 	else if (r == 0)

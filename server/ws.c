@@ -80,7 +80,8 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 
 static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
 {
-	int r = registry_auth(ws->app->reg, a->instance_id, a->token.ptr, a->token.len);
+	int r = registry_auth_write(ws->app->reg, ws->app->cfg->admin_token, a->instance_id,
+	                            a->token.ptr, a->token.len);
 	if (r < 0) {
 		conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, PTP_AUTHORIZE, a->instance_id,
 		                 "no instance %llu", (unsigned long long)a->instance_id);

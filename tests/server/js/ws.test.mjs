@@ -6,7 +6,8 @@ import { Client, Viewer } from './client.mjs';
 import { bearer, def, metric, sleep, startDaemon } from './daemon.mjs';
 
 let d;
-before(async () => { d = await startDaemon({ args: ['--pose-rate', '40', '--max-subscriptions', '4'] }); });
+const ADMIN = 'ws-admin-token-0123456789';
+before(async () => { d = await startDaemon({ args: ['--pose-rate', '40', '--max-subscriptions', '4', '--admin-token', ADMIN] }); });
 after(async () => { await d.cleanup(); });
 
 async function create(over = {}) {
@@ -221,6 +222,20 @@ describe('head poses', () => {
     c.send({ type: 'head_pose', instance_id: BigInt(a.id), seq: 3, client_time_us: 0n, flags: 0, p: [9, 9, 9], q: [0, 0, 0, 1] });
     const later = await c.collect('frame_batch', 150);
     assert.ok(later.every((m) => m.records[0].last_seq === 7 && m.records[0].head_p[0] === 0.5));
+    c.close();
+  });
+
+  test('the admin token authorizes any instance, as it does over REST', async () => {
+    const a = await create({ room: 'admin' });
+    const c = await Client.open(d.ws);
+    c.send({ type: 'authorize', instance_id: 999999n, token: ADMIN });
+    assert.equal((await c.next('error')).code, 6); /* not_found, as with an instance token */
+    c.send({ type: 'authorize', instance_id: BigInt(a.id), token: ADMIN });
+    c.send({ type: 'subscribe', room: '', ids: [BigInt(a.id)] });
+    await c.next('frame_batch');
+    c.send({ type: 'head_pose', instance_id: BigInt(a.id), seq: 11, client_time_us: 0n, flags: 0, p: [0.25, 1.5, 0], q: [0, 0, 0, 1] });
+    const b = await c.next('frame_batch', (m) => m.records[0].last_seq === 11);
+    assert.deepEqual(b.records[0].head_p, [0.25, 1.5, 0]);
     c.close();
   });
 
