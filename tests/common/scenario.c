@@ -6,6 +6,22 @@
 #include "collide.h"
 #include "vecmath.h"
 
+void scenario_head_and_neck(pt_instance_def *d)
+{
+	d->collider_count = 2;
+	memset(d->colliders, 0, sizeof d->colliders[0] * 2);
+	d->colliders[0].shape = PT_SHAPE_SPHERE;
+	d->colliders[0].attach = PT_ATTACH_HEAD;
+	d->colliders[0].radius = 0.1f;
+	d->colliders[0].radius_b = -1.0f;
+	d->colliders[1].shape = PT_SHAPE_CAPSULE;
+	d->colliders[1].attach = PT_ATTACH_HEAD;
+	d->colliders[1].a = pt_v3(0, -0.08f, 0);
+	d->colliders[1].b = pt_v3(0, -0.2f, 0);
+	d->colliders[1].radius = 0.05f;
+	d->colliders[1].radius_b = -1.0f;
+}
+
 pt_instance_def scenario_twin_tails(void)
 {
 	pt_instance_def d = pt_instance_def_default();
@@ -14,17 +30,7 @@ pt_instance_def scenario_twin_tails(void)
 		d.strands[s] = pt_strand_def_default();
 		d.strands[s].anchor = pt_v3(s == 0 ? -0.05f : 0.05f, 0.04f, -0.11f);
 	}
-	d.collider_count = 2;
-	memset(d.colliders, 0, sizeof d.colliders[0] * 2);
-	d.colliders[0].shape = PT_SHAPE_SPHERE;
-	d.colliders[0].attach = PT_ATTACH_HEAD;
-	d.colliders[0].radius = 0.1f;
-	d.colliders[1].shape = PT_SHAPE_CAPSULE;
-	d.colliders[1].attach = PT_ATTACH_HEAD;
-	d.colliders[1].a = pt_v3(0, -0.08f, 0);
-	d.colliders[1].b = pt_v3(0, -0.2f, 0);
-	d.colliders[1].radius = 0.05f;
-	d.colliders[1].radius_b = -1.0f;
+	scenario_head_and_neck(&d);
 	return d;
 }
 

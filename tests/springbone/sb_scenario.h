@@ -9,6 +9,7 @@
 #include "ponytail/instance.h"
 #include "ponytail/motion.h"
 #include "ponytail/world.h"
+#include "scenario.h"
 
 /* A springbone instance with one strand of `points` x `seg` m from `anchor` along
  * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`. */
@@ -49,17 +50,7 @@ static inline pt_instance_def sb_def_avatar(int joints)
 		j.gravity_power = 0.3f;
 		pt_strand_set_joints(&d.strands[s], j);
 	}
-	d.collider_count = 2;
-	d.colliders[0].shape = PT_SHAPE_SPHERE;
-	d.colliders[0].attach = PT_ATTACH_HEAD;
-	d.colliders[0].radius = 0.1f;
-	d.colliders[0].radius_b = -1.0f;
-	d.colliders[1].shape = PT_SHAPE_CAPSULE;
-	d.colliders[1].attach = PT_ATTACH_HEAD;
-	d.colliders[1].a = pt_v3(0.0f, -0.08f, 0.0f);
-	d.colliders[1].b = pt_v3(0.0f, -0.2f, 0.0f);
-	d.colliders[1].radius = 0.05f;
-	d.colliders[1].radius_b = -1.0f;
+	scenario_head_and_neck(&d);
 	return d;
 }
 
