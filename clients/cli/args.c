@@ -1,6 +1,7 @@
 /* Flag parsing with errors that name the flag and its allowed values. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,4 +79,22 @@ int cli_parse_choice(const char *cmd, const char *flag, const char *s, const cha
 		fprintf(stderr, "%s %s", i ? "," : "", names[i]);
 	fprintf(stderr, "; got '%s'\n", s);
 	return -1;
+}
+
+int cli_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+void cli_catch_stop_signals(void (*on_stop)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 }

@@ -21,4 +21,12 @@ int cli_parse_real(const char *cmd, const char *flag, const char *s, double lo, 
 /* Index of s in the NULL-ended `names`, or -1 with "expected one of ..." printed. */
 int cli_parse_choice(const char *cmd, const char *flag, const char *s, const char *const *names);
 
+/* 1 when any argument is --help or -h (the subcommand then prints its usage and exits 0,
+ * whatever else is on the line). */
+int cli_wants_help(int argc, char **argv);
+
+/* SIGINT and SIGTERM call `on_stop` (which should only set a flag); SIGPIPE is ignored,
+ * so a closed socket or pipe is an error return, not a death. */
+void cli_catch_stop_signals(void (*on_stop)(int));
+
 #endif

@@ -580,11 +580,10 @@ static void shutdown_conns(load_t *L)
 
 int cmd_load(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf(usage_text, remote_flags_help);
-			return CLI_EXIT_OK;
-		}
+	if (cli_wants_help(argc, argv)) {
+		printf(usage_text, remote_flags_help);
+		return CLI_EXIT_OK;
+	}
 	load_t *L = calloc(1, sizeof *L);
 	if (!L) {
 		fprintf(stderr, "ponytail load: out of memory\n");
@@ -595,12 +594,7 @@ int cmd_load(int argc, char **argv)
 	L->ramp = 1;
 	int rc = CLI_EXIT_USAGE;
 	if (parse_args(L, argc, argv) == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
+		cli_catch_stop_signals(on_signal);
 		rc = run(L);
 		/* The report needs the connections' stats: before they are closed. */
 		if (rc == CLI_EXIT_OK && load_report(L) != 0)

@@ -609,11 +609,10 @@ static int run(stream_t *s)
 
 int cmd_stream(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf(usage_text, remote_flags_help);
-			return CLI_EXIT_OK;
-		}
+	if (cli_wants_help(argc, argv)) {
+		printf(usage_text, remote_flags_help);
+		return CLI_EXIT_OK;
+	}
 	stream_t *s = calloc(1, sizeof *s);
 	if (!s) {
 		fprintf(stderr, "ponytail stream: out of memory\n");
@@ -623,12 +622,7 @@ int cmd_stream(int argc, char **argv)
 	s->rate = 60;
 	int rc = CLI_EXIT_USAGE;
 	if (parse_args(s, argc, argv) == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
+		cli_catch_stop_signals(on_signal);
 		rc = run(s);
 	}
 	free(s->lines);

@@ -285,11 +285,10 @@ static int run(watch_t *w)
 
 int cmd_watch(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf(usage_text, remote_flags_help);
-			return CLI_EXIT_OK;
-		}
+	if (cli_wants_help(argc, argv)) {
+		printf(usage_text, remote_flags_help);
+		return CLI_EXIT_OK;
+	}
 	watch_t *w = calloc(1, sizeof *w);
 	if (!w) {
 		fprintf(stderr, "ponytail watch: out of memory\n");
@@ -298,12 +297,7 @@ int cmd_watch(int argc, char **argv)
 	remote_init(&w->r, "watch");
 	int rc = CLI_EXIT_USAGE;
 	if (parse_args(w, argc, argv) == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		signal(SIGPIPE, SIG_IGN);
+		cli_catch_stop_signals(on_signal);
 		rc = run(w);
 	}
 	free(w);
