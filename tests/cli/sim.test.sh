@@ -1,24 +1,9 @@
 #!/usr/bin/env bash
 # `ponytail sim`: flags, errors, frame structure, pose files, bake files, summary.
 # Run from the repository root (make test does); PT_BUILD is the build directory.
-set -u
-P="${PT_BUILD:-build}/bin/ponytail"
-T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# run EXPECTED_STATUS STDERR_SUBSTRING ARGS...: checks exit status and that stderr says it.
-run() {
-	local want="$1" says="$2"; shift 2
-	"$P" "$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	[ "$got" -eq "$want" ] || fail "ponytail $*: exit $got, want $want ($(head -c 300 "$T/err"))"
-	grep -qF -- "$says" "$T/err" || fail "ponytail $*: stderr lacks '$says': $(head -c 300 "$T/err")"
-}
-
-# py SCRIPT: python3 with the output of the last command in $T/out; exit status is the check.
-py() { python3 -c "import json, sys, math; out = open('$T/out').read(); $1"; }
+# Each run gets up to 120 s: sanitizer builds on a busy machine are slow.
+RUN_TIMEOUT=120
+. tests/common/cli.sh
 
 cat >"$T/inst.json" <<'J'
 {"name": "t", "prewarm_s": 1,
@@ -198,5 +183,4 @@ assert s['settle_s'] is not None and 0.1 < s['settle_s'] < 8, s
 assert s['max_tip_speed_mps'] > 0.05, s
 " || fail "summary after a head step: $(cat "$T/out")"
 
-[ "$fails" -eq 0 ] || { echo "sim.test.sh: $fails failure(s)"; exit 1; }
-echo "sim.test.sh: ok"
+finish sim

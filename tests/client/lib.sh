@@ -1,16 +1,11 @@
 # Sourced by tests/client/*.test.sh: a ponytaild on free loopback ports with a temporary
 # data directory (killed on exit, whatever happens), and helpers that run the CLI with a
-# time bound and check its exit status and messages. PT_BUILD is the build directory.
-set -u
-B="${PT_BUILD:-build}"
-P="$B/bin/ponytail"
+# time bound and check its exit status and messages (tests/common/cli.sh). PT_BUILD is the
+# build directory.
+. tests/common/cli.sh
 PD="$B/bin/ponytaild"
-for bin in "$P" "$PD"; do
-	[ -x "$bin" ] || { echo "FAIL: $bin not built"; exit 1; }
-done
-T="$(mktemp -d)"
+[ -x "$PD" ] || { echo "FAIL: $PD not built"; exit 1; }
 DPID=""
-fails=0
 stop_daemon() {
 	if [ -n "$DPID" ]; then
 		kill -TERM "$DPID" 2>/dev/null
@@ -21,7 +16,6 @@ stop_daemon() {
 	fi
 }
 trap 'stop_daemon; rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # start_daemon [FLAGS...]: ports from HTTP_PORT / WS_PORT (0 = free ones, read back from
 # the daemon's log). Sets S (REST URL), WS (WebSocket URL), HTTP_PORT, WS_PORT.
@@ -50,25 +44,5 @@ start_daemon() {
 	echo "FAIL: ponytaild never became ready"; cat "$T/daemon.log"; exit 1
 }
 
-# run WANT_STATUS STDERR_SUBSTRING ARGS...: runs `ponytail ARGS` (20 s at most) with
-# stdout in $T/out and stderr in $T/err; checks the status and that stderr says it.
-run() {
-	local want="$1" says="$2"
-	shift 2
-	timeout 20 "$P" "$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	[ "$got" -eq "$want" ] || fail "ponytail $*: exit $got, want $want ($(head -c 300 "$T/err"))"
-	[ -z "$says" ] || grep -qF -- "$says" "$T/err" ||
-		fail "ponytail $*: stderr lacks '$says': $(head -c 300 "$T/err")"
-}
-
-# py CODE: python3 with `out` = the last command's stdout; the exit status is the check.
-py() { python3 -c "import json, sys, math; out = open('$T/out').read(); $1"; }
-
 # A port nothing listens on (bound, then closed: free for the moment).
 dead_port() { python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"; }
-
-finish() {
-	[ "$fails" -eq 0 ] && echo "ok: $1" || echo "$fails failure(s) in $1"
-	[ "$fails" -eq 0 ]
-}
