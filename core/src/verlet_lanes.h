@@ -13,26 +13,29 @@
 
 enum { PT_LANES = 16 };
 
-/* Mueller's s_damping: the share of a point's follow-the-leader correction removed from
- * its parent's velocity (1 removes all of it; 0.9 keeps a little liveliness). */
-#define PT_FTL_VELOCITY_FIX 0.9f
+/* Constants of the verlet step shared by both paths (solver_verlet.c explains them). */
+#define PT_SHAKE_COS_MIN 0.9f        /* below: solve along the current segment direction */
+#define PT_CONTACT_ROUNDS 16         /* push-and-reproject rounds per point */
+#define PT_CONTACT_TANGENT_MIN 0.05f /* 1 - cos^2 under which a push goes along the normal */
+#define PT_CONTACT_FRICTION 0.3f     /* Coulomb coefficient of hair on a collider */
+#define PT_CONTACT_SLOP 0.0008f      /* m a wedged point may stay inside (spec: <= 1 mm) */
 
 /* One batch, field by field across lanes (so the kernel loads each as one register).
  * Every lane takes the same number of substeps; a batch runs all of them between one
  * gather and one scatter. Lanes past `count` repeat lane 0 and are never written back. */
 typedef struct pt_lanes {
 	int count;
-	int points;   /* points per strand */
-	int substeps; /* substeps of every lane */
-	int base[PT_LANES];       /* pool index of each root */
+	int points;         /* points per strand */
+	int substeps;       /* substeps of every lane */
+	int base[PT_LANES]; /* pool index of each root */
 	float iterations[PT_LANES];
-	float k[PT_LANES];        /* kept velocity factor per substep */
-	float length[PT_LANES];   /* segment length */
-	float bend[PT_LANES];     /* bend fraction per substep */
-	float radius[PT_LANES];   /* particle radius */
-	pt_vec3 anchor[PT_LANES]; /* head-local root */
-	pt_vec3 dir[PT_LANES];    /* head-local rest direction */
-	uint32_t mask[PT_LANES];  /* colliders the strand sees */
+	float k[PT_LANES];             /* kept velocity factor per substep */
+	float length[PT_LANES];        /* segment length */
+	float bend[PT_LANES];          /* bend fraction per substep */
+	float radius[PT_LANES];        /* particle radius */
+	pt_vec3 anchor[PT_LANES];      /* head-local root */
+	pt_vec3 dir[PT_LANES];         /* head-local rest direction */
+	uint32_t mask[PT_LANES];       /* colliders the strand sees */
 	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
 	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */
 } pt_lanes;

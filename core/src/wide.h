@@ -19,7 +19,10 @@ typedef struct wf {
 } wf;
 #define WF_LANES 16
 #define WATTR __attribute__((target("avx2"), always_inline)) static inline
-#define WF2(f, x, y) {f((x).a, (y).a), f((x).b, (y).b)}
+#define WF2(f, x, y)                                                                               \
+	{                                                                                          \
+		f((x).a, (y).a), f((x).b, (y).b)                                                   \
+	}
 WATTR wf wf_set(float v)
 {
 	wf r = {_mm256_set1_ps(v), _mm256_set1_ps(v)};
@@ -30,32 +33,103 @@ WATTR wf wf_load(const float *p)
 	wf r = {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
 	return r;
 }
-WATTR void wf_store(float *p, wf v) { _mm256_storeu_ps(p, v.a), _mm256_storeu_ps(p + 8, v.b); }
-WATTR wf wf_add(wf x, wf y) { wf r = WF2(_mm256_add_ps, x, y); return r; }
-WATTR wf wf_sub(wf x, wf y) { wf r = WF2(_mm256_sub_ps, x, y); return r; }
-WATTR wf wf_mul(wf x, wf y) { wf r = WF2(_mm256_mul_ps, x, y); return r; }
-WATTR wf wf_div(wf x, wf y) { wf r = WF2(_mm256_div_ps, x, y); return r; }
+WATTR void wf_store(float *p, wf v)
+{
+	_mm256_storeu_ps(p, v.a), _mm256_storeu_ps(p + 8, v.b);
+}
+WATTR wf wf_add(wf x, wf y)
+{
+	wf r = WF2(_mm256_add_ps, x, y);
+	return r;
+}
+WATTR wf wf_sub(wf x, wf y)
+{
+	wf r = WF2(_mm256_sub_ps, x, y);
+	return r;
+}
+WATTR wf wf_mul(wf x, wf y)
+{
+	wf r = WF2(_mm256_mul_ps, x, y);
+	return r;
+}
+WATTR wf wf_div(wf x, wf y)
+{
+	wf r = WF2(_mm256_div_ps, x, y);
+	return r;
+}
 WATTR wf wf_sqrt(wf x)
 {
 	wf r = {_mm256_sqrt_ps(x.a), _mm256_sqrt_ps(x.b)};
 	return r;
 }
-WATTR wf wf_min(wf x, wf y) { wf r = WF2(_mm256_min_ps, x, y); return r; }
-WATTR wf wf_max(wf x, wf y) { wf r = WF2(_mm256_max_ps, x, y); return r; }
+WATTR wf wf_min(wf x, wf y)
+{
+	wf r = WF2(_mm256_min_ps, x, y);
+	return r;
+}
+WATTR wf wf_max(wf x, wf y)
+{
+	wf r = WF2(_mm256_max_ps, x, y);
+	return r;
+}
 /* Comparisons give all-ones / all-zeros lanes. */
-WATTR __m256 gt8(__m256 x, __m256 y) { return _mm256_cmp_ps(x, y, _CMP_GT_OQ); }
-WATTR __m256 lt8(__m256 x, __m256 y) { return _mm256_cmp_ps(x, y, _CMP_LT_OQ); }
-WATTR wf wf_gt(wf x, wf y) { wf r = WF2(gt8, x, y); return r; }
-WATTR wf wf_lt(wf x, wf y) { wf r = WF2(lt8, x, y); return r; }
-WATTR wf wf_and(wf x, wf y) { wf r = WF2(_mm256_and_ps, x, y); return r; }
-WATTR wf wf_or(wf x, wf y) { wf r = WF2(_mm256_or_ps, x, y); return r; }
+WATTR __m256 gt8(__m256 x, __m256 y)
+{
+	return _mm256_cmp_ps(x, y, _CMP_GT_OQ);
+}
+WATTR __m256 lt8(__m256 x, __m256 y)
+{
+	return _mm256_cmp_ps(x, y, _CMP_LT_OQ);
+}
+WATTR wf wf_gt(wf x, wf y)
+{
+	wf r = WF2(gt8, x, y);
+	return r;
+}
+WATTR wf wf_lt(wf x, wf y)
+{
+	wf r = WF2(lt8, x, y);
+	return r;
+}
+WATTR __m256 nlt8(__m256 x, __m256 y)
+{
+	return _mm256_cmp_ps(x, y, _CMP_NLT_UQ);
+}
+WATTR wf wf_not_lt(wf x, wf y)
+{
+	wf r = WF2(nlt8, x, y);
+	return r;
+}
+/* |x - y| (clears the sign bit, as fabsf does) */
+WATTR __m256 absd8(__m256 x, __m256 y)
+{
+	return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(x, y));
+}
+WATTR wf wf_abs_diff(wf x, wf y)
+{
+	wf r = WF2(absd8, x, y);
+	return r;
+}
+WATTR wf wf_and(wf x, wf y)
+{
+	wf r = WF2(_mm256_and_ps, x, y);
+	return r;
+}
+WATTR wf wf_or(wf x, wf y)
+{
+	wf r = WF2(_mm256_or_ps, x, y);
+	return r;
+}
 /* m ? x : y */
 WATTR wf wf_sel(wf m, wf x, wf y)
 {
 	wf r = {_mm256_blendv_ps(y.a, x.a, m.a), _mm256_blendv_ps(y.b, x.b, m.b)};
 	return r;
 }
-WATTR int wf_any(wf m) { return (_mm256_movemask_ps(m.a) | _mm256_movemask_ps(m.b)) != 0; }
+WATTR int wf_any(wf m)
+{
+	return (_mm256_movemask_ps(m.a) | _mm256_movemask_ps(m.b)) != 0;
+}
 #undef WF2
 
 /* 8x8 transpose of rows r[0..7] in place (the classic unpack / shuffle / permute). */
@@ -137,23 +211,76 @@ typedef struct wf {
 	for (int i = 0; i < 8; i++)                                                                \
 		r.v[i] = (expr);                                                                   \
 	return r
-WATTR wf wf_set(float a) { WF_MAP(a); }
-WATTR wf wf_load(const float *p) { WF_MAP(p[i]); }
-WATTR void wf_store(float *p, wf a) { memcpy(p, a.v, sizeof a.v); }
-WATTR wf wf_add(wf a, wf b) { WF_MAP(a.v[i] + b.v[i]); }
-WATTR wf wf_sub(wf a, wf b) { WF_MAP(a.v[i] - b.v[i]); }
-WATTR wf wf_mul(wf a, wf b) { WF_MAP(a.v[i] * b.v[i]); }
-WATTR wf wf_div(wf a, wf b) { WF_MAP(a.v[i] / b.v[i]); }
-WATTR wf wf_sqrt(wf a) { WF_MAP(sqrtf(a.v[i])); }
+WATTR wf wf_set(float a)
+{
+	WF_MAP(a);
+}
+WATTR wf wf_load(const float *p)
+{
+	WF_MAP(p[i]);
+}
+WATTR void wf_store(float *p, wf a)
+{
+	memcpy(p, a.v, sizeof a.v);
+}
+WATTR wf wf_add(wf a, wf b)
+{
+	WF_MAP(a.v[i] + b.v[i]);
+}
+WATTR wf wf_sub(wf a, wf b)
+{
+	WF_MAP(a.v[i] - b.v[i]);
+}
+WATTR wf wf_mul(wf a, wf b)
+{
+	WF_MAP(a.v[i] * b.v[i]);
+}
+WATTR wf wf_div(wf a, wf b)
+{
+	WF_MAP(a.v[i] / b.v[i]);
+}
+WATTR wf wf_sqrt(wf a)
+{
+	WF_MAP(sqrtf(a.v[i]));
+}
 /* min/max follow the SSE convention (second operand when unordered or equal). */
-WATTR wf wf_min(wf a, wf b) { WF_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
-WATTR wf wf_max(wf a, wf b) { WF_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+WATTR wf wf_min(wf a, wf b)
+{
+	WF_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]);
+}
+WATTR wf wf_max(wf a, wf b)
+{
+	WF_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]);
+}
 /* Masks are 1.0f / 0.0f here: only wf_and, wf_or, wf_sel and wf_any read them. */
-WATTR wf wf_gt(wf a, wf b) { WF_MAP(a.v[i] > b.v[i] ? 1.0f : 0.0f); }
-WATTR wf wf_lt(wf a, wf b) { WF_MAP(a.v[i] < b.v[i] ? 1.0f : 0.0f); }
-WATTR wf wf_and(wf a, wf b) { WF_MAP(a.v[i] != 0.0f && b.v[i] != 0.0f ? 1.0f : 0.0f); }
-WATTR wf wf_or(wf a, wf b) { WF_MAP(a.v[i] != 0.0f || b.v[i] != 0.0f ? 1.0f : 0.0f); }
-WATTR wf wf_sel(wf m, wf a, wf b) { WF_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]); }
+WATTR wf wf_gt(wf a, wf b)
+{
+	WF_MAP(a.v[i] > b.v[i] ? 1.0f : 0.0f);
+}
+WATTR wf wf_lt(wf a, wf b)
+{
+	WF_MAP(a.v[i] < b.v[i] ? 1.0f : 0.0f);
+}
+WATTR wf wf_not_lt(wf a, wf b)
+{
+	WF_MAP(!(a.v[i] < b.v[i]) ? 1.0f : 0.0f);
+}
+WATTR wf wf_abs_diff(wf a, wf b)
+{
+	WF_MAP(fabsf(a.v[i] - b.v[i]));
+}
+WATTR wf wf_and(wf a, wf b)
+{
+	WF_MAP(a.v[i] != 0.0f && b.v[i] != 0.0f ? 1.0f : 0.0f);
+}
+WATTR wf wf_or(wf a, wf b)
+{
+	WF_MAP(a.v[i] != 0.0f || b.v[i] != 0.0f ? 1.0f : 0.0f);
+}
+WATTR wf wf_sel(wf m, wf a, wf b)
+{
+	WF_MAP(m.v[i] != 0.0f ? a.v[i] : b.v[i]);
+}
 WATTR int wf_any(wf m)
 {
 	for (int i = 0; i < 8; i++)

@@ -59,10 +59,12 @@ static void test_damping_decay_per_second(void **state)
 
 /* World level: a short pendulum released horizontally loses amplitude to `damping` and
  * air drag; a damped oscillator's amplitude decays at half the velocity rate, so the
- * peak speed kept per second is sqrt(damping^60 e^-drag). Projection-based stepping
- * adds numerical dissipation that shrinks as the step does: the result converges to
- * the closed form with substeps, and is within 5 % of it at 8. */
-static void test_world_decay_converges_across_substeps(void **state)
+ * peak speed kept per second is sqrt(damping^60 e^-drag). The length solve projects
+ * along the start-of-substep direction (no numerical dissipation), so the decay is the
+ * same at every substep count, 1 included (within 1 %). Peak speed in one-second windows
+ * of a 90-degree swing reads about 5 % above the small-angle closed form whatever the
+ * step; test_hairstyles.c fits turning points of a 30-degree swing to 3 %. */
+static void test_world_decay_matches_closed_form_at_any_substeps(void **state)
 {
 	(void)state;
 	const float damping = 0.99f, drag = 0.5f;
@@ -94,10 +96,12 @@ static void test_world_decay_converges_across_substeps(void **state)
 		pt_world_destroy(w);
 	}
 	print_message("peak speed kept per second at 1/2/4/8 substeps: %.4f %.4f %.4f %.4f "
-		      "(closed form %.4f)\n", decay[0], decay[1], decay[2], decay[3], closed);
-	for (int i = 1; i < 4; i++)
-		assert_true(fabs(decay[i] - closed) < fabs(decay[i - 1] - closed));
-	assert_true(fabs(decay[3] / closed - 1.0) < 0.05);
+	              "(closed form %.4f)\n",
+	              decay[0], decay[1], decay[2], decay[3], closed);
+	for (int i = 0; i < 4; i++) {
+		assert_true(fabs(decay[i] / decay[3] - 1.0) < 0.01);
+		assert_true(fabs(decay[i] / closed - 1.0) < 0.06);
+	}
 }
 
 /* At rest under gravity a strand released sideways hangs straight down, every segment
@@ -133,8 +137,9 @@ static void test_stress_sequence(void **state)
 	double settle;
 	double end = pt_motion_stress_end();
 	scenario_stats st = scenario_run(w, id, &d, &m, end + 5.0, 60.0, 4, end, &settle);
-	print_message("stress: penetration %.3g m, segment error %.3g, tip %.3g m/s, settle %.3g s\n",
-		      st.max_penetration_m, st.max_segment_error, st.max_tip_speed, settle);
+	print_message(
+	    "stress: penetration %.3g m, segment error %.3g, tip %.3g m/s, settle %.3g s\n",
+	    st.max_penetration_m, st.max_segment_error, st.max_tip_speed, settle);
 	assert_int_equal(st.nan_count, 0);
 	assert_true(st.max_penetration_m <= 1e-3);
 	assert_true(st.max_segment_error <= 0.01);
@@ -277,8 +282,9 @@ static void test_self_collision(void **state)
 		}
 		pt_world_destroy(w);
 	}
-	print_message("closest approach without/with self-collision: %.4g / %.4g m\n", mind[0], mind[1]);
-	assert_true(mind[0] < 0.01);  /* without it they pass through each other */
+	print_message("closest approach without/with self-collision: %.4g / %.4g m\n", mind[0],
+	              mind[1]);
+	assert_true(mind[0] < 0.01); /* without it they pass through each other */
 	/* With it they stay more than one radius apart; the exact-length pass that follows
 	 * the hash may give back part of the full two-radius separation. */
 	assert_true(mind[1] > 0.01);
@@ -289,7 +295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_free_inertia_ratio),
 	    cmocka_unit_test(test_damping_decay_per_second),
-	    cmocka_unit_test(test_world_decay_converges_across_substeps),
+	    cmocka_unit_test(test_world_decay_matches_closed_form_at_any_substeps),
 	    cmocka_unit_test(test_hangs_straight_down),
 	    cmocka_unit_test(test_stress_sequence),
 	    cmocka_unit_test(test_stress_other_shapes),
