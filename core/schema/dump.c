@@ -214,10 +214,20 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 		w->failed = 1;
 		return NULL;
 	}
-	put(w, o, "anchor", vec3(w, s->anchor));
-	put(w, o, "direction", vec3(w, s->direction));
-	put(w, o, "points", json_integer(s->points));
-	put(w, o, "segment_length", real(s->segment_length));
+	if (s->has_rest) {
+		json_t *rest = json_array();
+		push(w, rest, vec3(w, s->anchor));
+		for (int j = 0; rest && j < s->points - 1; j++)
+			push(w, rest, vec3(w, s->joints[j].rest));
+		put(w, o, "rest", rest);
+	} else {
+		put(w, o, "anchor", vec3(w, s->anchor));
+		put(w, o, "direction", vec3(w, s->direction));
+		put(w, o, "points", json_integer(s->points));
+		put(w, o, "segment_length", real(s->segment_length));
+	}
+	if (s->gravity_scale != 1.0f)
+		put(w, o, "gravity_scale", real(s->gravity_scale));
 	if ((s->collider_mask & all) != all) {
 		json_t *a = json_array();
 		for (int i = 0; a && i < colliders; i++)
@@ -227,10 +237,33 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (s->anchor_bone[0])
 		put(w, o, "anchor_bone", text(s->anchor_bone, sizeof s->anchor_bone));
+	int per_mass = 0, per_radius = 0;
+	for (int j = 0; j < s->points - 1; j++)
+		per_mass |= s->joints[j].mass != 0.0f, per_radius |= !(s->joints[j].radius < 0.0f);
 	put(w, mass, "root", real(s->mass_root));
 	put(w, mass, "tip", real(s->mass_tip));
-	put(w, o, "mass", mass);
-	put(w, o, "radius", real(s->radius));
+	if (per_mass) {
+		/* one mass per point after the root; a point without its own takes the root-tip
+		 * interpolation the solver would use */
+		json_t *a = json_array();
+		for (int j = 1; a && j < s->points; j++) {
+			float t = s->points > 2 ? (float)(j - 1) / (float)(s->points - 2) : 0.0f;
+			float m = s->joints[j - 1].mass;
+			push(w, a, real(m > 0.0f ? m : s->mass_root + (s->mass_tip - s->mass_root) * t));
+		}
+		json_decref(mass);
+		put(w, o, "mass", a);
+	} else {
+		put(w, o, "mass", mass);
+	}
+	if (per_radius) {
+		json_t *a = json_array();
+		for (int j = 0; a && j < s->points - 1; j++)
+			push(w, a, real(s->joints[j].radius < 0.0f ? s->radius : s->joints[j].radius));
+		put(w, o, "radius", a);
+	} else {
+		put(w, o, "radius", real(s->radius));
+	}
 	if ((sb = strand_springbone(w, s, base)) != NULL)
 		put(w, o, "springbone", sb);
 	return o;

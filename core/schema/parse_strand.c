@@ -148,9 +148,32 @@ static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_co
 	return 0;
 }
 
+/* A per-point array: one number for each point after the root (points - 1 of them),
+ * written into joints[j] at `offset` (a float member). */
+static int parse_point_floats(pt_schema_rd *r, const json_t *v, pt_strand_def *s, size_t offset)
+{
+	size_t n = (size_t)(s->points - 1);
+	if (json_array_size(v) != n)
+		return pt_schema_fail(r, "expected one number per point after the root, points - 1 = "
+		                         "%zu of them, got %zu",
+		                      n, json_array_size(v));
+	for (size_t j = 0; j < n; j++) {
+		size_t saved = pt_schema_push_index(r, j);
+		if (pt_schema_float(r, json_array_get(v, j), (float *)((char *)&s->joints[j] + offset)))
+			return -1;
+		pt_schema_pop(r, saved);
+	}
+	return 0;
+}
+
 static int parse_mass(pt_schema_rd *r, const json_t *o, pt_strand_def *s)
 {
 	static const char *const keys[] = {"root", "tip", NULL};
+	if (json_is_array(o))
+		return parse_point_floats(r, o, s, offsetof(pt_joint_def, mass));
+	if (!json_is_object(o))
+		return pt_schema_fail(r, "expected {\"root\": m, \"tip\": m} or one mass per point "
+		                         "after the root");
 	return pt_schema_check_keys(r, o, keys, NULL) ||
 	               pt_schema_get_float(r, o, "root", &s->mass_root) ||
 	               pt_schema_get_float(r, o, "tip", &s->mass_tip)
@@ -158,31 +181,77 @@ static int parse_mass(pt_schema_rd *r, const json_t *o, pt_strand_def *s)
 	           : 0;
 }
 
+/* "rest": head-local rest positions of every point, point 0 the anchor. */
+static int parse_rest(pt_schema_rd *r, const json_t *o, const json_t *v, pt_strand_def *s)
+{
+	static const char *const excluded[] = {"anchor", "direction", "points", "segment_length",
+	                                       NULL};
+	for (int k = 0; excluded[k]; k++)
+		if (json_object_get(o, excluded[k])) {
+			size_t saved = pt_schema_push_key(r, excluded[k]);
+			(void)saved;
+			return pt_schema_fail(r, "not allowed with \"rest\" (the rest positions give "
+			                         "the anchor, points and every segment)");
+		}
+	size_t saved = pt_schema_push_key(r, "rest");
+	size_t n = json_array_size(v);
+	if (!json_is_array(v))
+		return pt_schema_fail(r, "expected an array of [x, y, z] rest positions, the anchor "
+		                         "first");
+	if (n < 2 || n > PT_MAX_POINTS)
+		return pt_schema_fail(r, "must hold 2 to %d points (the anchor first), got %zu",
+		                      PT_MAX_POINTS, n);
+	for (size_t j = 0; j < n; j++) {
+		size_t si = pt_schema_push_index(r, j);
+		if (pt_schema_vec3(r, json_array_get(v, j), j == 0 ? &s->anchor : &s->joints[j - 1].rest))
+			return -1;
+		pt_schema_pop(r, si);
+	}
+	pt_schema_pop(r, saved);
+	s->points = (int)n;
+	s->has_rest = 1;
+	/* direction and segment_length describe the first segment, for readers that want
+	 * a straight summary; the solvers use the rest shape */
+	pt_strand_rest_segment(s, 0, &s->segment_length, &s->direction);
+	return 0;
+}
+
 static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def *d,
                         pt_strand_def *s)
 {
-	static const char *const keys[] = {"anchor",     "direction",   "points", "segment_length",
-	                                   "colliders",  "anchor_bone", "mass",   "radius",
-	                                   "springbone", NULL};
+	static const char *const keys[] = {"anchor",     "direction",   "points",     "segment_length",
+	                                   "rest",       "colliders",   "anchor_bone", "mass",
+	                                   "radius",     "gravity_scale", "springbone", NULL};
 	const json_t *sub;
-	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL) ||
-	    pt_schema_get_vec3(r, o, "anchor", &s->anchor) ||
-	    pt_schema_get_vec3(r, o, "direction", &s->direction) ||
-	    /* checked here: the joint arrays below are sized by it */
-	    pt_schema_get_int(r, o, "points", 2, PT_MAX_POINTS, &s->points) ||
-	    pt_schema_get_float(r, o, "segment_length", &s->segment_length) ||
-	    pt_schema_get_string(r, o, "anchor_bone", s->anchor_bone, sizeof s->anchor_bone) ||
-	    pt_schema_get_float(r, o, "radius", &s->radius))
+	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL))
 		return -1;
+	if ((sub = json_object_get(o, "rest")) != NULL) {
+		if (parse_rest(r, o, sub, s))
+			return -1;
+	} else if (pt_schema_get_vec3(r, o, "anchor", &s->anchor) ||
+	           pt_schema_get_vec3(r, o, "direction", &s->direction) ||
+	           /* checked here: the joint arrays below are sized by it */
+	           pt_schema_get_int(r, o, "points", 2, PT_MAX_POINTS, &s->points) ||
+	           pt_schema_get_float(r, o, "segment_length", &s->segment_length)) {
+		return -1;
+	}
+	if (pt_schema_get_string(r, o, "anchor_bone", s->anchor_bone, sizeof s->anchor_bone) ||
+	    pt_schema_get_float(r, o, "gravity_scale", &s->gravity_scale))
+		return -1;
+	if ((sub = json_object_get(o, "radius")) != NULL) {
+		size_t saved = pt_schema_push_key(r, "radius");
+		if (json_is_array(sub) ? parse_point_floats(r, sub, s, offsetof(pt_joint_def, radius))
+		                       : pt_schema_float(r, sub, &s->radius))
+			return -1;
+		pt_schema_pop(r, saved);
+	}
 	if ((sub = json_object_get(o, "colliders")) != NULL) {
 		size_t saved = pt_schema_push_key(r, "colliders");
 		if (parse_collider_list(r, sub, d->collider_count, &s->collider_mask))
 			return -1;
 		pt_schema_pop(r, saved);
 	}
-	if (pt_schema_get_object(r, o, "mass", &sub))
-		return -1;
-	if (sub) {
+	if ((sub = json_object_get(o, "mass")) != NULL) {
 		size_t saved = pt_schema_push_key(r, "mass");
 		if (parse_mass(r, sub, s))
 			return -1;

@@ -21,7 +21,23 @@ pt_joint_def pt_joint_def_default(void)
 	j.limit = PT_LIMIT_NONE;
 	j.limit_angle = 3.14159265f;
 	j.limit_axis = pt_v3(1.0f, 0.0f, 0.0f);
+	j.mass = 0.0f;
+	j.radius = -1.0f;
 	return j;
+}
+
+void pt_strand_rest_segment(const pt_strand_def *s, int j, float *length, pt_vec3 *dir)
+{
+	pt_vec3 fallback = v3_norm_or(s->direction, pt_v3(0.0f, -1.0f, 0.0f));
+	if (!s->has_rest) {
+		*length = s->segment_length;
+		*dir = fallback;
+		return;
+	}
+	pt_vec3 a = j == 0 ? s->anchor : s->joints[j - 1].rest;
+	pt_vec3 d = v3_sub(s->joints[j].rest, a);
+	*length = v3_len(d);
+	*dir = v3_norm_or(d, fallback);
 }
 
 void pt_strand_set_joints(pt_strand_def *s, pt_joint_def j)
@@ -42,6 +58,8 @@ pt_strand_def pt_strand_def_default(void)
 	s.mass_root = 1.0f;
 	s.mass_tip = 1.0f;
 	s.radius = 0.005f;
+	s.has_rest = 0;
+	s.gravity_scale = 1.0f;
 	pt_strand_set_joints(&s, pt_joint_def_default());
 	return s;
 }
@@ -202,15 +220,47 @@ static int validate_joint(vctx *c, const pt_joint_def *j, int idx, pt_springbone
 
 static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_def *s)
 {
-	if (!check_vec(c, "anchor", s->anchor, 10.0f, 0) ||
-	    !check_vec(c, "direction", s->direction, 1e6f, 1) ||
+	/* with a rest shape, direction and segment_length are not used: rest[] is checked */
+	if (!check_vec(c, s->has_rest ? "rest[0]" : "anchor", s->anchor, 10.0f, 0) ||
+	    (!s->has_rest && !check_vec(c, "direction", s->direction, 1e6f, 1)) ||
 	    !check_int(c, "points", s->points, 2, PT_MAX_POINTS) ||
-	    !check_range(c, "segment_length", s->segment_length, 0.001f, 1.0f) ||
+	    (!s->has_rest && !check_range(c, "segment_length", s->segment_length, 0.001f, 1.0f)) ||
 	    !check_string(c, "anchor_bone", s->anchor_bone, 0) ||
 	    !check_open_low(c, "mass.root", s->mass_root, 0.0f, 100.0f) ||
 	    !check_open_low(c, "mass.tip", s->mass_tip, 0.0f, 100.0f) ||
 	    !check_range(c, "radius", s->radius, 0.0f, 0.1f))
 		return 0;
+	if (!check_range(c, "gravity_scale", s->gravity_scale, -10.0f, 10.0f) ||
+	    !check_int(c, "rest", s->has_rest, 0, 1))
+		return 0;
+	char f[48];
+	for (int j = 0; j < s->points - 1; j++) {
+		const pt_joint_def *jd = &s->joints[j];
+		if (jd->mass != 0.0f) {
+			snprintf(f, sizeof f, "mass[%d]", j);
+			if (!check_range(c, f, jd->mass, 0.001f, 100.0f))
+				return 0;
+		}
+		if (!(jd->radius < 0.0f)) {
+			snprintf(f, sizeof f, "radius[%d]", j);
+			if (!check_range(c, f, jd->radius, 0.0f, 0.1f))
+				return 0;
+		}
+		if (s->has_rest) {
+			/* rest[0] is the anchor: joint j's tail is rest[j + 1] */
+			snprintf(f, sizeof f, "rest[%d]", j + 1);
+			if (!check_vec(c, f, jd->rest, 10.0f, 0))
+				return 0;
+			float len;
+			pt_vec3 dir;
+			pt_strand_rest_segment(s, j, &len, &dir);
+			if (!(len >= 0.001f && len <= 1.0f))
+				return fail(c, f,
+					    "is %g m from the point before it: segments must be in "
+					    "[0.001, 1] m",
+					    (double)len);
+		}
+	}
 	uint32_t allowed = d->collider_count >= 32 ? 0xffffffffu : ((1u << d->collider_count) - 1u);
 	/* The default mask selects "all"; an explicit list may only name existing colliders. */
 	if (s->collider_mask != 0xffffffffu && (s->collider_mask & ~allowed))

@@ -29,6 +29,9 @@ typedef struct sb_data {
 	pt_sb_param *par; /* authored, per joint, strand after strand */
 	pt_sb_joint *run; /* per substep (hot) */
 	pt_sb_limit *lim;
+	float *len;   /* per joint: rest segment length (chains with a rest shape) */
+	pt_vec3 *dir; /* per joint: head-local unit rest direction */
+	float gravity_scale[PT_MAX_STRANDS];
 } sb_data;
 
 /* Copies the joint parameters of def into d (topology unchanged since init). */
@@ -48,13 +51,16 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 			pt_sb_param *p = &d->par[k];
 			p->stiffness = jd->stiffness;
 			p->drag = jd->drag_force;
-			p->gravity_power = jd->gravity_power;
+			/* vrm gravity is this push; pull's is scaled in sb_substep */
+			p->gravity_power = jd->gravity_power * sd->gravity_scale;
 			p->gravity_dir = v3_norm_or(jd->gravity_dir, pt_v3(0.0f, -1.0f, 0.0f));
 			p->hit_radius = jd->hit_radius;
 			d->lim[k] = pt_sb_limit_from_def(jd);
 			has_limit |= d->lim[k].type != PT_LIMIT_NONE;
 			has_hinge |= d->lim[k].type == PT_LIMIT_HINGE;
+			pt_strand_rest_segment(sd, j, &d->len[k], &d->dir[k]);
 		}
+		d->gravity_scale[s] = sd->gravity_scale;
 		int first = k - (st->points - 1);
 		c->form = d->form;
 		c->joints = st->points - 1;
@@ -63,6 +69,8 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->direction = st->direction;
 		c->j = d->run + first;
 		c->lim = has_limit ? d->lim + first : NULL;
+		c->len = sd->has_rest ? d->len + first : NULL;
+		c->dir = sd->has_rest ? d->dir + first : NULL;
 		c->hinge = has_hinge;
 		c->collider_mask = st->collider_mask;
 		c->free_length = 0;
@@ -81,8 +89,10 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->par = malloc((size_t)n * sizeof *d->par);
 	d->run = malloc((size_t)n * sizeof *d->run);
 	d->lim = malloc((size_t)n * sizeof *d->lim);
-	if (!d->par || !d->run || !d->lim) {
-		free(d->par), free(d->run), free(d->lim), free(d);
+	d->len = malloc((size_t)n * sizeof *d->len);
+	d->dir = malloc((size_t)n * sizeof *d->dir);
+	if (!d->par || !d->run || !d->lim || !d->len || !d->dir) {
+		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir), free(d);
 		return 0;
 	}
 	load(d, in, def);
@@ -100,7 +110,7 @@ static void sb_destroy(pt_inst *in)
 {
 	sb_data *d = in->solver_data;
 	if (d) {
-		free(d->par), free(d->run), free(d->lim);
+		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 		free(d);
 	}
 	in->solver_data = NULL;
@@ -133,7 +143,9 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 	(void)t;
 	sb_data *d = in->solver_data;
 	if (d->h != h) {
-		pt_sb_convert(d->form, d->par, d->njoints, h, in->gravity, d->run);
+		for (int s = 0, k = 0; s < in->strand_count; k += in->strands[s].points - 1, s++)
+			pt_sb_convert(d->form, d->par + k, in->strands[s].points - 1, h,
+			              v3_scale(in->gravity, d->gravity_scale[s]), d->run + k);
 		d->h = h;
 	}
 	/* A teleport in "keep" mode carried x and px rigidly to the new head pose: the poses

@@ -41,8 +41,12 @@ typedef struct pt_sb_limit {
 typedef struct pt_sb_chain {
 	pt_springbone_form form;
 	int joints;                /* segments; the chain has joints + 1 points */
-	float length;              /* segment length, m */
+	float length;              /* segment length, m (every segment's when len is NULL) */
 	pt_vec3 anchor, direction; /* head-local root position and unit rest direction */
+	/* A rest shape that is not straight: per joint, segment length and head-local unit
+	 * rest direction (`joints` entries each), or NULL for the straight chain above. */
+	const float *len;
+	const pt_vec3 *dir;
 	const pt_sb_joint *j;      /* `joints` entries */
 	const pt_sb_limit *lim;    /* `joints` entries, or NULL when no joint has a limit */
 	int hinge;                 /* 1 when some joint's limit is a hinge */

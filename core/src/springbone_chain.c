@@ -9,8 +9,8 @@
  *         next -= dir d;  length;  limit
  *   prev = cur; cur = next
  *
- * axis_j is "parentWorldRotation * initialLocalRotation * boneAxis". A strand is straight
- * at rest, so joint j's bone axis, in its parent's rest frame, is the parent's own bone
+ * axis_j is "parentWorldRotation * initialLocalRotation * boneAxis". On a straight strand
+ * joint j's bone axis, in its parent's rest frame, is the parent's own bone
  * axis. For joint 0 the parent is the head: axis_0 = R_head direction. For j > 0 the
  * parent's world rotation is its rest frame turned by the shortest arc from the parent's
  * axis to where its segment now points (the spec's fromToQuaternion(boneAxis, to)), so
@@ -19,6 +19,12 @@
  * (its tail is joint j's world position). No rotation is needed for stiffness or a cone;
  * the full parent frame (the product of those arcs and the head rotation, twist
  * included) is only tracked, as a quaternion, on chains with a hinge, whose axis needs it.
+ *
+ * A chain with a rest shape (len, dir): each joint's world rotation is its head-local
+ * rest rotation turned by D_j, and D_j = arc(axis_j -> e_j) D_{j-1} with D_{-1} the head
+ * rotation (the spec's W_j = fromTo(axis_j, e_j) W_{j-1} initialLocalRotation_j, written
+ * relative to the rest pose). So the frame is tracked and axis_{j+1} = D_j dir_{j+1};
+ * for a straight chain that is again e_j.
  */
 #include "springbone.h"
 
@@ -201,7 +207,7 @@ static inline void chain_begin(const pt_sb_chain *c, const pt_sb_frame *f, chain
 	x[0] = px[0] = st->joint.x;
 	y[0] = py[0] = st->joint.y;
 	z[0] = pz[0] = st->joint.z;
-	st->axis = m3_mul(f->rot, c->direction);
+	st->axis = m3_mul(f->rot, c->dir ? c->dir[0] : c->direction);
 	st->parent = f->head->q;
 }
 
@@ -210,7 +216,7 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 {
 	const pt_sb_joint *J = &c->j[j];
 	const pt_sb_limit *lim = c->lim && c->lim[j].type != PT_LIMIT_NONE ? &c->lim[j] : 0;
-	const float L = c->length;
+	const float L = c->len ? c->len[j] : c->length;
 	const int fixed = !c->free_length;
 	const pt_vec3 joint = st->joint, axis = st->axis;
 	int i = j + 1;
@@ -249,9 +255,9 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 		next = v3_add(joint, v3_scale(e, len));
 	}
 	x[i] = next.x, y[i] = next.y, z[i] = next.z;
-	if (c->hinge)
+	if (c->hinge || c->dir)
 		st->parent = turn_frame(st->parent, axis, e);
-	st->axis = e;
+	st->axis = c->dir && j + 1 < c->joints ? q_rotate(st->parent, c->dir[j + 1]) : e;
 	st->joint = next;
 }
 

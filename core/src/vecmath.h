@@ -29,6 +29,18 @@ static inline pt_vec3 v3_norm_or(pt_vec3 a, pt_vec3 fallback)
 		return fallback;
 	return v3_scale(a, 1.0f / sqrtf(l2));
 }
+/* v turned by the shortest arc that takes unit a to unit b (Rodrigues with c = a x b,
+ * no square root): v (a.b) + c x v + c (c.v) / (1 + a.b). Where b is opposite a the arc
+ * is undefined and b itself is returned. */
+static inline pt_vec3 v3_turn(pt_vec3 v, pt_vec3 a, pt_vec3 b)
+{
+	float d = v3_dot(a, b);
+	if (!(d > -0.9999f))
+		return b;
+	pt_vec3 c = v3_cross(a, b);
+	return v3_add(v3_add(v3_scale(v, d), v3_cross(c, v)), v3_scale(c, v3_dot(c, v) / (1.0f + d)));
+}
+
 static inline int v3_finite(pt_vec3 a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
 
 static inline pt_quat q_mul(pt_quat a, pt_quat b)

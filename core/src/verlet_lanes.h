@@ -30,13 +30,11 @@ typedef struct pt_lanes {
 	int base[PT_LANES]; /* pool index of each root */
 	float iterations[PT_LANES];
 	float k[PT_LANES];             /* kept velocity factor per substep */
-	float length[PT_LANES];        /* segment length */
 	float bend[PT_LANES];          /* bend fraction per substep */
-	float radius[PT_LANES];        /* particle radius */
 	pt_vec3 anchor[PT_LANES];      /* head-local root */
-	pt_vec3 dir[PT_LANES];         /* head-local rest direction */
 	uint32_t mask[PT_LANES];       /* colliders the strand sees */
 	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
+	/* segment lengths, radii and rest directions are per point: gathered from the pool */
 	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */
 } pt_lanes;
 

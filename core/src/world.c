@@ -57,7 +57,7 @@ void pt_world_destroy(pt_world *w)
 	free(w->slot_dense);
 	free(w->free_slots);
 	free(w->inst);
-	float **arrays[] = {&w->x, &w->y, &w->z, &w->px, &w->py, &w->pz, &w->w};
+	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		free(*arrays[i]);
 	free(w);
@@ -97,7 +97,7 @@ static int reserve_points(pt_world *w, int need)
 	int nc = w->pool_cap ? w->pool_cap : 256;
 	while (nc < need)
 		nc *= 2;
-	float **arrays[] = {&w->x, &w->y, &w->z, &w->px, &w->py, &w->pz, &w->w};
+	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) {
 		float *np = realloc(*arrays[i], (size_t)nc * sizeof(float));
 		if (!np)
@@ -184,6 +184,7 @@ static void load_params(pt_inst *in, const pt_instance_def *d)
 	for (int s = 0; s < d->strand_count; s++) {
 		in->strands[s].collider_mask = d->strands[s].collider_mask;
 		in->strands[s].radius = d->strands[s].radius;
+		in->strands[s].gravity_scale = d->strands[s].gravity_scale;
 	}
 	in->teleport_distance = d->teleport.distance;
 	in->teleport_angle = d->teleport.angle_deg * 3.14159265f / 180.0f;
@@ -200,15 +201,23 @@ static void load_topology(pt_world *w, pt_inst *in, const pt_instance_def *d)
 		const pt_strand_def *sd = &d->strands[s];
 		pt_strand_rt *st = &in->strands[s];
 		st->anchor = sd->anchor;
-		st->direction = v3_norm_or(sd->direction, pt_v3(0, -1, 0));
-		st->length = sd->segment_length;
+		pt_strand_rest_segment(sd, 0, &st->length, &st->direction);
 		st->first = first;
 		st->points = sd->points;
-		float *iw = w->w + in->offset + first;
-		iw[0] = 0.0f; /* the root is pinned */
+		int o = in->offset + first;
+		w->w[o] = 0.0f; /* the root is pinned */
+		w->len[o] = st->length, w->rad[o] = sd->radius;
+		w->ux[o] = st->direction.x, w->uy[o] = st->direction.y, w->uz[o] = st->direction.z;
 		for (int j = 1; j < sd->points; j++) {
+			const pt_joint_def *jd = &sd->joints[j - 1];
 			float t = sd->points > 2 ? (float)(j - 1) / (float)(sd->points - 2) : 0.0f;
-			iw[j] = 1.0f / (sd->mass_root + (sd->mass_tip - sd->mass_root) * t);
+			float m = jd->mass > 0.0f ? jd->mass
+			                          : sd->mass_root + (sd->mass_tip - sd->mass_root) * t;
+			pt_vec3 u;
+			w->w[o + j] = 1.0f / m;
+			pt_strand_rest_segment(sd, j - 1, &w->len[o + j], &u);
+			w->ux[o + j] = u.x, w->uy[o + j] = u.y, w->uz[o + j] = u.z;
+			w->rad[o + j] = jd->radius < 0.0f ? sd->radius : jd->radius;
 		}
 		first += sd->points;
 	}
@@ -219,11 +228,13 @@ void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 	pt_mat3 R = m3_from_quat(head->q);
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
-		pt_vec3 a = v3_add(head->p, m3_mul(&R, st->anchor));
-		pt_vec3 dir = m3_mul(&R, st->direction);
+		pt_vec3 p = v3_add(head->p, m3_mul(&R, st->anchor));
 		for (int j = 0; j < st->points; j++) {
 			int i = in->offset + st->first + j;
-			pt_vec3 p = v3_add(a, v3_scale(dir, st->length * (float)j));
+			if (j > 0) {
+				pt_vec3 u = pt_v3(w->ux[i], w->uy[i], w->uz[i]);
+				p = v3_add(p, v3_scale(m3_mul(&R, u), w->len[i]));
+			}
 			w->x[i] = w->px[i] = p.x;
 			w->y[i] = w->py[i] = p.y;
 			w->z[i] = w->pz[i] = p.z;
@@ -307,9 +318,9 @@ static void remove_dense(pt_world *w, int di)
 	if (in->ops->destroy)
 		in->ops->destroy(in);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
-	float *arrays[] = {w->x, w->y, w->z, w->px, w->py, w->pz, w->w};
+	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
-		memmove(arrays[i] + off, arrays[i] + off + n, (size_t)tail * sizeof(float));
+		memmove(*arrays[i] + off, *arrays[i] + off + n, (size_t)tail * sizeof(float));
 	w->pool_count -= n;
 	w->slot_dense[in->slot] = -1;
 	memmove(&w->inst[di], &w->inst[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst));
@@ -334,18 +345,23 @@ int pt_world_destroy_instance(pt_world *w, pt_id id)
 	return 1;
 }
 
-static int same_topology(const pt_inst *in, const pt_instance_def *d)
+static int same_topology(const pt_world *w, const pt_inst *in, const pt_instance_def *d)
 {
 	if (in->solver != d->solver || in->strand_count != d->strand_count)
 		return 0;
 	for (int s = 0; s < d->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
 		const pt_strand_def *sd = &d->strands[s];
-		pt_vec3 dir = v3_norm_or(sd->direction, pt_v3(0, -1, 0));
-		if (st->points != sd->points || st->length != sd->segment_length ||
-		    memcmp(&st->anchor, &sd->anchor, sizeof(pt_vec3)) != 0 ||
-		    memcmp(&st->direction, &dir, sizeof(pt_vec3)) != 0)
+		if (st->points != sd->points || memcmp(&st->anchor, &sd->anchor, sizeof(pt_vec3)) != 0)
 			return 0;
+		for (int j = 0; j + 1 < sd->points; j++) {
+			int i = in->offset + st->first + j + 1;
+			float len;
+			pt_vec3 u;
+			pt_strand_rest_segment(sd, j, &len, &u);
+			if (len != w->len[i] || u.x != w->ux[i] || u.y != w->uy[i] || u.z != w->uz[i])
+				return 0;
+		}
 	}
 	return 1;
 }
@@ -356,7 +372,7 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	if (!in)
 		return 0;
 	assert(pt_instance_validate(def).ok);
-	if (same_topology(in, def)) {
+	if (same_topology(w, in, def)) {
 		load_params(in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);

@@ -17,8 +17,9 @@ enum { PT_MAX_SUBSTEPS = 16 }; /* the validation limit of substeps */
 
 typedef struct pt_strand_rt {
 	pt_vec3 anchor;    /* head-local */
-	pt_vec3 direction; /* head-local, unit */
-	float length;      /* segment length */
+	pt_vec3 direction; /* head-local, unit: the first segment's rest direction */
+	float length;      /* the first segment's length (every segment's: the pool's len) */
+	float gravity_scale;
 	int first;         /* index of the root relative to the instance's offset */
 	int points;
 	uint32_t collider_mask;
@@ -107,12 +108,20 @@ struct pt_world {
 	int pool_count, pool_cap;
 	float *x, *y, *z, *px, *py, *pz;
 	float *w; /* inverse mass; 0 for roots */
+	/* rest shape, per point i > 0 of a strand: length and head-local unit direction of
+	 * the segment from point i - 1 to i (at a root: those of its first segment), and
+	 * the particle radius */
+	float *len, *ux, *uy, *uz, *rad;
 };
+
+/* The pool's per-point arrays, for growing and compacting them together. */
+#define PT_POOL_ARRAYS(w)                                                                          	{&(w)->x, &(w)->y, &(w)->z, &(w)->px, &(w)->py, &(w)->pz, &(w)->w, &(w)->len, &(w)->ux,      	 &(w)->uy, &(w)->uz, &(w)->rad}
 
 extern const pt_solver_ops pt_verlet_ops;
 extern const pt_solver_ops pt_springbone_ops;
 
-/* Rest pose of every strand at `head`: points along direction, previous = current. */
+/* Rest pose of every strand at `head` (the rest shape of the pool's len and u), previous
+ * positions equal to current ones. */
 void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
 
 /* The kernel that integrates positions: x' = x + (x - px) k + a h^2 over [i0, i1). */

@@ -66,7 +66,8 @@ typedef struct pt_collider_def {
 	float radius_b; /* capsule radius at b, m; < 0 means "same as radius" */
 } pt_collider_def;
 
-/* Per-joint spring-bone parameters. Joint j drives segment j (point j -> point j+1). */
+/* Per-joint parameters. Joint j drives segment j (point j -> point j+1); the per-point
+ * values below (rest, mass, radius) are those of its tail, point j+1. */
 typedef struct pt_joint_def {
 	float stiffness;     /* vrm: m/s push toward rest per unit; pull: fraction per frame. [0, 100] */
 	float drag_force;    /* fraction of velocity removed per 1/60 s frame, [0, 1] */
@@ -76,13 +77,26 @@ typedef struct pt_joint_def {
 	pt_limit_type limit;
 	float limit_angle;  /* radians, [0, pi] */
 	pt_vec3 limit_axis; /* hinge axis in head-local coordinates (normalised on creation) */
+	/* both solvers */
+	pt_vec3 rest; /* head-local rest position of point j+1, m (used when the strand's
+	               * has_rest is set; then |rest_j+1 - rest_j| in [0.001, 1]) */
+	/* verlet */
+	float mass;   /* relative mass of point j+1, [0.001, 100]; 0 = from mass_root/mass_tip */
+	float radius; /* particle radius of point j+1, m, [0, 0.1]; < 0 = the strand's radius */
 } pt_joint_def;
 
+/* A strand's rest shape is either straight (anchor, direction, points, segment_length)
+ * or given point by point (has_rest: anchor is point 0, joints[j].rest point j+1; each
+ * segment keeps its own length and rest direction, as VRM chains do; direction and
+ * segment_length are then ignored). */
 typedef struct pt_strand_def {
 	pt_vec3 anchor;       /* root position, head-local, m */
 	pt_vec3 direction;    /* rest direction, head-local (normalised on creation) */
 	int points;           /* particles including the root, [2, PT_MAX_POINTS] */
 	float segment_length; /* m, [0.001, 1] */
+	int has_rest;         /* 1: joints[j].rest give the rest shape */
+	float gravity_scale;  /* this strand's gravity = the instance's x this, [-10, 10];
+	                       * negative droops bangs forward/up. Default 1 */
 	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
 	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
 	/* verlet */
@@ -145,6 +159,10 @@ pt_joint_def pt_joint_def_default(void);
 
 /* Sets every joint of strand s to j. */
 void pt_strand_set_joints(pt_strand_def *s, pt_joint_def j);
+
+/* Segment j of strand s at rest (head-local): its length and unit direction, from the
+ * rest shape when the strand has one, else segment_length and direction. */
+void pt_strand_rest_segment(const pt_strand_def *s, int j, float *length, pt_vec3 *dir);
 
 /* Result of validation: ok, or the first offending field as a JSON-path-like name
  * ("strands[1].points", "colliders[0].radius") and a message with the allowed range. */
