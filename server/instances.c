@@ -44,7 +44,7 @@ ptp_code_t inst_ptp_code(inst_status_t s)
 
 /* Fills err (field NULL: none) and returns the status. */
 __attribute__((format(printf, 4, 5))) static inst_status_t
-fail(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...)
+refuse(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...)
 {
 	err->status = s;
 	err->has_field = field != NULL;
@@ -66,13 +66,13 @@ static inst_status_t ok(inst_err_t *err)
 
 static inst_status_t not_found(inst_err_t *err, uint64_t id)
 {
-	return fail(err, INST_NOT_FOUND, "id", "no instance %llu", (unsigned long long)id);
+	return refuse(err, INST_NOT_FOUND, "id", "no instance %llu", (unsigned long long)id);
 }
 
 static inst_status_t invalid_def(inst_err_t *err, const pt_error *e)
 {
-	return fail(err, INST_INVALID, e->field, "%s%s%s", e->field, *e->field ? ": " : "",
-	            e->message);
+	return refuse(err, INST_INVALID, e->field, "%s%s%s", e->field, *e->field ? ": " : "",
+	              e->message);
 }
 
 /* A sim result that is not CMD_OK. */
@@ -81,8 +81,8 @@ static inst_status_t unavailable(inst_err_t *err, cmd_result_t r, uint64_t id)
 	if (r == CMD_NOT_FOUND)
 		return not_found(err, id);
 	if (r == CMD_CLOSED)
-		return fail(err, INST_CLOSED, NULL, "the server is shutting down");
-	return fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		return refuse(err, INST_CLOSED, NULL, "the server is shutting down");
+	return refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 }
 
 void inst_view_free(inst_view_t *v)
@@ -117,16 +117,17 @@ static inst_status_t admissible(const app_t *app, const pt_instance_def *def,
                                 const char *route_room, inst_err_t *err)
 {
 	if (route_room && strcmp(route_room, def->room) != 0)
-		return fail(err, INST_INVALID, "room",
-		            "room: '%s' differs from '%s', the room this request was routed by",
-		            def->room, route_room);
+		return refuse(err, INST_INVALID, "room",
+		              "room: '%s' differs from '%s', the room this request was routed by",
+		              def->room, route_room);
 	int n = 0;
 	for (int i = 0; i < def->strand_count; i++)
 		n += def->strands[i].points;
 	if (n > app->cfg->max_points)
-		return fail(err, INST_INVALID, "strands",
-		            "strands: %d points in all; this server allows at most %d per instance",
-		            n, app->cfg->max_points);
+		return refuse(
+		    err, INST_INVALID, "strands",
+		    "strands: %d points in all; this server allows at most %d per instance", n,
+		    app->cfg->max_points);
 	return INST_OK;
 }
 
@@ -141,7 +142,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	pt_error e;
 	inst_status_t st;
 	if (!def) {
-		st = fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	if (instdoc_parse(doc, def, &drv, &e) != 0) {
@@ -152,8 +153,8 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		goto out;
 	out->doc = instdoc_canonical(def, &drv);
 	if (!out->doc || token_generate(out->token) != 0) {
-		st = fail(err, INST_NO_MEMORY, NULL,
-		          out->doc ? "no random bytes for a token" : "out of memory");
+		st = refuse(err, INST_NO_MEMORY, NULL,
+		            out->doc ? "no random bytes for a token" : "out of memory");
 		goto out;
 	}
 	uint8_t hash[TOKEN_HASH_LEN];
@@ -164,14 +165,14 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	registry_serialize(app->reg);
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
 		registry_unserialize(app->reg);
-		st = fail(err, INST_CLOSED, NULL, "the server is shutting down");
+		st = refuse(err, INST_CLOSED, NULL, "the server is shutting down");
 		goto out;
 	}
 	if (registry_count(app->reg) >= app->cfg->max_instances) {
 		registry_unserialize(app->reg);
-		st = fail(err, INST_FULL, NULL,
-		          "this server hosts at most %d instances (--max-instances)",
-		          app->cfg->max_instances);
+		st = refuse(err, INST_FULL, NULL,
+		            "this server hosts at most %d instances (--max-instances)",
+		            app->cfg->max_instances);
 		goto out;
 	}
 	if (store_insert(app->store, out->doc, hash, now, &cmd.id) != 0 ||
@@ -180,7 +181,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		if (cmd.id)
 			store_delete(app->store, cmd.id);
 		registry_unserialize(app->reg);
-		st = fail(err, INST_STORE, NULL, "the store could not save the instance");
+		st = refuse(err, INST_STORE, NULL, "the store could not save the instance");
 		goto out;
 	}
 	cmdq_push(app->q, &cmd);
@@ -218,7 +219,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	int oom = 0;
 	inst_status_t st;
 	if (!def) {
-		st = fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	registry_serialize(app->reg);
@@ -228,7 +229,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		registry_unserialize(app->reg);
 		st = rc == -1           ? invalid_def(err, &e)
 		     : rc == -3 && !oom ? not_found(err, id)
-		                        : fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		                        : refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	if ((st = admissible(app, def, route_room, err)) != INST_OK) {
@@ -247,7 +248,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	    registry_put(app->reg, &out->info, out->doc, NULL) != 0) {
 		store_update(app->store, id, old, info.updated_at);
 		registry_unserialize(app->reg);
-		st = fail(err, INST_STORE, NULL, "the store could not save the change");
+		st = refuse(err, INST_STORE, NULL, "the store could not save the change");
 		goto out;
 	}
 	cmd_t cmd = {.kind = CMD_UPDATE, .id = id, .def = def, .driver = drv};
@@ -279,7 +280,7 @@ inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err)
 	}
 	if (store_delete(app->store, id) != 0) {
 		registry_unserialize(app->reg);
-		return fail(err, INST_STORE, NULL, "the store could not delete the instance");
+		return refuse(err, INST_STORE, NULL, "the store could not delete the instance");
 	}
 	registry_remove(app->reg, id);
 	cmd_t cmd = {.kind = CMD_DELETE, .id = id};
@@ -347,31 +348,33 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 	for (int i = 0; i < 3; i++)
 		if (!isfinite(p[i]) || fabs(p[i]) > PTP_POSE_MAX_M)
 			return pose_refused(
-			    fail(err, INST_INVALID, "p",
-			         "p: expected [x, y, z] in metres, each finite and within 10 km"),
+			    refuse(err, INST_INVALID, "p",
+			           "p: expected [x, y, z] in metres, each finite and within 10 km"),
 			    err);
 	double l2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
 	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) /* also NaN */
-		return pose_refused(fail(err, INST_INVALID, "q",
-		                         "q: expected [x, y, z, w], a quaternion of length near 1"),
-		                    err);
+		return pose_refused(
+		    refuse(err, INST_INVALID, "q",
+		           "q: expected [x, y, z, w], a quaternion of length near 1"),
+		    err);
 	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
 		return pose_refused(
-		    fail(err, INST_INVALID, "seq", "seq: expected an integer in [0, 4294967295]"),
+		    refuse(err, INST_INVALID, "seq", "seq: expected an integer in [0, 4294967295]"),
 		    err);
 	reg_info_t info;
 	if (!registry_info(app->reg, pose->id, &info))
 		return pose_refused(not_found(err, pose->id), err);
 	if (info.driven)
 		return pose_refused(
-		    fail(err, INST_DRIVEN, "driver",
-		         "instance %llu is moved by its driver; remove it (\"driver\": null) first",
-		         (unsigned long long)pose->id),
+		    refuse(
+		        err, INST_DRIVEN, "driver",
+		        "instance %llu is moved by its driver; remove it (\"driver\": null) first",
+		        (unsigned long long)pose->id),
 		    err);
 	if (rate && !rate_take(app, rate))
-		return pose_refused(fail(err, INST_RATE, NULL,
-		                         "more than %d poses per second: dropped",
-		                         app->cfg->pose_rate),
+		return pose_refused(refuse(err, INST_RATE, NULL,
+		                           "more than %d poses per second: dropped",
+		                           app->cfg->pose_rate),
 		                    err);
 	double l = sqrt(l2);
 	pose_in_t in = {.id = pose->id, .seq = (uint32_t)pose->seq};
@@ -381,8 +384,8 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 	int r = cmdq_post_pose(app->q, &in);
 	if (r != 0)
 		return pose_refused(
-		    r == -2 ? fail(err, INST_CLOSED, NULL, "the server is shutting down")
-		            : fail(err, INST_BUSY, NULL, "too many poses this tick; try again"),
+		    r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")
+		            : refuse(err, INST_BUSY, NULL, "too many poses this tick; try again"),
 		    err);
 	metrics_add(&metrics.poses_received, 1);
 	return ok(err);
@@ -397,8 +400,8 @@ inst_status_t instances_authorize(const app_t *app, uint64_t id, const char *tok
 	if (r < 0)
 		return not_found(err, id);
 	if (r == 0)
-		return fail(err, INST_FORBIDDEN, NULL, "wrong token for instance %llu",
-		            (unsigned long long)id);
+		return refuse(err, INST_FORBIDDEN, NULL, "wrong token for instance %llu",
+		              (unsigned long long)id);
 	return ok(err);
 }
 
@@ -409,7 +412,7 @@ inst_status_t instances_get(const app_t *app, uint64_t id, inst_view_t *out, ins
 	out->doc = registry_doc(app->reg, id, &out->info, &oom);
 	if (out->doc)
 		return ok(err);
-	return oom ? fail(err, INST_NO_MEMORY, NULL, "out of memory") : not_found(err, id);
+	return oom ? refuse(err, INST_NO_MEMORY, NULL, "out of memory") : not_found(err, id);
 }
 
 inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **out, int *n,
@@ -419,7 +422,7 @@ inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **ou
 	if (*n < 0) {
 		*out = NULL;
 		*n = 0;
-		return fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		return refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 	}
 	return ok(err);
 }
