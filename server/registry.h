@@ -1,12 +1,14 @@
-/* The REST/WebSocket-side view of the instances: public id -> stored definition, name,
- * room and token hash. Written through to the store by the REST handlers; read by REST
- * (GET, list, auth) and by the WebSocket thread (authorize). It never holds simulation
- * state: that lives only in the sim thread.
+/* The edges' view of the instances: public id -> stored definition, name, room and token
+ * hash. Only instances.c (the door) reads and writes it: it writes through to the store
+ * and keeps both in step with the sim; REST and the WebSocket thread read it through
+ * instances_get/list/authorize/pose. It never holds simulation state: that lives only in
+ * the sim thread.
  *
  * Threading: any thread. Lookups take a read lock; changes take the write lock.
  * Writers that read-modify-write (PATCH) or must keep the store, this registry and the
- * command queue in the same order hold registry_serialize() across the sequence;
- * lock order: serialize -> registry rwlock (internal) -> command queue (cmdq.c).
+ * command queue in the same order hold registry_serialize() (the door's writer lock)
+ * across the sequence; lock order: serialize -> registry rwlock (internal) -> command
+ * queue (cmdq.c).
  */
 #ifndef SERVER_REGISTRY_H
 #define SERVER_REGISTRY_H

@@ -19,7 +19,7 @@
 
 /* ---- per-address connection counts (lws 4.1.6 has no per-IP limits) -------------- */
 
-static int *per_ip_slot(ws_t *ws, const char *ip, int create)
+static int *per_ip_count(ws_t *ws, const char *ip, int create)
 {
 	for (int i = 0; i < ws->nper_ip; i++)
 		if (strcmp(ws->per_ip[i].ip, ip) == 0)
@@ -296,7 +296,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
 		char ip[64] = "";
 		lws_get_peer_simple(wsi, ip, sizeof ip);
-		int *n = per_ip_slot(ws, ip, 0);
+		int *n = per_ip_count(ws, ip, 0);
 		const char *why = ws->draining            ? "shutting down"
 		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
 		                  : ws->nconns >= ws->app->cfg->max_ws_conns
@@ -315,7 +315,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		memset(c, 0, sizeof *c);
 		c->wsi = wsi;
 		lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
-		int *n = per_ip_slot(ws, c->ip, 1);
+		int *n = per_ip_count(ws, c->ip, 1);
 		if (n)
 			(*n)++;
 		c->next = ws->conns;
