@@ -77,7 +77,7 @@ deps:
 deps-test:
 	@.ci/deps test
 
-# The dependency direction of DESIGN.md: core <- server; proto <- server, clients; core
+# The dependency direction (README.md "Layout"): core <- server; proto <- server, clients; core
 # never sees proto; clients see core only in the offline tools (sim, import-vrm).
 check-layers: core-deps-check proto-deps-check server-door-check
 	@! grep -nE '#include *[<"](ponytail/|jansson|server)' proto/src/*.c proto/src/*.h proto/include/*/*.h 2>/dev/null \

@@ -15,7 +15,7 @@ $(SCHEMA_LIB): $(SCHEMA_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
 
-# The dependency rule (README.md "Layers"): core does no I/O and sees only the C library's
+# The dependency rule (README.md "Layout"): core does no I/O and sees only the C library's
 # pure parts, libm and its own headers; core/schema adds jansson. Listed positively: an
 # #include of anything not on these lists fails `make check-layers`. <stdio.h> is there for
 # snprintf, so the stdio calls that do I/O are refused by name as well.

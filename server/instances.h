@@ -42,6 +42,7 @@
 
 #include "app.h"
 #include "ptp/proto.h"
+#include "shared_limits.h"
 
 typedef enum inst_status_t {
 	INST_OK = 0,

@@ -137,7 +137,7 @@ static json_t *vec(const float *v, int n)
 	return a;
 }
 
-/* DESIGN.md's JSON frame: {"tick", "t", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
+/* The frame JSON (README.md "Design essentials"): {"tick", "t", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
 static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 {
 	json_t *strands = json_array();

@@ -1,4 +1,4 @@
-/* Ponytail schema: the JSON form of pt_instance_def (DESIGN.md's instance schema).
+/* Ponytail schema: the JSON form of pt_instance_def (core/SCHEMA.md).
  *
  * The field-by-field reference is core/SCHEMA.md. JSON names are the C field names of
  * ponytail/instance.h, with a few grouped into objects ("mass": {"root", "tip"},
