@@ -331,64 +331,61 @@ static int rate_take(const app_t *app, inst_rate_t *r)
 	return 1;
 }
 
-static inst_status_t pose_refused(inst_status_t s, inst_err_t *err)
+/* The rules of the header comment, in their order; INST_OK when the pose may be posted. */
+static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *rate,
+                                inst_err_t *err)
 {
-	uint64_t *counter = s == INST_INVALID                    ? &metrics.poses_rejected_invalid
-	                    : s == INST_RATE                     ? &metrics.poses_rejected_rate
-	                    : s == INST_BUSY || s == INST_CLOSED ? &metrics.poses_rejected_full
-	                                                         : &metrics.poses_rejected_auth;
-	metrics_add(counter, 1);
-	return err->status = s;
+	const double *p = pose->p, *q = pose->q;
+	for (int i = 0; i < 3; i++)
+		if (!isfinite(p[i]) || fabs(p[i]) > PTP_POSE_MAX_M)
+			return refuse(
+			    err, INST_INVALID, "p",
+			    "p: expected [x, y, z] in metres, each finite and within 10 km");
+	double l2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) /* also NaN */
+		return refuse(err, INST_INVALID, "q",
+		              "q: expected [x, y, z, w], a quaternion of length near 1");
+	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
+		return refuse(err, INST_INVALID, "seq",
+		              "seq: expected an integer in [0, 4294967295]");
+	reg_info_t info;
+	if (!registry_info(app->reg, pose->id, &info))
+		return not_found(err, pose->id);
+	if (info.driven)
+		return refuse(
+		    err, INST_DRIVEN, "driver",
+		    "instance %llu is moved by its driver; remove it (\"driver\": null) first",
+		    (unsigned long long)pose->id);
+	if (rate && !rate_take(app, rate))
+		return refuse(err, INST_RATE, NULL, "more than %d poses per second: dropped",
+		              app->cfg->pose_rate);
+	return ok(err);
 }
 
 inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *rate,
                              inst_err_t *err)
 {
-	const double *p = pose->p, *q = pose->q;
-	for (int i = 0; i < 3; i++)
-		if (!isfinite(p[i]) || fabs(p[i]) > PTP_POSE_MAX_M)
-			return pose_refused(
-			    refuse(err, INST_INVALID, "p",
-			           "p: expected [x, y, z] in metres, each finite and within 10 km"),
-			    err);
-	double l2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) /* also NaN */
-		return pose_refused(
-		    refuse(err, INST_INVALID, "q",
-		           "q: expected [x, y, z, w], a quaternion of length near 1"),
-		    err);
-	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
-		return pose_refused(
-		    refuse(err, INST_INVALID, "seq", "seq: expected an integer in [0, 4294967295]"),
-		    err);
-	reg_info_t info;
-	if (!registry_info(app->reg, pose->id, &info))
-		return pose_refused(not_found(err, pose->id), err);
-	if (info.driven)
-		return pose_refused(
-		    refuse(
-		        err, INST_DRIVEN, "driver",
-		        "instance %llu is moved by its driver; remove it (\"driver\": null) first",
-		        (unsigned long long)pose->id),
-		    err);
-	if (rate && !rate_take(app, rate))
-		return pose_refused(refuse(err, INST_RATE, NULL,
-		                           "more than %d poses per second: dropped",
-		                           app->cfg->pose_rate),
-		                    err);
-	double l = sqrt(l2);
-	pose_in_t in = {.id = pose->id, .seq = (uint32_t)pose->seq};
-	in.pose.p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
-	in.pose.q =
-	    (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l), (float)(q[3] / l)};
-	int r = cmdq_post_pose(app->q, &in);
-	if (r != 0)
-		return pose_refused(
-		    r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")
-		            : refuse(err, INST_BUSY, NULL, "too many poses this tick; try again"),
-		    err);
-	metrics_add(&metrics.poses_received, 1);
-	return ok(err);
+	inst_status_t st = admit_pose(app, pose, rate, err);
+	if (st == INST_OK) {
+		const double *q = pose->q;
+		double l = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+		pose_in_t in = {.id = pose->id, .seq = (uint32_t)pose->seq};
+		in.pose.p = pt_v3((float)pose->p[0], (float)pose->p[1], (float)pose->p[2]);
+		in.pose.q = (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l),
+		                      (float)(q[3] / l)};
+		int r = cmdq_post_pose(app->q, &in);
+		if (r != 0)
+			st = r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")
+			             : refuse(err, INST_BUSY, NULL,
+			                      "too many poses this tick; try again");
+	}
+	metrics_add(st == INST_OK                          ? &metrics.poses_received
+	            : st == INST_INVALID                   ? &metrics.poses_rejected_invalid
+	            : st == INST_RATE                      ? &metrics.poses_rejected_rate
+	            : st == INST_BUSY || st == INST_CLOSED ? &metrics.poses_rejected_full
+	                                                   : &metrics.poses_rejected_auth,
+	            1);
+	return st;
 }
 
 /* ---- reads ----------------------------------------------------------------------- */
