@@ -2,6 +2,7 @@
 #include "instances.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,11 @@
 #include "instdoc.h"
 #include "log.h"
 #include "metrics.h"
+
+/* The writer lock: held from the store write through the registry update to the queue
+ * push, so the store, the registry and the sim see writes in one order, and across a
+ * patch's read-modify-write. Lock order: writer -> registry rwlock -> command queue. */
+static pthread_mutex_t writer = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- errors ---------------------------------------------------------------------- */
 
@@ -162,14 +168,14 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	int64_t now = (int64_t)time(NULL);
 	cmd_t cmd = {.kind = CMD_CREATE, .def = def, .driver = drv};
 
-	registry_serialize(app->reg);
+	pthread_mutex_lock(&writer);
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		st = refuse(err, INST_CLOSED, NULL, "the server is shutting down");
 		goto out;
 	}
 	if (registry_count(app->reg) >= app->cfg->max_instances) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		st = refuse(err, INST_FULL, NULL,
 		            "this server hosts at most %d instances (--max-instances)",
 		            app->cfg->max_instances);
@@ -180,20 +186,20 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	     registry_put(app->reg, &out->info, out->doc, hash) != 0)) {
 		if (cmd.id)
 			store_delete(app->store, cmd.id);
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		st = refuse(err, INST_STORE, NULL, "the store could not save the instance");
 		goto out;
 	}
 	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
+	pthread_mutex_unlock(&writer);
 
 	cmd_result_t r = cmdq_wait(app->q, &cmd);
 	if (r != CMD_OK && r != CMD_CLOSED) {
 		/* Not in the sim: take it back out of the store so a restart does not revive it. */
-		registry_serialize(app->reg);
+		pthread_mutex_lock(&writer);
 		store_delete(app->store, cmd.id);
 		registry_remove(app->reg, cmd.id);
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 	}
 	if (r != CMD_OK) {
 		st = unavailable(err, r == CMD_NOT_FOUND ? CMD_NO_MEMORY : r, cmd.id);
@@ -222,23 +228,23 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
-	registry_serialize(app->reg);
+	pthread_mutex_lock(&writer);
 	old = registry_doc(app->reg, id, &info, &oom);
 	int rc = old ? instdoc_patch(old, patch, def, &drv, &out->doc, &e) : -3;
 	if (rc != 0) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		st = rc == -1           ? invalid_def(err, &e)
 		     : rc == -3 && !oom ? not_found(err, id)
 		                        : refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	if ((st = admissible(app, def, route_room, err)) != INST_OK) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		goto out;
 	}
 	if (strcmp(out->doc, old) == 0) {
 		/* Nothing changes: no write, no command, same answer. */
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		out->info = info;
 		st = ok(err);
 		goto out;
@@ -247,20 +253,20 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	if (store_update(app->store, id, out->doc, out->info.updated_at) != 0 ||
 	    registry_put(app->reg, &out->info, out->doc, NULL) != 0) {
 		store_update(app->store, id, old, info.updated_at);
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		st = refuse(err, INST_STORE, NULL, "the store could not save the change");
 		goto out;
 	}
 	cmd_t cmd = {.kind = CMD_UPDATE, .id = id, .def = def, .driver = drv};
 	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
+	pthread_mutex_unlock(&writer);
 
 	cmd_result_t r = cmdq_wait(app->q, &cmd);
 	if (r == CMD_NO_MEMORY) {
-		registry_serialize(app->reg);
+		pthread_mutex_lock(&writer);
 		store_update(app->store, id, old, info.updated_at);
 		registry_put(app->reg, &info, old, NULL);
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 	}
 	st = r == CMD_OK ? ok(err) : unavailable(err, r, id);
 out:
@@ -273,19 +279,19 @@ out:
 
 inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err)
 {
-	registry_serialize(app->reg);
+	pthread_mutex_lock(&writer);
 	if (!registry_info(app->reg, id, NULL)) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		return not_found(err, id);
 	}
 	if (store_delete(app->store, id) != 0) {
-		registry_unserialize(app->reg);
+		pthread_mutex_unlock(&writer);
 		return refuse(err, INST_STORE, NULL, "the store could not delete the instance");
 	}
 	registry_remove(app->reg, id);
 	cmd_t cmd = {.kind = CMD_DELETE, .id = id};
 	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
+	pthread_mutex_unlock(&writer);
 	cmd_result_t r = cmdq_wait(app->q, &cmd);
 	/* Gone from the store either way; a closed sim simply never loads it again. */
 	if (r != CMD_OK && r != CMD_CLOSED && r != CMD_NOT_FOUND)

@@ -29,9 +29,9 @@
  *    only the registry's read lock and the inbox mutex, never wait for a tick, and are
  *    what the WebSocket service thread may call.
  *  - instances_load: the main thread, before the sim starts.
- * The door owns no state of its own: the writer lock is the registry's serialize mutex
- * (lock order: writer lock -> registry rwlock -> command queue), and everything a call
- * returns is owned by the caller (free with the named function).
+ * The door owns one thing, the writer lock (lock order: writer lock -> registry rwlock ->
+ * command queue); everything a call returns is owned by the caller (free with the named
+ * function). The store, registry, queue and sim are main.c's, borrowed through app_t.
  */
 #ifndef SERVER_INSTANCES_H
 #define SERVER_INSTANCES_H

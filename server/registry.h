@@ -4,11 +4,8 @@
  * instances_get/list/authorize/pose. It never holds simulation state: that lives only in
  * the sim thread.
  *
- * Threading: any thread. Lookups take a read lock; changes take the write lock.
- * Writers that read-modify-write (PATCH) or must keep the store, this registry and the
- * command queue in the same order hold registry_serialize() (the door's writer lock)
- * across the sequence; lock order: serialize -> registry rwlock (internal) -> command
- * queue (cmdq.c).
+ * Threading: any thread. Lookups take a read lock; changes take the write lock. The
+ * door serialises its writers with its own lock, taken before this one (instances.c).
  */
 #ifndef SERVER_REGISTRY_H
 #define SERVER_REGISTRY_H
@@ -61,9 +58,5 @@ int registry_count(registry_t *r);
 /* Copies the info of every instance (of `room`, or all when room is NULL), in id order,
  * into a malloc'ed array (*out, caller frees). Returns the count or -1 on no memory. */
 int registry_list(registry_t *r, const char *room, reg_info_t **out);
-
-/* The writers' mutex (see the header comment). */
-void registry_serialize(registry_t *r);
-void registry_unserialize(registry_t *r);
 
 #endif
