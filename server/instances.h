@@ -13,18 +13,17 @@
  * Poses are admitted here and nowhere else, in this order: p finite and within
  * PTP_POSE_MAX_M on each axis, q finite with |q|^2 in [PTP_QUAT_NORM2_MIN,
  * PTP_QUAT_NORM2_MAX] (ptp/proto.h), seq in [0, 2^32); the instance exists; it has no
- * driver; the
- * caller's rate bucket (when given) has a token; then q is normalised and the pose goes
- * to the sim's inbox. Every outcome is counted in the pose metrics.
+ * driver; the caller's rate bucket (when given) has a token. Then q is normalised and the
+ * pose goes to the sim's inbox. Every outcome is counted in the pose metrics.
  *
  * Errors: one type, inst_err_t; inst_http_status() and inst_ptp_code() map its status
  * for the two edges. The message is ready to show ("no instance 7", "strands: ...").
  *
  * Threading (all calls take the app_t of main.c, borrowed):
  *  - instances_create/patch/delete/reset/frame: any thread except the sim thread and the
- *    WebSocket service thread. They block on the writer lock (other writers), the store's
- *    fsync and the sim's next tick (cmdq_wait, outside the lock): up to one tick plus a
- *    disk write.
+ *    WebSocket service thread. They block on the writer lock (held by another writer
+ *    through its store write and fsync), their own store write, and the sim's next tick
+ *    (cmdq_wait, outside the lock): usually a disk write plus up to one tick.
  *  - instances_pose/authorize/get/list/count: any thread except the sim thread; they take
  *    only the registry's read lock and the inbox mutex, never wait for a tick, and are
  *    what the WebSocket service thread may call.
