@@ -11,7 +11,7 @@ $(PROTO_LIB): $(PROTO_OBJ)
 	@mkdir -p $(dir $@)
 	$(Q)$(AR) rcs $@ $^
 
-# The dependency rule of DESIGN.md: proto sees nothing but libc and libm.
+# The dependency rule (README.md "Layout"): proto sees nothing but libc and libm.
 proto-deps-check:
 	@! grep -nE '#include *[<"](ponytail/|jansson|pthread|libwebsockets|microhttpd)' \
 	  proto/src/*.c proto/src/*.h proto/include/ptp/*.h \

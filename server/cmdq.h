@@ -1,11 +1,11 @@
-/* The seam REST -> sim: a command queue applied at the start of a tick, and an inbox of
- * head poses read at the tick.
+/* The seam door -> sim: a command queue applied at the start of a tick, and an inbox of
+ * head poses read at the tick. Only instances.c submits and posts.
  *
- * A REST thread fills a cmd_t (usually on its stack), calls cmdq_submit, and blocks until
- * the sim thread has applied it and published that tick's frames; the result is then in
- * the cmd. Head poses are fire-and-forget: cmdq_post_pose copies them into a bounded
- * inbox; the sim takes the whole inbox once per tick, and the newest pose per instance
- * wins.
+ * The door fills a cmd_t (usually on its stack), calls cmdq_submit (or cmdq_push under its
+ * writer lock, then cmdq_wait), and blocks until the sim thread has applied it and
+ * published that tick's frames; the result is then in the cmd. Head poses are
+ * fire-and-forget: cmdq_post_pose copies them into a bounded inbox; the sim takes the
+ * whole inbox once per tick, and the newest pose per instance wins.
  *
  * Threading: cmdq_submit / cmdq_post_pose from any thread except the sim thread;
  * cmdq_take*, cmdq_complete from the sim thread only; cmdq_close from the sim thread
@@ -62,7 +62,7 @@ typedef struct cmd_t {
 typedef struct pose_in_t {
 	uint64_t id;
 	uint32_t seq; /* echoed in frame records as last_seq; 0 = none given */
-	pt_pose pose; /* already checked: finite, |p| <= 1e4 m, |q| near 1 */
+	pt_pose pose; /* admitted by instances_pose: finite, |p| <= 1e4 m, |q| = 1 */
 } pose_in_t;
 
 typedef struct cmdq_t cmdq_t;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "shared_limits.h"
 
 #ifndef PONYTAIL_VERSION
 #define PONYTAIL_VERSION "0.1.0"
@@ -50,17 +51,17 @@ static const option_t options[] = {
      "directory served at / (a placeholder page when it has no index.html)"},
     {"proto-js", "PONYTAIL_PROTO_JS", OPT_STR, F(proto_js), 1, CONFIG_STR_MAX - 1, "proto/js", 0,
      "directory served at /proto/js/ (the JavaScript codec)"},
-    {"tick-hz", "PONYTAIL_TICK_HZ", OPT_INT, F(tick_hz), 1, 1000, "60", 0,
+    {"tick-hz", "PONYTAIL_TICK_HZ", OPT_INT, F(tick_hz), 1, SERVER_MAX_TICK_HZ, "60", 0,
      "simulation ticks per second"},
-    {"substeps", "PONYTAIL_SUBSTEPS", OPT_INT, F(substeps), 1, 16, "4", 0,
+    {"substeps", "PONYTAIL_SUBSTEPS", OPT_INT, F(substeps), 1, SERVER_MAX_SUBSTEPS, "4", 0,
      "substeps per tick (an instance's own \"substeps\" wins)"},
     {"workers", "PONYTAIL_WORKERS", OPT_INT, F(workers), 0, 64, "0", 0,
      "threads stepping instances (0 = one per online CPU)"},
-    {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, 128, "", OPT_SECRET,
-     "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
+    {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, TOKEN_MAX_BEARER, "",
+     OPT_SECRET, "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
     {"max-instances", "PONYTAIL_MAX_INSTANCES", OPT_INT, F(max_instances), 1, 1000000, "10000", 0,
      "instances hosted at most (more: 503)"},
-    {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, 2048, "2048", 0,
+    {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, SERVER_MAX_POINTS, "2048", 0,
      "points per instance over all strands (more: 422)"},
     {"max-body", "PONYTAIL_MAX_BODY", OPT_INT, F(max_body), 1024, 64 << 20, "1048576", 0,
      "bytes of a REST request body at most (more: 413)"},
@@ -72,14 +73,14 @@ static const option_t options[] = {
      "seconds an idle HTTP connection is kept"},
     {"ws-idle-timeout", "PONYTAIL_WS_IDLE_TIMEOUT", OPT_INT, F(ws_idle_timeout), 2, 3600, "30", 0,
      "seconds without client traffic before a WebSocket is pinged, then closed"},
-    {"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1, 65535,
-     "1024", 0, "instances + rooms one WebSocket may subscribe to"},
+    {"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1,
+     SERVER_MAX_U16, "1024", 0, "instances + rooms one WebSocket may subscribe to"},
     {"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "240", 0,
      "head poses per second per authorized instance (more: error rate)"},
     {"write-rate", "PONYTAIL_WRITE_RATE", OPT_INT, F(write_rate), 0, 1000000, "1000", 0,
      "REST writes per second per client address (more: 429; 0 = unlimited)"},
-    {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1, 65535,
-     "60", 0, "ticks between periodic keyframes"},
+    {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1,
+     SERVER_MAX_U16, "60", 0, "ticks between periodic keyframes"},
     {"log-level", "PONYTAIL_LOG_LEVEL", OPT_LEVEL, F(log_level), 0, 0, "info", 0,
      "debug, info, warn or error"},
 };

@@ -7,11 +7,11 @@
 
 #include "log.h"
 
-enum { SLOTS = 3, MAX_EVENTS = 1 << 20, MAX_KEY_REQUESTS = 1 << 16 };
+enum { RING_SETS = 3, MAX_EVENTS = 1 << 20, MAX_KEY_REQUESTS = 1 << 16 };
 
 struct frame_ring_t {
 	pthread_mutex_t mu;
-	frame_set_t slots[SLOTS];
+	frame_set_t sets[RING_SETS]; /* the ring: frame sets, not sim slots */
 	int newest; /* -1 before the first publish */
 	void (*notify)(void *);
 	void *notify_ctx;
@@ -78,8 +78,8 @@ void frame_ring_destroy(frame_ring_t *r)
 {
 	if (!r)
 		return;
-	for (int i = 0; i < SLOTS; i++) {
-		frame_set_t *fs = &r->slots[i];
+	for (int i = 0; i < RING_SETS; i++) {
+		frame_set_t *fs = &r->sets[i];
 		clear_set(fs);
 		free(fs->entries);
 		free(fs->by_id);
@@ -126,12 +126,12 @@ frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
 {
 	frame_set_t *fs = NULL;
 	pthread_mutex_lock(&r->mu);
-	for (int i = 0; i < SLOTS && !fs; i++)
-		if (i != r->newest && r->slots[i].readers == 0)
-			fs = &r->slots[i];
+	for (int i = 0; i < RING_SETS && !fs; i++)
+		if (i != r->newest && r->sets[i].readers == 0)
+			fs = &r->sets[i];
 	pthread_mutex_unlock(&r->mu);
 	if (!fs)
-		return NULL; /* cannot happen with one reader holding one slot at a time */
+		return NULL; /* cannot happen with one reader holding one set at a time */
 	clear_set(fs);
 	/* The three arrays indexed by live instances share cap_slots (nlive <= nslots). */
 	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
@@ -153,7 +153,7 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 {
 	int rc = 0;
 	pthread_mutex_lock(&r->mu);
-	r->newest = (int)(fs - r->slots);
+	r->newest = (int)(fs - r->sets);
 	if (nevents > 0) {
 		if (r->nev + nevents > MAX_EVENTS ||
 		    grow((void **)&r->ev, &r->cap_ev, r->nev + nevents, sizeof *r->ev)) {
@@ -182,7 +182,7 @@ frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_
 	pthread_mutex_lock(&r->mu);
 	if (held)
 		held->readers--;
-	frame_set_t *fs = r->newest >= 0 ? &r->slots[r->newest] : NULL;
+	frame_set_t *fs = r->newest >= 0 ? &r->sets[r->newest] : NULL;
 	if (fs)
 		fs->readers++;
 	/* Swap the queued events out; the other array was consumed by the previous call. */

@@ -1,20 +1,29 @@
 /* The seam sim -> WebSocket: each tick's encoded frames ("frame set") and the instance
- * events, handed over through a three-slot ring and lws_cancel_service().
+ * events, handed over through a ring of three frame sets and lws_cancel_service().
  *
  * Latest wins: the WebSocket thread only ever reads the newest frame set, so a slow
- * reader skips ticks instead of making the sim wait or queueing frames. Three slots are
+ * reader skips ticks instead of making the sim wait or queueing frames. Three sets are
  * enough for that: one the WS thread may be reading, the newest published one, and one the
  * sim fills. Events (added/removed/changed/reset) are never skipped: they queue in order
  * and are taken together with the frame set they belong to, so a client always learns
  * an instance's shape before it sees frames of that shape.
  *
- * Every frame set is laid out by sim slot: entries[s] describes the instance living in sim
- * slot s (id 0 = empty). A slot's instance keeps its index for life, so "did this
- * connection receive slot s last tick" is one bit per slot; born_tick tells a newly
- * created (or re-shaped) instance from the old occupant of a reused slot.
+ * Every frame set is laid out by sim slot (the index of the instance in the sim's table,
+ * sim_internal.h; the only thing called a "slot" in the server): entries[s] describes the
+ * instance living in sim slot s (id 0 = empty). A sim slot's instance keeps its index for
+ * life, so "did this connection receive slot s last tick" is one bit per slot; born_tick
+ * tells a newly created (or re-shaped) instance from the old occupant of a reused slot.
  *
- * Threading: frame_ring_begin/publish/take_key_requests on the sim thread;
- * frame_ring_acquire/release/request_key on the WebSocket thread. meta_ref/unref on any.
+ * The demand back-channel, the one deliberate exception to "state flows edge -> door ->
+ * queue -> tick -> ring -> WebSocket" (server/README.md): the WebSocket thread tells the
+ * sim, through this ring, which sim slots someone watches (frame_ring_watch) and which ids
+ * need a keyframe record next tick (frame_ring_request_key). Both are hints about
+ * encoding, never changes to an instance, so they bypass the door and the command queue:
+ * a lost or late hint costs one tick's encoding, not correctness.
+ *
+ * Threading: frame_ring_begin/publish/take_key_requests/watched on the sim thread;
+ * frame_ring_acquire/release/request_key/watch on the WebSocket thread. meta_ref/unref on
+ * any.
  */
 #ifndef SERVER_FRAME_RING_H
 #define SERVER_FRAME_RING_H
@@ -96,7 +105,7 @@ void frame_ring_destroy(frame_ring_t *r); /* NULL ok; after both threads stopped
  * its loop with lws_cancel_service(). Set before the sim starts. */
 void frame_ring_set_notify(frame_ring_t *r, void (*fn)(void *), void *ctx);
 
-/* Sim: a slot nobody reads, with the previous contents released and bufs emptied, sized
+/* Sim: a frame set nobody reads, with the previous contents released and bufs emptied, sized
  * for nslots entries and nrooms rooms. NULL when out of memory. */
 frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms);
 

@@ -1,4 +1,4 @@
-/* The stored form of an instance: its definition document (DESIGN.md's schema, read by
+/* The stored form of an instance: its definition document (core/SCHEMA.md, read by
  * core's pt_schema_parse) plus the server's own top-level key "driver" (driver.h).
  *
  * The store keeps the canonical document: pt_schema_dump of the parsed definition (every

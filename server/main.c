@@ -14,56 +14,12 @@
 #include <unistd.h>
 
 #include "app.h"
-#include "instdoc.h"
+#include "instances.h"
 #include "log.h"
 #include "rest.h"
 #include "ws.h"
 
 enum { POSE_INBOX = 1 << 16, SHUTDOWN_LIMIT_S = 20 };
-
-typedef struct load_t {
-	registry_t *reg;
-	sim_t *sim;
-	pt_instance_def *def;
-	int loaded, skipped;
-} load_t;
-
-/* store_load callback: one stored instance into the registry and the sim. */
-static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[TOKEN_HASH_LEN],
-                    int64_t created_at, int64_t updated_at)
-{
-	load_t *l = ctx;
-	json_error_t je;
-	json_t *j = json_loads(doc, 0, &je);
-	driver_t drv;
-	pt_error e = {0};
-	if (!j || instdoc_parse(j, l->def, &drv, &e) != 0) {
-		/* Valid when stored; a newer, stricter build may disagree. Keep the row, skip it.
-		 */
-		LOG(LOG_ERROR, "stored instance %llu no longer loads (%s%s%s): skipped, row kept",
-		    (unsigned long long)id, j ? e.field : "", j ? ": " : "",
-		    j ? e.message : je.text);
-		json_decref(j);
-		l->skipped++;
-		return 0;
-	}
-	json_decref(j);
-	reg_info_t info;
-	memset(&info, 0, sizeof info);
-	info.id = id;
-	memcpy(info.name, l->def->name, sizeof info.name);
-	memcpy(info.room, l->def->room, sizeof info.room);
-	info.driven = drv.enabled;
-	info.created_at = created_at;
-	info.updated_at = updated_at;
-	if (registry_put(l->reg, &info, doc, hash) != 0 ||
-	    sim_preload(l->sim, id, l->def, &drv) != 0) {
-		LOG(LOG_ERROR, "out of memory loading instance %llu", (unsigned long long)id);
-		return -1;
-	}
-	l->loaded++;
-	return 0;
-}
 
 static void *watchdog(void *arg)
 {
@@ -103,7 +59,7 @@ int main(int argc, char **argv)
 	app_t app;
 	memset(&app, 0, sizeof app);
 	app.cfg = &cfg;
-	load_t load = {0};
+	int loaded = 0, skipped = 0;
 	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval};
 	rest_t *rest = NULL;
 	ws_t *ws = NULL;
@@ -116,19 +72,15 @@ int main(int argc, char **argv)
 	app.q = cmdq_create(POSE_INBOX);
 	app.ring = frame_ring_create(cfg.max_instances);
 	app.sim = app.ring && app.q ? sim_create(&sc, app.q, app.ring) : NULL;
-	load.def = malloc(sizeof *load.def);
-	if (!app.reg || !app.q || !app.ring || !app.sim || !load.def) {
+	if (!app.reg || !app.q || !app.ring || !app.sim) {
 		snprintf(err, sizeof err, "out of memory");
 		goto fail;
 	}
-	load.reg = app.reg;
-	load.sim = app.sim;
-	if (store_load(app.store, load_row, &load) != 0) {
+	if (instances_load(&app, &loaded, &skipped) != 0) {
 		snprintf(err, sizeof err, "cannot load the store in %s", cfg.data);
 		goto fail;
 	}
-	LOG(LOG_INFO, "loaded %d instances from %s (%d skipped)", load.loaded, cfg.data,
-	    load.skipped);
+	LOG(LOG_INFO, "loaded %d instances from %s (%d skipped)", loaded, cfg.data, skipped);
 
 	ws = ws_start(&app, err, sizeof err);
 	if (!ws)
@@ -165,7 +117,6 @@ fail:
 	frame_ring_destroy(app.ring);
 	cmdq_destroy(app.q);
 	registry_destroy(app.reg);
-	free(load.def);
 	if (status == 0)
 		LOG(LOG_INFO, "stopped cleanly");
 	return status;

@@ -14,7 +14,6 @@ typedef struct entry_t {
 
 struct registry_t {
 	pthread_rwlock_t lock;
-	pthread_mutex_t serial;
 	entry_t *e;
 	int n, cap;
 };
@@ -25,7 +24,6 @@ registry_t *registry_create(void)
 	if (!r)
 		return NULL;
 	pthread_rwlock_init(&r->lock, NULL);
-	pthread_mutex_init(&r->serial, NULL);
 	return r;
 }
 
@@ -37,7 +35,6 @@ void registry_destroy(registry_t *r)
 		free(r->e[i].doc);
 	free(r->e);
 	pthread_rwlock_destroy(&r->lock);
-	pthread_mutex_destroy(&r->serial);
 	free(r);
 }
 
@@ -183,13 +180,4 @@ int registry_list(registry_t *r, const char *room, reg_info_t **out)
 	pthread_rwlock_unlock(&r->lock);
 	*out = a;
 	return a ? n : -1;
-}
-
-void registry_serialize(registry_t *r)
-{
-	pthread_mutex_lock(&r->serial);
-}
-void registry_unserialize(registry_t *r)
-{
-	pthread_mutex_unlock(&r->serial);
 }

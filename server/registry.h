@@ -1,12 +1,11 @@
-/* The REST/WebSocket-side view of the instances: public id -> stored definition, name,
- * room and token hash. Written through to the store by the REST handlers; read by REST
- * (GET, list, auth) and by the WebSocket thread (authorize). It never holds simulation
- * state: that lives only in the sim thread.
+/* The edges' view of the instances: public id -> stored definition, name, room and token
+ * hash. Only instances.c (the door) reads and writes it: it writes through to the store
+ * and keeps both in step with the sim; REST and the WebSocket thread read it through
+ * instances_get/list/authorize/pose. It never holds simulation state: that lives only in
+ * the sim thread.
  *
- * Threading: any thread. Lookups take a read lock; changes take the write lock.
- * Writers that read-modify-write (PATCH) or must keep the store, this registry and the
- * command queue in the same order hold registry_serialize() across the sequence;
- * lock order: serialize -> registry rwlock (internal) -> command queue (cmdq.c).
+ * Threading: any thread. Lookups take a read lock; changes take the write lock. The
+ * door serialises its writers with its own lock, taken before this one (instances.c).
  */
 #ifndef SERVER_REGISTRY_H
 #define SERVER_REGISTRY_H
@@ -59,9 +58,5 @@ int registry_count(registry_t *r);
 /* Copies the info of every instance (of `room`, or all when room is NULL), in id order,
  * into a malloc'ed array (*out, caller frees). Returns the count or -1 on no memory. */
 int registry_list(registry_t *r, const char *room, reg_info_t **out);
-
-/* The writers' mutex (see the header comment). */
-void registry_serialize(registry_t *r);
-void registry_unserialize(registry_t *r);
 
 #endif

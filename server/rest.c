@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "instances.h"
 #include "log.h"
 #include "metrics.h"
 #include "rest_internal.h"
@@ -203,13 +204,11 @@ int req_authorized(const req_t *rq, resp_t *rs)
 		             : "this write needs 'Authorization: Bearer <token>'");
 		return 0;
 	}
-	int r = registry_auth_write(rq->app->reg, rq->app->cfg->admin_token, rq->id, tok, len);
-	if (r < 0)
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
-	else if (r == 0)
-		resp_error(rs, 403, NULL, "the token does not grant writes to instance %llu",
-		           (unsigned long long)rq->id);
-	return r == 1;
+	inst_err_t e;
+	if (instances_authorize(rq->app, rq->id, tok, len, &e) == INST_OK)
+		return 1;
+	resp_error(rs, inst_http_status(e.status), e.has_field ? e.field : NULL, "%s", e.message);
+	return 0;
 }
 
 /* ---- write rate per client address --------------------------------------------------- */

@@ -1,21 +1,15 @@
-/* REST handlers for /v1/instances: the command logic of the HTTP API.
- *
- * Writes keep one order for the store, the registry and the sim: under
- * registry_serialize() they write the store (durable, fsync'ed), update the registry and
- * push the sim command; then, outside the lock, they wait for the sim to apply it. A
- * failure in the sim (out of memory) is rolled back in the store before answering.
+/* REST handlers for /v1/instances: each translates one request into a call of the door
+ * (instances.h) and its result into an answer. No store, registry or queue access here.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "instdoc.h"
+#include "instances.h"
 #include "jutil.h"
 #include "log.h"
 #include "metrics.h"
 #include "rest_internal.h"
-#include "token.h"
 
 /* {"id", "name", "room", "driven", "created_at", "updated_at", "definition"}; takes doc. */
 static json_t *instance_json(const reg_info_t *info, json_t *doc)
@@ -26,59 +20,11 @@ static json_t *instance_json(const reg_info_t *info, json_t *doc)
 	                 "definition", doc ? doc : json_null());
 }
 
-static reg_info_t info_of(uint64_t id, const pt_instance_def *def, const driver_t *drv,
-                          int64_t created, int64_t updated)
+/* The door's error as {"error": {...}} with its HTTP status. */
+static void refused(resp_t *rs, const inst_err_t *e)
 {
-	reg_info_t info;
-	memset(&info, 0, sizeof info);
-	info.id = id;
-	memcpy(info.name, def->name, sizeof info.name);
-	memcpy(info.room, def->room, sizeof info.room);
-	info.driven = drv->enabled;
-	info.created_at = created;
-	info.updated_at = updated;
-	return info;
-}
-
-static void invalid(resp_t *rs, const pt_error *e)
-{
-	resp_error(rs, 422, e->field, "%s%s%s", e->field, *e->field ? ": " : "", e->message);
-}
-
-/* The server's own size limit on top of core's (32 strands x 64 points): --max-points.
- * Returns 1 within it; otherwise answers 422 naming "strands" and returns 0. */
-static int within_limits(const req_t *rq, const pt_instance_def *def, resp_t *rs)
-{
-	int n = 0;
-	for (int i = 0; i < def->strand_count; i++)
-		n += def->strands[i].points;
-	if (n <= rq->app->cfg->max_points)
-		return 1;
-	resp_error(rs, 422, "strands",
-	           "strands: %d points in all; this server allows at most %d per instance", n,
-	           rq->app->cfg->max_points);
-	return 0;
-}
-
-/* Behind the proxy (docker/nginx.conf) requests are routed by ?room= or X-Ponytail-Room;
- * an instance whose room differs from the one it was routed by would live on the wrong
- * node. Returns 1 when neither is given or the room matches; else answers 422, returns 0. */
-static int room_routed_here(const req_t *rq, const pt_instance_def *def, resp_t *rs)
-{
-	if (!rq->route_room || strcmp(rq->route_room, def->room) == 0)
-		return 1;
-	resp_error(rs, 422, "room",
-	           "room: '%s' differs from '%s', the room this request was routed by", def->room,
-	           rq->route_room);
-	return 0;
-}
-
-static void unavailable(resp_t *rs, cmd_result_t r)
-{
-	if (r == CMD_CLOSED)
-		resp_error(rs, 503, NULL, "the server is shutting down");
-	else
-		resp_error(rs, 503, NULL, "out of memory");
+	resp_error(rs, inst_http_status(e->status), e->has_field ? e->field : NULL, "%s",
+	           e->message);
 }
 
 void h_instances_list(const req_t *rq, resp_t *rs)
@@ -88,8 +34,13 @@ void h_instances_list(const req_t *rq, resp_t *rs)
 		return;
 	}
 	reg_info_t *all;
-	int n = registry_list(rq->app->reg, rq->room, &all);
-	json_t *arr = n >= 0 ? json_array() : NULL;
+	int n;
+	inst_err_t e;
+	if (instances_list(rq->app, rq->room, &all, &n, &e) != INST_OK) {
+		refused(rs, &e);
+		return;
+	}
+	json_t *arr = json_array();
 	for (int i = 0; arr && i < n; i++)
 		if (json_array_append_new(arr, json_pack("{s:I,s:s,s:s,s:b}", "id",
 		                                         (json_int_t)all[i].id, "name", all[i].name,
@@ -104,215 +55,75 @@ void h_instances_list(const req_t *rq, resp_t *rs)
 
 void h_instances_create(const req_t *rq, resp_t *rs)
 {
-	app_t *app = rq->app;
 	json_t *body = req_json_object(rq, rs);
 	if (!body)
 		return;
-	pt_instance_def *def = malloc(sizeof *def); /* ~100 KB: not on a connection stack */
-	driver_t drv;
-	pt_error e;
-	char token[TOKEN_LEN + 1];
-	char *doc = NULL;
-	if (!def) {
-		resp_error(rs, 503, NULL, "out of memory");
-		goto out;
+	inst_view_t v;
+	inst_err_t e;
+	if (instances_create(rq->app, body, rq->route_room, &v, &e) != INST_OK) {
+		refused(rs, &e);
+		json_decref(body);
+		return;
 	}
-	if (instdoc_parse(body, def, &drv, &e) != 0) {
-		invalid(rs, &e);
-		goto out;
-	}
-	if (!room_routed_here(rq, def, rs) || !within_limits(rq, def, rs))
-		goto out;
-	doc = instdoc_canonical(def, &drv);
-	if (!doc || token_generate(token) != 0) {
-		resp_error(rs, 503, NULL, doc ? "no random bytes for a token" : "out of memory");
-		goto out;
-	}
-	uint8_t hash[TOKEN_HASH_LEN];
-	token_hash(token, TOKEN_LEN, hash);
-	int64_t now = (int64_t)time(NULL);
-	cmd_t cmd = {.kind = CMD_CREATE, .def = def, .driver = drv};
-
-	registry_serialize(app->reg);
-	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
-		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL, "the server is shutting down");
-		goto out;
-	}
-	if (registry_count(app->reg) >= app->cfg->max_instances) {
-		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL,
-		           "this server hosts at most %d instances (--max-instances)",
-		           app->cfg->max_instances);
-		goto out;
-	}
-	reg_info_t info;
-	if (store_insert(app->store, doc, hash, now, &cmd.id) != 0 ||
-	    (info = info_of(cmd.id, def, &drv, now, now),
-	     registry_put(app->reg, &info, doc, hash) != 0)) {
-		if (cmd.id)
-			store_delete(app->store, cmd.id);
-		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL, "the store could not save the instance");
-		goto out;
-	}
-	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
-
-	cmd_result_t r = cmdq_wait(app->q, &cmd);
-	if (r != CMD_OK && r != CMD_CLOSED) {
-		/* Not in the sim: take it back out of the store so a restart does not revive it. */
-		registry_serialize(app->reg);
-		store_delete(app->store, cmd.id);
-		registry_remove(app->reg, cmd.id);
-		registry_unserialize(app->reg);
-	}
-	if (r != CMD_OK) {
-		unavailable(rs, r);
-		goto out;
-	}
-	LOG(LOG_INFO, "created instance %llu '%s' in room '%s' (%s)", (unsigned long long)cmd.id,
-	    def->name, def->room, rq->ip);
-	json_t *j = instance_json(&info, json_loads(doc, 0, NULL));
-	if (j && json_object_set_new(j, "token", json_string(token)) != 0) {
+	json_decref(body);
+	LOG(LOG_INFO, "created instance %llu '%s' in room '%s' (%s)", (unsigned long long)v.info.id,
+	    v.info.name, v.info.room, rq->ip);
+	json_t *j = instance_json(&v.info, json_loads(v.doc, 0, NULL));
+	if (j && json_object_set_new(j, "token", json_string(v.token)) != 0) {
 		json_decref(j);
 		j = NULL;
 	}
 	snprintf(rs->location, sizeof rs->location, "/v1/instances/%llu",
-	         (unsigned long long)cmd.id);
+	         (unsigned long long)v.info.id);
 	resp_json(rs, 201, j);
-out:
-	memset(token, 0, sizeof token);
-	json_decref(body);
-	free(doc);
-	free(def);
+	inst_view_free(&v);
 }
 
 void h_instance_get(const req_t *rq, resp_t *rs)
 {
-	reg_info_t info;
-	int oom;
-	char *doc = registry_doc(rq->app->reg, rq->id, &info, &oom);
-	if (!doc) {
-		if (oom)
-			resp_error(rs, 503, NULL, "out of memory");
-		else
-			resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
+	inst_view_t v;
+	inst_err_t e;
+	if (instances_get(rq->app, rq->id, &v, &e) != INST_OK) {
+		refused(rs, &e);
 		return;
 	}
-	resp_json(rs, 200, instance_json(&info, json_loads(doc, 0, NULL)));
-	free(doc);
+	resp_json(rs, 200, instance_json(&v.info, json_loads(v.doc, 0, NULL)));
+	inst_view_free(&v);
 }
 
 void h_instance_patch(const req_t *rq, resp_t *rs)
 {
-	app_t *app = rq->app;
 	json_t *patch = req_json_object(rq, rs);
 	if (!patch)
 		return;
-	pt_instance_def *def = malloc(sizeof *def);
-	char *old = NULL, *doc = NULL;
-	driver_t drv;
-	pt_error e;
-	reg_info_t info;
-	int oom = 0;
-	if (!def) {
-		resp_error(rs, 503, NULL, "out of memory");
-		goto out;
-	}
-	registry_serialize(app->reg);
-	old = registry_doc(app->reg, rq->id, &info, &oom);
-	int rc = old ? instdoc_patch(old, patch, def, &drv, &doc, &e) : -3;
-	if (rc != 0) {
-		registry_unserialize(app->reg);
-		if (rc == -1)
-			invalid(rs, &e);
-		else if (rc == -3 && !oom)
-			resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
-		else
-			resp_error(rs, 503, NULL, "out of memory");
-		goto out;
-	}
-	if (!room_routed_here(rq, def, rs) || !within_limits(rq, def, rs)) {
-		registry_unserialize(app->reg);
-		goto out;
-	}
-	if (strcmp(doc, old) == 0) {
-		/* Nothing changes: no write, no command, same answer. */
-		registry_unserialize(app->reg);
-		resp_json(rs, 200, instance_json(&info, json_loads(doc, 0, NULL)));
-		goto out;
-	}
-	reg_info_t next = info_of(rq->id, def, &drv, info.created_at, (int64_t)time(NULL));
-	if (store_update(app->store, rq->id, doc, next.updated_at) != 0 ||
-	    registry_put(app->reg, &next, doc, NULL) != 0) {
-		store_update(app->store, rq->id, old, info.updated_at);
-		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL, "the store could not save the change");
-		goto out;
-	}
-	cmd_t cmd = {.kind = CMD_UPDATE, .id = rq->id, .def = def, .driver = drv};
-	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
-
-	cmd_result_t r = cmdq_wait(app->q, &cmd);
-	if (r == CMD_NO_MEMORY) {
-		registry_serialize(app->reg);
-		store_update(app->store, rq->id, old, info.updated_at);
-		registry_put(app->reg, &info, old, NULL);
-		registry_unserialize(app->reg);
-	}
-	if (r == CMD_NOT_FOUND)
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
-	else if (r != CMD_OK)
-		unavailable(rs, r);
+	inst_view_t v;
+	inst_err_t e;
+	if (instances_patch(rq->app, rq->id, patch, rq->route_room, &v, &e) != INST_OK)
+		refused(rs, &e);
 	else
-		resp_json(rs, 200, instance_json(&next, json_loads(doc, 0, NULL)));
-out:
+		resp_json(rs, 200, instance_json(&v.info, json_loads(v.doc, 0, NULL)));
+	inst_view_free(&v);
 	json_decref(patch);
-	free(old);
-	free(doc);
-	free(def);
 }
 
 void h_instance_delete(const req_t *rq, resp_t *rs)
 {
-	app_t *app = rq->app;
-	registry_serialize(app->reg);
-	if (!registry_info(app->reg, rq->id, NULL)) {
-		registry_unserialize(app->reg);
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
+	inst_err_t e;
+	if (instances_delete(rq->app, rq->id, &e) != INST_OK) {
+		refused(rs, &e);
 		return;
 	}
-	if (store_delete(app->store, rq->id) != 0) {
-		registry_unserialize(app->reg);
-		resp_error(rs, 503, NULL, "the store could not delete the instance");
-		return;
-	}
-	registry_remove(app->reg, rq->id);
-	cmd_t cmd = {.kind = CMD_DELETE, .id = rq->id};
-	cmdq_push(app->q, &cmd);
-	registry_unserialize(app->reg);
-	cmd_result_t r = cmdq_wait(app->q, &cmd);
-	/* Gone from the store either way; a closed sim simply never loads it again. */
-	if (r == CMD_OK || r == CMD_CLOSED || r == CMD_NOT_FOUND) {
-		LOG(LOG_INFO, "deleted instance %llu (%s)", (unsigned long long)rq->id, rq->ip);
-		resp_text(rs, 204, NULL, "", 0);
-	} else {
-		unavailable(rs, r);
-	}
+	LOG(LOG_INFO, "deleted instance %llu (%s)", (unsigned long long)rq->id, rq->ip);
+	resp_text(rs, 204, NULL, "", 0);
 }
 
 void h_instance_reset(const req_t *rq, resp_t *rs)
 {
-	cmd_t cmd = {.kind = CMD_RESET, .id = rq->id};
-	cmd_result_t r = cmdq_submit(rq->app->q, &cmd);
-	if (r == CMD_OK)
-		resp_text(rs, 204, NULL, "", 0);
-	else if (r == CMD_NOT_FOUND)
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
+	inst_err_t e;
+	if (instances_reset(rq->app, rq->id, &e) != INST_OK)
+		refused(rs, &e);
 	else
-		unavailable(rs, r);
+		resp_text(rs, 204, NULL, "", 0);
 }
 
 static json_t *vec(const float *v, int n)
@@ -326,7 +137,7 @@ static json_t *vec(const float *v, int n)
 	return a;
 }
 
-/* DESIGN.md's JSON frame: {"tick", "t", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
+/* The frame JSON (README.md "Design essentials"): {"tick", "t", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
 static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 {
 	json_t *strands = json_array();
@@ -354,31 +165,27 @@ static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 
 void h_instance_frame(const req_t *rq, resp_t *rs)
 {
-	cmd_t cmd = {.kind = CMD_FRAME, .id = rq->id};
-	cmd_result_t r = cmdq_submit(rq->app->q, &cmd);
-	if (r == CMD_OK)
-		resp_json(rs, 200, frame_json(rq->id, &cmd.frame));
-	else if (r == CMD_NOT_FOUND)
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
+	cmd_frame_t f;
+	inst_err_t e;
+	if (instances_frame(rq->app, rq->id, &f, &e) != INST_OK)
+		refused(rs, &e);
 	else
-		unavailable(rs, r);
-	free(cmd.frame.xyz);
+		resp_json(rs, 200, frame_json(rq->id, &f));
+	free(f.xyz);
 }
 
-/* Reads n numbers of arr into out, each finite with |x| <= lim. */
-static int numbers(const json_t *arr, int n, double lim, double *out)
+/* Reads n numbers of arr into out; NaN throughout when arr is not an array of n numbers
+ * (the door then refuses it, in its order of checks). */
+static void numbers(const json_t *arr, int n, double *out)
 {
-	if (!json_is_array(arr) || (int)json_array_size(arr) != n)
-		return -1;
-	for (int i = 0; i < n; i++) {
+	int ok = json_is_array(arr) && (int)json_array_size(arr) == n;
+	for (int i = 0; ok && i < n; i++) {
 		const json_t *v = json_array_get(arr, (size_t)i);
-		if (!json_is_number(v))
-			return -1;
-		out[i] = json_number_value(v);
-		if (!isfinite(out[i]) || fabs(out[i]) > lim)
-			return -1;
+		ok = json_is_number(v);
+		out[i] = ok ? json_number_value(v) : NAN;
 	}
-	return 0;
+	for (int i = 0; !ok && i < n; i++)
+		out[i] = NAN;
 }
 
 void h_instance_pose(const req_t *rq, resp_t *rs)
@@ -388,64 +195,25 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 		return;
 	const char *key;
 	json_t *v;
-	double p[3], q[4];
-	pose_in_t in = {.id = rq->id};
 	json_object_foreach(body, key, v)
 	{
 		if (strcmp(key, "p") && strcmp(key, "q") && strcmp(key, "seq") &&
 		    strcmp(key, "t")) {
+			metrics_add(&metrics.poses_rejected_invalid, 1);
 			resp_error(rs, 422, key, "%s: unknown field (expected p, q, seq, t)", key);
-			goto rejected;
+			json_decref(body);
+			return;
 		}
 	}
-	if (numbers(json_object_get(body, "p"), 3, 1e4, p) != 0) {
-		resp_error(rs, 422, "p",
-		           "p: expected [x, y, z] in metres, each finite and within 10 km");
-		goto rejected;
-	}
-	double l2 = 0;
-	if (numbers(json_object_get(body, "q"), 4, 2, q) == 0)
-		l2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-	if (!(l2 >= 0.25 && l2 <= 4)) {
-		resp_error(rs, 422, "q", "q: expected [x, y, z, w], a quaternion of length near 1");
-		goto rejected;
-	}
+	inst_pose_t p = {.id = rq->id};
+	numbers(json_object_get(body, "p"), 3, p.p);
+	numbers(json_object_get(body, "q"), 4, p.q);
 	v = json_object_get(body, "seq");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	          json_integer_value(v) > 0xffffffffLL)) {
-		resp_error(rs, 422, "seq", "seq: expected an integer in [0, 4294967295]");
-		goto rejected;
-	}
-	reg_info_t info;
-	if (!registry_info(rq->app->reg, rq->id, &info)) {
-		resp_error(rs, 404, "id", "no instance %llu", (unsigned long long)rq->id);
-		goto out;
-	}
-	if (info.driven) {
-		resp_error(
-		    rs, 409, "driver",
-		    "instance %llu is moved by its driver; remove it (\"driver\": null) first",
-		    (unsigned long long)rq->id);
-		goto out;
-	}
-	double l = sqrt(l2);
-	in.seq = v ? (uint32_t)json_integer_value(v) : 0;
-	in.pose.p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
-	in.pose.q =
-	    (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l), (float)(q[3] / l)};
-	int r = cmdq_post_pose(rq->app->q, &in);
-	if (r == 0) {
-		metrics_add(&metrics.poses_received, 1);
+	p.seq = !v ? 0 : json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+	inst_err_t e;
+	if (instances_pose(rq->app, &p, NULL, &e) != INST_OK)
+		refused(rs, &e);
+	else
 		resp_text(rs, 204, NULL, "", 0);
-	} else {
-		metrics_add(&metrics.poses_rejected_full, 1);
-		resp_error(rs, 503, NULL,
-		           r == -2 ? "the server is shutting down"
-		                   : "too many poses this tick; try again");
-	}
-	goto out;
-rejected:
-	metrics_add(&metrics.poses_rejected_invalid, 1);
-out:
 	json_decref(body);
 }

@@ -1,6 +1,7 @@
 /* REST handlers for the operational routes: /healthz, /readyz, /metrics, /v1/info. */
 #include <stdlib.h>
 
+#include "instances.h"
 #include "metrics.h"
 #include "rest_internal.h"
 
@@ -64,6 +65,6 @@ void h_info(const req_t *rq, resp_t *rs)
 	                    "version", PONYTAIL_VERSION, "tick_hz", app->cfg->tick_hz, "substeps",
 	                    app->cfg->substeps, "ws_port", app->ws_port, "ws_url",
 	                    *url ? url : NULL, "ws_subprotocol", "ponytail.v1", "max_instances",
-	                    app->cfg->max_instances, "instances", registry_count(app->reg), "tick",
+	                    app->cfg->max_instances, "instances", instances_count(app), "tick",
 	                    (json_int_t)sim_tick_now(app->sim, NULL)));
 }

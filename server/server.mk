@@ -14,6 +14,14 @@ $(SERVER_BIN): $(SERVER_OBJ) $(PROTO_LIB) $(SCHEMA_LIB) $(CORE_LIB)
 
 ALL_TARGETS += $(SERVER_BIN)
 
+# The door (server/instances.h): the edges (REST and WebSocket) reach the store, the
+# registry and the command queue only through instances_*. Hooked into check-layers.
+SERVER_EDGES := $(wildcard server/rest*.c server/ws*.c server/rest*.h server/ws*.h)
+server-door-check:
+	@! grep -nE '\<(store|registry|cmdq)_[a-z_]+ *\(' $(SERVER_EDGES) \
+	  || { echo "server: REST and WebSocket code must go through instances.h, not store_/registry_/cmdq_"; exit 1; }
+.PHONY: server-door-check
+
 # `make run`: build, start on the embedded defaults, print the URLs, and create a demo
 # instance moved by a built-in motion when the store is empty.
 run:

@@ -396,7 +396,8 @@ static void apply_poses(sim_t *s)
 	for (int i = 0; i < n; i++) {
 		int slot = sim_slot_of(s, p[i].id);
 		if (slot < 0 || s->inst[slot].driver.enabled)
-			continue; /* deleted meanwhile, or driven since (REST refuses those) */
+			continue; /* admitted by the door, then deleted or given a driver
+			           * before this tick: not a second admission check, a race */
 		sim_inst_t *in = &s->inst[slot];
 		/* PROTOCOL.md: a seq older than one already taken (mod 2^32, within 2^31) is
 		 * dropped, so a reordered or replayed pose never moves the head back. */

@@ -1,7 +1,7 @@
 /* The simulation thread: sole owner of the pt_world.
  *
  * Every tick, on an absolute deadline (clock_nanosleep TIMER_ABSTIME on CLOCK_MONOTONIC,
- * so there is no drift): apply queued REST commands (cmdq.h), apply the newest head pose
+ * so there is no drift): apply the queued commands (cmdq.h, from instances.c), apply the newest head pose
  * of every instance (client poses from the inbox, or the instance's driver), step every
  * instance (spread over the worker pool when there are many), encode each instance's
  * frame record once (proto's strand codec, shared by every subscriber), publish the frame

@@ -122,7 +122,7 @@ int token_from_bearer(const char *header, const char **tok, size_t *len)
 	const char *rest = p + n;
 	while (*rest == ' ' || *rest == '\t')
 		rest++;
-	if (n == 0 || n > 128 || *rest != '\0')
+	if (n == 0 || n > TOKEN_MAX_BEARER || *rest != '\0')
 		return -1;
 	*tok = p;
 	*len = n;

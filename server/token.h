@@ -17,7 +17,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { TOKEN_LEN = 32, TOKEN_HASH_LEN = 32 };
+enum {
+	TOKEN_LEN = 32,         /* hex characters of a generated token */
+	TOKEN_HASH_LEN = 32,    /* bytes of its SHA-256 */
+	TOKEN_MAX_BEARER = 128, /* bytes of a presented token at most (= PTP_MAX_TOKEN) */
+};
 
 /* SHA-256 of len bytes at data into out. */
 void token_sha256(const void *data, size_t len, uint8_t out[TOKEN_HASH_LEN]);
@@ -35,7 +39,7 @@ int token_hash_equal(const uint8_t a[TOKEN_HASH_LEN], const uint8_t b[TOKEN_HASH
 /* Finds the token in an Authorization header value "Bearer <token>" (scheme
  * case-insensitive, one or more spaces). Returns 0 with *tok and *len locating it in `header`,
  * or -1 when the header is missing, another scheme, or the token is empty, longer than
- * 128 bytes or not visible ASCII. */
+ * TOKEN_MAX_BEARER bytes or not visible ASCII. */
 int token_from_bearer(const char *header, const char **tok, size_t *len);
 
 #endif

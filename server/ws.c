@@ -3,12 +3,12 @@
  * Per-connection logic is in ws_conn.c. See ws.h. */
 #include "ws.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "instances.h"
 #include "log.h"
 #include "metrics.h"
 #include "ws_internal.h"
@@ -19,7 +19,7 @@
 
 /* ---- per-address connection counts (lws 4.1.6 has no per-IP limits) -------------- */
 
-static int *per_ip_slot(ws_t *ws, const char *ip, int create)
+static int *per_ip_count(ws_t *ws, const char *ip, int create)
 {
 	for (int i = 0; i < ws->nper_ip; i++)
 		if (strcmp(ws->per_ip[i].ip, ip) == 0)
@@ -80,17 +80,11 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 
 static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
 {
-	int r = registry_auth_write(ws->app->reg, ws->app->cfg->admin_token, a->instance_id,
-	                            a->token.ptr, a->token.len);
-	if (r < 0) {
-		conn_queue_error(ws, c, PTP_CODE_NOT_FOUND, PTP_AUTHORIZE, a->instance_id,
-		                 "no instance %llu", (unsigned long long)a->instance_id);
-		return;
-	}
-	if (r == 0) {
-		conn_queue_error(ws, c, PTP_CODE_UNAUTHORIZED, PTP_AUTHORIZE, a->instance_id,
-		                 "wrong token for instance %llu",
-		                 (unsigned long long)a->instance_id);
+	inst_err_t e;
+	if (instances_authorize(ws->app, a->instance_id, a->token.ptr, a->token.len, &e) !=
+	    INST_OK) {
+		conn_queue_error(ws, c, inst_ptp_code(e.status), PTP_AUTHORIZE, a->instance_id,
+		                 "%s", e.message);
 		return;
 	}
 	for (int i = 0; i < c->nauth; i++)
@@ -101,67 +95,41 @@ static void on_authorize(ws_t *ws, conn_t *c, const ptp_authorize_t *a)
 		                 "at most %d authorizations per connection", WS_MAX_AUTH);
 		return;
 	}
-	const int rate = ws->app->cfg->pose_rate;
-	c->auth[c->nauth++] = (auth_t){a->instance_id, rate, sim_mono_ns()};
+	c->auth[c->nauth].id = a->instance_id;
+	inst_rate_init(ws->app, &c->auth[c->nauth++].rate);
 }
 
+/* A pose goes to the door with this connection's rate bucket for the instance. A full
+ * inbox, or a sim that has stopped, drops it silently (the next pose supersedes it; at
+ * shutdown every client gets "shutdown" anyway); rate errors are sent at most once a
+ * second. */
 static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 {
 	auth_t *a = NULL;
 	for (int i = 0; i < c->nauth && !a; i++)
 		if (c->auth[i].id == p->instance_id)
 			a = &c->auth[i];
-	reg_info_t info = {0};
-	const char *why = !a ? "head_pose for an instance not authorized on this connection"
-	                  : !registry_info(ws->app->reg, p->instance_id, &info) ? "no such instance"
-	                  : info.driven ? "the instance is moved by its driver"
-	                                : NULL;
-	if (why) {
+	if (!a) {
 		metrics_add(&metrics.poses_rejected_auth, 1);
-		conn_queue_error(ws, c,
-		                 a && !info.driven ? PTP_CODE_NOT_FOUND : PTP_CODE_UNAUTHORIZED,
-		                 PTP_HEAD_POSE, p->instance_id, "%s", why);
+		conn_queue_error(ws, c, PTP_CODE_UNAUTHORIZED, PTP_HEAD_POSE, p->instance_id,
+		                 "head_pose for an instance not authorized on this connection");
 		return;
 	}
-	/* Token bucket per authorized instance: pose_rate per second, a quarter second of
-	 * burst (a client catching up after a hiccup), never more. */
-	const double rate = ws->app->cfg->pose_rate, burst = rate / 4 > 8 ? rate / 4 : 8;
-	int64_t now = sim_mono_ns();
-	a->tokens += (double)(now - a->last_ns) * 1e-9 * rate;
-	if (a->tokens > burst)
-		a->tokens = burst;
-	a->last_ns = now;
-	if (a->tokens < 1.0) {
-		metrics_add(&metrics.poses_rejected_rate, 1);
-		if (now - c->last_rate_error_ns > 1000000000LL) {
-			c->last_rate_error_ns = now;
-			conn_queue_error(ws, c, PTP_CODE_RATE, PTP_HEAD_POSE, p->instance_id,
-			                 "more than %d poses per second: dropped",
-			                 ws->app->cfg->pose_rate);
-		}
+	inst_pose_t in = {p->instance_id,
+	                  p->seq,
+	                  {p->p[0], p->p[1], p->p[2]},
+	                  {p->q[0], p->q[1], p->q[2], p->q[3]}};
+	inst_err_t e;
+	inst_status_t st = instances_pose(ws->app, &in, &a->rate, &e);
+	if (st == INST_OK || st == INST_BUSY || st == INST_CLOSED)
 		return;
+	if (st == INST_RATE) {
+		int64_t now = sim_mono_ns();
+		if (now - c->last_rate_error_ns <= 1000000000LL)
+			return;
+		c->last_rate_error_ns = now;
 	}
-	a->tokens -= 1.0;
-	/* The decoder has checked finiteness and |q|^2 in [0.25, 4]; a head 10 km away is
-	 * absurd input (a unit mix-up), not a place. */
-	if (fabsf(p->p[0]) > 1e4f || fabsf(p->p[1]) > 1e4f || fabsf(p->p[2]) > 1e4f) {
-		metrics_add(&metrics.poses_rejected_invalid, 1);
-		conn_queue_error(ws, c, PTP_CODE_LIMIT, PTP_HEAD_POSE, p->instance_id,
-		                 "head position beyond 10 km: pose dropped");
-		return;
-	}
-	double l = sqrt((double)p->q[0] * p->q[0] + (double)p->q[1] * p->q[1] +
-	                (double)p->q[2] * p->q[2] + (double)p->q[3] * p->q[3]);
-	pose_in_t in = {p->instance_id,
-	                p->seq,
-	                {{p->p[0], p->p[1], p->p[2]},
-	                 {(float)(p->q[0] / l), (float)(p->q[1] / l), (float)(p->q[2] / l),
-	                  (float)(p->q[3] / l)}}};
-	if (cmdq_post_pose(ws->app->q, &in) != 0) {
-		metrics_add(&metrics.poses_rejected_full, 1);
-		return;
-	}
-	metrics_add(&metrics.poses_received, 1);
+	conn_queue_error(ws, c, inst_ptp_code(st), PTP_HEAD_POSE, p->instance_id, "%s", e.message);
 }
 
 static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
@@ -328,7 +296,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
 		char ip[64] = "";
 		lws_get_peer_simple(wsi, ip, sizeof ip);
-		int *n = per_ip_slot(ws, ip, 0);
+		int *n = per_ip_count(ws, ip, 0);
 		const char *why = ws->draining            ? "shutting down"
 		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
 		                  : ws->nconns >= ws->app->cfg->max_ws_conns
@@ -347,7 +315,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		memset(c, 0, sizeof *c);
 		c->wsi = wsi;
 		lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
-		int *n = per_ip_slot(ws, c->ip, 1);
+		int *n = per_ip_count(ws, c->ip, 1);
 		if (n)
 			(*n)++;
 		c->next = ws->conns;

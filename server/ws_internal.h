@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "frame_ring.h"
+#include "instances.h"
 #include "ptp/proto.h"
 #include "ws.h"
 
@@ -27,8 +28,7 @@ typedef struct msg_t {
 
 typedef struct auth_t {
 	uint64_t id;
-	double tokens; /* pose rate bucket */
-	int64_t last_ns;
+	inst_rate_t rate; /* this connection's pose rate bucket for the instance */
 } auth_t;
 
 /* Per connection; allocated (zeroed) by lws as the protocol's per-session data. */

@@ -44,7 +44,7 @@ int cmd_import_vrm(int argc, char **argv);
 #define WARN_SCALE 1e-4         /* |axis scale - 1| */
 #define WARN_TILT_DEG 0.01      /* a limit's centre vs its segment's rest direction */
 #define NOTE_HEAD_TURN_DEG 0.01 /* head bone's rest rotation vs identity */
-/* Seconds of prewarm written into the instance (DESIGN.md's default). */
+/* Seconds of prewarm written into the instance (core/SCHEMA.md's default). */
 #define DEFAULT_PREWARM_S 1.0
 
 /* A chain measured in head-local coordinates, and its fate. */

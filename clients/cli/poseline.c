@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "poseline.h"
+#include "ptp/proto.h"
 
 static int numbers(const json_t *a, int n, double lim, float *out)
 {
@@ -70,7 +71,7 @@ int pose_line_parse(const char *line, size_t len, double tick_hz, pose_line_t *o
 		out->t = (double)json_integer_value(tick) / tick_hz;
 		out->has_t = 1;
 	}
-	if (numbers(json_object_get(o, "p"), 3, 1e4, out->pose.p) != 0) {
+	if (numbers(json_object_get(o, "p"), 3, PTP_POSE_MAX_M, out->pose.p) != 0) {
 		snprintf(msg, cap, "p: expected [x, y, z] in metres, finite, within 10 km");
 		goto out;
 	}
@@ -79,7 +80,7 @@ int pose_line_parse(const char *line, size_t len, double tick_hz, pose_line_t *o
 	if (numbers(json_object_get(o, "q"), 4, 2, out->pose.q) == 0)
 		l2 = (double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] +
 		     (double)q[3] * q[3];
-	if (!(l2 >= 0.25 && l2 <= 4)) {
+	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) {
 		snprintf(msg, cap, "q: expected [x, y, z, w], a quaternion of length near 1");
 		goto out;
 	}

@@ -1,4 +1,4 @@
-/* Head poses as JSON lines, the form of DESIGN.md: {"t": s, "p": [x, y, z], "q": [x, y,
+/* Head poses as JSON lines, the form of README.md's head poses: {"t": s, "p": [x, y, z], "q": [x, y,
  * z, w]}, optionally "tick": k instead of "t" (t = k / tick_hz), "v": [..] (m/s) and
  * "w": [..] (rad/s). Used by `ponytail stream --poses / --stdin`. */
 #ifndef PONYTAIL_CLI_POSELINE_H

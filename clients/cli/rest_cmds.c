@@ -1,4 +1,4 @@
-/* `ponytail create | list | get | patch | delete | reset`: the REST API of DESIGN.md from
+/* `ponytail create | list | get | patch | delete | reset`: the REST API of server/README.md from
  * the command line. Human-readable output by default, the server's JSON with --json; on
  * failure the server's error message and exit status 1. */
 #include <ctype.h>
@@ -27,7 +27,7 @@ static const rest_cmd_t cmds[] = {
     {"list", "[--room R]", "lists the instances (of one room)", HAS_ROOM},
     {"get", "ID [--frame]",
      "shows an instance's definition, or with --frame its latest frame\n"
-     "(DESIGN.md's JSON form)",
+     "(README.md's frame JSON)",
      NEEDS_ID | HAS_FRAME | HAS_ROOM},
     {"patch", "ID FILE.json",
      "merge-patches an instance's parameters (applied at a tick\n"

@@ -1,4 +1,4 @@
-/* `ponytail sim`: runs one instance offline under DESIGN.md's tick contract and writes a
+/* `ponytail sim`: runs one instance offline under README.md's tick contract and writes a
  * frame per tick (or a summary). The bake tool: same inputs, same frames as the server. */
 #include <stdio.h>
 #include <stdlib.h>

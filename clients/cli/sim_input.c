@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonfile.h"
 #include "ponytail/schema.h"
 #include "sim_input.h"
 
@@ -23,7 +24,7 @@ int sim_load_instance(const char *path, pt_instance_def *def, sim_instance_file 
 	pt_error e;
 	const char *prefix = "";
 	memset(extra, 0, sizeof *extra);
-	json_t *doc = pt_schema_read_file(path, &e), *inst = doc;
+	json_t *doc = cli_read_json_file(path, &e), *inst = doc;
 	if (!doc)
 		return print_error(path, "", &e);
 	/* A bake file wraps the definition; its other keys (description, frames, ...) are the
@@ -159,38 +160,6 @@ int sim_load_pose_array(const char *path, const json_t *arr, double tick_hz, sim
 	return 0;
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (cap - n < 4096) {
-			char *nb = realloc(buf, cap ? 2 * cap : 65536);
-			if (!nb)
-				break;
-			buf = nb;
-			cap = cap ? 2 * cap : 65536;
-		}
-		size_t k = fread(buf + n, 1, cap - n - 1, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	int bad = ferror(f) || !buf;
-	fclose(f);
-	if (bad) {
-		free(buf);
-		errno = EIO;
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 /* JSON lines: every non-blank line one pose object. */
 static int load_lines(const char *path, const char *buf, double tick_hz, sim_poses *out)
 {
@@ -223,7 +192,7 @@ int sim_load_pose_file(const char *path, double tick_hz, sim_poses *out)
 {
 	size_t len = 0;
 	json_error_t je;
-	char *buf = read_all(path, &len);
+	char *buf = cli_read_file(path, &len);
 	if (!buf)
 		return ERR("%s: cannot open: %s\n", path, strerror(errno));
 	int rc;

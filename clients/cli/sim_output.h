@@ -20,7 +20,7 @@ typedef struct sim_layout {
 /* CSV: the header line "tick,t,strand,point,x,y,z". JSON lines: nothing. */
 void sim_write_header(FILE *out, sim_format fmt);
 
-/* One frame: DESIGN.md's {"tick", "t", "head": {"p", "q"}, "strands"} on one line, or one
+/* One frame: README.md's frame JSON {"tick", "t", "head": {"p", "q"}, "strands"} on one line, or one
  * CSV row per point. Non-finite coordinates are written as null / nan. */
 void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pose *head,
                      const sim_layout *lay, const pt_vec3 *pts);

@@ -6,7 +6,7 @@
  *   (extensions.VRM.secondaryAnimation) into chains and colliders exactly as the file has
  *   them: nodes, parameters and offsets in the model's own spaces.
  * - vrm_import() (import_vrm.c, beside the command that uses it) turns a GLB in memory into
- *   DESIGN.md's instance schema, "springbone" solver, form "vrm":
+ *   core/SCHEMA.md's instance schema, "springbone" solver, form "vrm":
  *   - Coordinates are head-local: from the head bone's rest world position, along the axes
  *     of its rest world rotation (scale dropped), metres, +Y up, the face looking +Z. VRM
  *     1.0 models face +Z already; VRM 0.x models face -Z and are turned 180° about Y.
@@ -29,15 +29,16 @@
 
 #include <jansson.h>
 
+#include "ponytail/types.h"
 #include "vrm_gltf.h"
 
-/* An instance's hard limits (DESIGN.md; core's PT_MAX_*, repeated because clients do not
- * include core). Beyond them the import truncates and warns. */
+/* An instance's hard limits: core's (import-vrm is an offline tool and may see core).
+ * Beyond them the import truncates and warns. */
 enum {
-	VRM_MAX_STRANDS = 32,
-	VRM_MAX_POINTS = 64, /* per strand, the root included */
-	VRM_MAX_COLLIDERS = 32,
-	VRM_NAME_MAX = 64, /* bytes of name / anchor_bone including the NUL */
+	VRM_MAX_STRANDS = PT_MAX_STRANDS,
+	VRM_MAX_POINTS = PT_MAX_POINTS, /* per strand, the root included */
+	VRM_MAX_COLLIDERS = PT_MAX_COLLIDERS,
+	VRM_NAME_MAX = PT_NAME_MAX, /* bytes of name / anchor_bone including the NUL */
 	/* No avatar has thousands of chains or colliders: a file claiming so is refused before
 	 * it can make the importer allocate gigabytes. */
 	VRM_MAX_READ = 4096

@@ -1,5 +1,5 @@
 /* `ponytail watch`: subscribes to instances or a room and prints (or records) every frame
- * in DESIGN.md's JSON form, one line each, with a live status line on stderr (fps,
+ * in README.md's frame JSON form, one line each, with a live status line on stderr (fps,
  * delivery latency, kB/s) when stderr is a terminal. */
 #include <math.h>
 #include <signal.h>
@@ -22,7 +22,7 @@ static const char usage_text[] =
     "WebSocket and writes every frame as one JSON line:\n"
     "  {\"id\", \"tick\", \"t\", \"last_seq\", \"head\": {\"p\", \"q\"}, \"strands\": "
     "[[[x,y,z],...],...]}\n"
-    "with world positions in metres, strands[s][0] the anchor (DESIGN.md's frame form,\n"
+    "with world positions in metres, strands[s][0] the anchor (README.md's frame JSON,\n"
     "plus the instance id and the last applied pose seq). On a terminal, stderr shows a\n"
     "live line: frames per second, delivery latency (tick deadline to receipt), kB/s.\n"
     "\n"

@@ -513,7 +513,7 @@ int ptc_publish(ptc_conn_t *c, uint64_t id, const ptc_pose_t *pose, uint32_t *se
 	if (ptp_msg_encode(&m, q->buf + LWS_PRE, q->cap, &q->len) != PTP_OK) {
 		if (fresh)
 			free(q);
-		return PTC_EINVAL; /* non-finite, or |q|^2 outside [0.25, 4] */
+		return PTC_EINVAL; /* non-finite, or |q|^2 outside [PTP_QUAT_NORM2_MIN, _MAX] */
 	}
 	q->pose_id = id;
 	if (fresh)

@@ -1,6 +1,5 @@
-/* Reading JSON text with errors a person can act on, and naming core's validation errors
- * by the JSON path the user wrote. */
-#include <errno.h>
+/* Reading JSON text (from memory: core does no I/O, the callers read files) with errors a
+ * person can act on, and naming core's validation errors by the JSON path the user wrote. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,26 +27,6 @@ static void syntax_err(pt_error *err, const json_error_t *je)
 	set_err(err, msg);
 }
 
-json_t *pt_schema_read_file(const char *path, pt_error *err)
-{
-	json_error_t je;
-	/* Open it ourselves: jansson's message for a missing file does not keep errno. */
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		char msg[sizeof err->message];
-		snprintf(msg, sizeof msg, "cannot open: %s", strerror(errno));
-		set_err(err, msg);
-		return NULL;
-	}
-	json_t *j = json_loadf(f, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
-	fclose(f);
-	if (!j)
-		syntax_err(err, &je);
-	else if (err)
-		err->ok = 1;
-	return j;
-}
-
 json_t *pt_schema_read_buffer(const char *buf, size_t len, pt_error *err)
 {
 	json_error_t je;
@@ -57,17 +36,6 @@ json_t *pt_schema_read_buffer(const char *buf, size_t len, pt_error *err)
 	else if (err)
 		err->ok = 1;
 	return j;
-}
-
-int pt_schema_load_file(const char *path, pt_instance_def *out, const char *const *extra_keys,
-                        pt_error *err)
-{
-	json_t *j = pt_schema_read_file(path, err);
-	if (!j)
-		return -1;
-	int rc = pt_schema_parse(j, out, extra_keys, err);
-	json_decref(j);
-	return rc;
 }
 
 /* --- core field names -> JSON paths ------------------------------------------------- */

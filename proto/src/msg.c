@@ -169,7 +169,7 @@ static void io_head_pose(io_t *io, ptp_head_pose_t *m)
 	io_f32s(io, m->p, 3);
 	io_f32s(io, m->q, 4);
 	n2 = quat_norm2(m->q);
-	io_check(io, n2 >= 0.25 && n2 <= 4.0, PTP_ERANGE);
+	io_check(io, n2 >= PTP_QUAT_NORM2_MIN && n2 <= PTP_QUAT_NORM2_MAX, PTP_ERANGE);
 	if (m->flags & PTP_POSE_HAS_VELOCITY)
 		io_f32s(io, m->v, 3);
 	else if (!io->writing)

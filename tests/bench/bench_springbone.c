@@ -4,7 +4,7 @@
  * substep) is shaken with its own phase; only pt_world_step is timed (setting the heads
  * is the caller's cost, not the solver's). A joint-substep is one joint's tail advanced
  * by one substep with both colliders tested, so with one substep per 1/60 s step it is
- * directly comparable to three-vrm's ~1,500 ns per joint-frame (DESIGN.md, one sphere).
+ * directly comparable to three-vrm's ~1,500 ns per joint-frame (README.md "Numbers", one sphere).
  * The time includes the world's per-instance work (head interpolation, colliders to
  * world space). Best of REPS repetitions after a warm-up; single thread.
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI behind a proxy that routes by room (the scale-out of DESIGN.md, docker/'s front
+# The CLI behind a proxy that routes by room (the scale-out of server/README.md, docker/'s front
 # nginx): two daemons, and an nginx on loopback sending each request to the node of the
 # room it names (?room= or X-Ponytail-Room) -- rooms "alpha" and "*-0" on node A, all
 # others on node B. create, get/patch/delete with --room, watch --room, stream --room and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `ponytail stream` and `ponytail watch` against a real daemon: poses in (motion, JSONL
-# file, stdin) and their sequence numbers echoed; frames out in DESIGN.md's JSON form
+# file, stdin) and their sequence numbers echoed; frames out in README.md's frame JSON form
 # (checked against the head pose and the shape); rooms; recording; reconnection after a
 # daemon restart; refusals (wrong token, unknown id, driven instance, unreachable server);
 # flag validation.
@@ -23,7 +23,7 @@ echo '{"name": "carl", "room": "elsewhere", "driver": {"motion": "nod"}}' >"$T/c
 read -r C TC < <(create "$T/c.json")
 [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] || { fail "create"; finish stream_watch; exit 1; }
 
-# check_frames N IDS...: $T/out holds N JSON lines for those ids, each a DESIGN.md frame
+# check_frames N IDS...: $T/out holds N JSON lines for those ids, each a README.md frame
 # whose strand roots sit at head.p + rotate(head.q, anchor) of instance A's shape.
 check_frames() {
 	python3 - "$T/out" "$@" <<'PY' || fail "frames: $(head -c 400 "$T/out")"

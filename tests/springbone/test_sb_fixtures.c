@@ -47,7 +47,7 @@ static void only_keys(json_t *o, const char *const *keys)
 	}
 }
 
-/* The fixtures' instance objects in DESIGN.md's schema, mapped by hand: this module's
+/* The fixtures' instance objects in core/SCHEMA.md's schema, mapped by hand: this module's
  * tests do not depend on the schema binding. */
 static pt_instance_def instance_of(json_t *o)
 {

@@ -1,9 +1,9 @@
 /* Ponytail core: built-in head motions for tests, bots, demos and load.
  *
  * Pure functions of time: pt_motion_pose(m, t) is the head pose at t seconds.
- * The stress sequence of DESIGN.md is pt_motion_stress(): shake +-45 deg within 0.3 s,
- * nod +-30 deg within 0.2 s, then a jump with >= 2 g peak vertical acceleration,
- * then the head stays still.
+ * The standard stress sequence is PT_MOTION_STRESS (pt_motion_stress_end() is when it
+ * ends): shake +-45 deg within 0.3 s, nod +-30 deg within 0.2 s, then a jump with >= 2 g
+ * peak vertical acceleration, then the head stays still.
  */
 #ifndef PONYTAIL_MOTION_H
 #define PONYTAIL_MOTION_H

@@ -1,4 +1,4 @@
-/* Ponytail schema: the JSON form of pt_instance_def (DESIGN.md's instance schema).
+/* Ponytail schema: the JSON form of pt_instance_def (core/SCHEMA.md).
  *
  * The field-by-field reference is core/SCHEMA.md. JSON names are the C field names of
  * ponytail/instance.h, with a few grouped into objects ("mass": {"root", "tip"},
@@ -55,19 +55,11 @@ json_t *pt_schema_dump(const pt_instance_def *def);
  * (0.96, not 0.95999999999999996); OR in JSON_INDENT(n) etc. as wanted. */
 #define PT_SCHEMA_DUMP_FLAGS 0x7800 /* == JSON_REAL_PRECISION(15), checked in dump.c */
 
-/* Reads a JSON document from the file at `path`: a new reference, or NULL with `err` set
- * (err->field = "", message such as "cannot open: No such file or directory" or
- * "line 3, column 14: '}' expected near ','"). Duplicate object keys are an error. The
- * path is not repeated in the message: the caller prefixes it. `err` may be NULL. */
-json_t *pt_schema_read_file(const char *path, pt_error *err);
-
-/* The same for `len` bytes of JSON text at `buf` (e.g. a REST body): a new reference, or
- * NULL with `err` set ("line 1, column 9: ..."). */
+/* Reads a JSON document from `len` bytes of JSON text at `buf` (a file the caller read, a
+ * REST body): a new reference, or NULL with `err` set (err->field = "", message such as
+ * "line 3, column 14: '}' expected near ','"). Duplicate object keys are an error. `err`
+ * may be NULL. Reading files is the caller's: core does no I/O (the CLI's helper is
+ * clients/cli/jsonfile.h). */
 json_t *pt_schema_read_buffer(const char *buf, size_t len, pt_error *err);
-
-/* pt_schema_read_file() followed by pt_schema_parse(): 0 on success, -1 with `err` set
- * (*out untouched). */
-int pt_schema_load_file(const char *path, pt_instance_def *out, const char *const *extra_keys,
-                        pt_error *err);
 
 #endif

@@ -30,6 +30,14 @@ enum {
 	PTP_RECORD_MIN = 33   /* bytes of a frame record with empty strand data */
 };
 
+/* Head pose bounds, shared by the decoder (q), the server's pose admission (p and q) and
+ * the clients that check before sending: |q|^2 in [PTP_QUAT_NORM2_MIN, PTP_QUAT_NORM2_MAX]
+ * (the server normalises), and a head further than PTP_POSE_MAX_M from the origin on any
+ * axis is refused by the server (a unit mix-up, not a place). */
+#define PTP_QUAT_NORM2_MIN 0.25
+#define PTP_QUAT_NORM2_MAX 4.0
+#define PTP_POSE_MAX_M 1e4
+
 /* Decoder and encoder results. Values are stable (they appear in the golden vectors by
  * name, see ptp_err_name). */
 typedef enum ptp_err_t {

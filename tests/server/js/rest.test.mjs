@@ -1,4 +1,4 @@
-// REST against a live daemon: every route of DESIGN.md and every error status, with the
+// REST against a live daemon: every route of server/README.md and every error status, with the
 // error shape {"error": {"code", "message", "field"}} naming the field at fault.
 import assert from 'node:assert/strict';
 import net from 'node:net';

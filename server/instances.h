@@ -1,0 +1,150 @@
+/* The one door for every change to an instance: create, patch, delete, reset and head
+ * poses, plus the reads the edges need (get, list, count, authorize, frame). REST
+ * (rest_instances.c, rest.c) and WebSocket (ws.c) handlers translate a request into one
+ * of these calls and its result into an answer; they never touch the store, the registry
+ * or the command queue themselves (`make check-layers` greps for it).
+ *
+ * A write keeps one order for the three places an instance lives outside the sim thread:
+ * under the writer lock it writes the store (durable, fsync'ed), updates the registry and
+ * pushes the sim command; then, outside the lock, it waits for the sim to apply it. When
+ * the sim cannot (out of memory) the write is rolled back in the store and the registry
+ * before the call returns. server/README.md draws the map of ids and tables.
+ *
+ * Poses are admitted here and nowhere else, in this order: p finite and within
+ * PTP_POSE_MAX_M on each axis, q finite with |q|^2 in [PTP_QUAT_NORM2_MIN,
+ * PTP_QUAT_NORM2_MAX] (ptp/proto.h), seq in [0, 2^32); the instance exists; it has no
+ * driver; the caller's rate bucket (when given) has a token. Then q is normalised and the
+ * pose goes to the sim's inbox. Every outcome is counted in the pose metrics.
+ *
+ * Errors: one type, inst_err_t; inst_http_status() and inst_ptp_code() map its status
+ * for the two edges. The message is ready to show ("no instance 7", "strands: ...").
+ *
+ * Threading (all calls take the app_t of main.c, borrowed):
+ *  - instances_create/patch/delete/reset/frame: any thread except the sim thread and the
+ *    WebSocket service thread. They block on the writer lock (held by another writer
+ *    through its store write and fsync), their own store write, and the sim's next tick
+ *    (cmdq_wait, outside the lock): usually a disk write plus up to one tick.
+ *  - instances_pose/authorize/get/list/count: any thread except the sim thread; they take
+ *    only the registry's read lock and the inbox mutex, never wait for a tick, and are
+ *    what the WebSocket service thread may call.
+ *  - instances_load: the main thread, before the sim starts.
+ * The door owns one thing, the writer lock (lock order: writer lock -> registry rwlock ->
+ * command queue); everything a call returns is owned by the caller (free with the named
+ * function). The store, registry, queue and sim are main.c's, borrowed through app_t.
+ */
+#ifndef SERVER_INSTANCES_H
+#define SERVER_INSTANCES_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "app.h"
+#include "ptp/proto.h"
+#include "shared_limits.h"
+
+typedef enum inst_status_t {
+	INST_OK = 0,
+	INST_INVALID,   /* the definition or pose breaks a rule; field names it */
+	INST_NOT_FOUND, /* no instance with that id */
+	INST_FORBIDDEN, /* the token does not grant writes to the instance */
+	INST_DRIVEN,    /* a pose for an instance its driver moves */
+	INST_RATE,      /* the caller's pose rate bucket is empty */
+	INST_BUSY,      /* the pose inbox is full this tick */
+	INST_FULL,      /* --max-instances reached */
+	INST_CLOSED,    /* the server is shutting down */
+	INST_NO_MEMORY, /* out of memory, or no random bytes for a token */
+	INST_STORE,     /* the store could not write */
+} inst_status_t;
+
+typedef struct inst_err_t {
+	inst_status_t status;
+	int has_field;  /* 0: about the request as a whole (REST "field": null) */
+	char field[96]; /* JSON path of the offending value ("strands[0].points", "p", "id") */
+	char message[384];
+} inst_err_t;
+
+/* REST: the HTTP status of s (422, 404, 403, 409, 429, 503; 200 for INST_OK). */
+unsigned inst_http_status(inst_status_t s);
+
+/* WebSocket: the protocol error code of s (PTP_CODE_LIMIT for INST_INVALID, ...; 0 for
+ * INST_OK). */
+ptp_code_t inst_ptp_code(inst_status_t s);
+
+/* One instance as the edges show it. doc: its canonical definition text (malloc'ed);
+ * token: set by instances_create only, shown once. Release with inst_view_free. */
+typedef struct inst_view_t {
+	reg_info_t info;
+	char *doc;
+	char token[TOKEN_LEN + 1];
+} inst_view_t;
+
+void inst_view_free(inst_view_t *v); /* frees doc, wipes the token; NULL ok */
+
+/* Creates an instance from a definition document (borrowed JSON object). route_room: the
+ * room a proxy routed the request by (NULL when none); the definition's room must equal
+ * it. Checks --max-points and --max-instances. Returns INST_OK with *out filled (a new
+ * public id and its token), or the error (nothing stored). */
+inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_room,
+                               inst_view_t *out, inst_err_t *err);
+
+/* Applies a JSON merge patch (RFC 7386, borrowed) to instance id's stored document,
+ * validates the result as a whole and replaces the definition at a tick boundary. A
+ * patch that changes nothing writes nothing. INST_OK with *out = the new state. */
+inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, const char *route_room,
+                              inst_view_t *out, inst_err_t *err);
+
+/* Deletes id from the store, the registry and the sim. */
+inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err);
+
+/* Puts id's strands back to their settled rest pose at the next tick. */
+inst_status_t instances_reset(app_t *app, uint64_t id, inst_err_t *err);
+
+/* The state after the newest tick into *out (out->xyz malloc'ed: the caller frees it,
+ * also on error, when it is NULL). */
+inst_status_t instances_frame(app_t *app, uint64_t id, cmd_frame_t *out, inst_err_t *err);
+
+/* A head pose as an edge received it, not yet checked. REST passes NaN for a p or q it
+ * could not read and -1 for an unreadable seq, so every rule is checked in one order. */
+typedef struct inst_pose_t {
+	uint64_t id;
+	int64_t seq; /* [0, 2^32); 0 = none given */
+	double p[3]; /* metres */
+	double q[4]; /* x, y, z, w; need not be unit */
+} inst_pose_t;
+
+/* A pose rate token bucket, held by the caller per (connection, instance): --pose-rate
+ * per second, a quarter second of burst (at least 8). Fill with inst_rate_init. */
+typedef struct inst_rate_t {
+	double tokens;
+	int64_t last_ns;
+} inst_rate_t;
+
+void inst_rate_init(const app_t *app, inst_rate_t *r);
+
+/* Admits a pose (see the header comment) and posts it for the next tick. rate: the
+ * caller's bucket, or NULL for none (REST: its --write-rate applies per request). */
+inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *rate,
+                             inst_err_t *err);
+
+/* The write check of REST and WebSocket alike: the instance's own token, or the
+ * --admin-token. INST_OK, INST_FORBIDDEN or INST_NOT_FOUND. */
+inst_status_t instances_authorize(const app_t *app, uint64_t id, const char *token, size_t len,
+                                  inst_err_t *err);
+
+/* Reads: id's info and canonical document into *out. */
+inst_status_t instances_get(const app_t *app, uint64_t id, inst_view_t *out, inst_err_t *err);
+
+/* The info of every instance of `room` (NULL: all), in id order: *out malloc'ed (caller
+ * frees), *n entries. */
+inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **out, int *n,
+                             inst_err_t *err);
+
+int instances_count(const app_t *app);
+
+/* Start-up: every stored instance into the registry and the sim (sim_preload). A row that
+ * no longer parses is logged and skipped (the row is kept). Returns 0, or -1 when the
+ * store cannot be read or memory runs out. */
+int instances_load(app_t *app, int *loaded, int *skipped);
+
+#endif

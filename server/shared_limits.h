@@ -1,0 +1,46 @@
+/* Limits the server shares with core and the wire protocol, in one place, each checked at
+ * compile time where two modules must agree (core and proto never see each other, so the
+ * server, which sees both, holds the checks). config.c's option ranges use these names.
+ *
+ * Threading: constants only.
+ */
+#ifndef SERVER_SHARED_LIMITS_H
+#define SERVER_SHARED_LIMITS_H
+
+#include <stdint.h>
+
+#include "ponytail/types.h"
+#include "ptp/proto.h"
+#include "token.h"
+
+/* One instance's size: a shape message and a frame record carry what core simulates. */
+_Static_assert((int)PT_MAX_STRANDS == (int)PTP_MAX_STRANDS, "core and proto disagree on strands");
+_Static_assert((int)PT_MAX_POINTS == (int)PTP_MAX_POINTS, "core and proto disagree on points");
+
+enum {
+	/* --max-points at most: everything core can hold. */
+	SERVER_MAX_POINTS = PT_MAX_STRANDS * PT_MAX_POINTS,
+	/* --tick-hz at most (welcome carries a u16). */
+	SERVER_MAX_TICK_HZ = 1000,
+	/* --keyframe-interval and --max-subscriptions at most (u16 in welcome). */
+	SERVER_MAX_U16 = UINT16_MAX,
+};
+
+/* Names and rooms: core keeps PT_NAME_MAX - 1 bytes and a NUL; the wire's str8 carries up to
+ * PTP_MAX_NAME bytes, so every stored name reaches clients whole. */
+_Static_assert(PT_NAME_MAX - 1 <= PTP_MAX_NAME, "names longer than the wire carries");
+_Static_assert(PTP_MAX_NAME <= 255, "a str8 holds 255 bytes");
+
+/* Substeps: --substeps [1, SERVER_MAX_SUBSTEPS]; welcome carries a u8. Core's limit is
+ * PT_MAX_SUBSTEPS in core/src/world_internal.h, private to core: it must move to
+ * ponytail/types.h before this can be asserted equal to it (and the CLI can share it). */
+enum { SERVER_MAX_SUBSTEPS = 16 };
+_Static_assert(SERVER_MAX_SUBSTEPS <= UINT8_MAX, "substeps do not fit welcome's u8");
+_Static_assert(SERVER_MAX_TICK_HZ <= UINT16_MAX, "tick_hz does not fit welcome's u16");
+
+/* Tokens: an instance token, or the --admin-token, travels in a bearer header and in the
+ * wire's authorize message. */
+_Static_assert((int)TOKEN_LEN <= (int)TOKEN_MAX_BEARER, "tokens longer than a bearer accepts");
+_Static_assert((int)TOKEN_MAX_BEARER == (int)PTP_MAX_TOKEN, "REST and the wire disagree on tokens");
+
+#endif
