@@ -345,6 +345,7 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 		put(w, sb, "form", name(pt_schema_form_names, (int)d->springbone.form));
 		put(w, sb, "center",
 		    name(pt_schema_center_names, d->springbone.center_head ? 1 : 0));
+		put(w, sb, "rate", name(pt_schema_rate_names, (int)d->springbone.rate));
 		joint_fields(w, sb, base);
 	}
 	put(w, o, "springbone", sb);

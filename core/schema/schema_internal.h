@@ -86,6 +86,7 @@ static inline json_t *pt_schema_unconst(const json_t *v)
 extern const char *const pt_schema_solver_names[];
 extern const char *const pt_schema_form_names[];
 extern const char *const pt_schema_center_names[];
+extern const char *const pt_schema_rate_names[];
 extern const char *const pt_schema_shape_names[];
 extern const char *const pt_schema_attach_names[];
 extern const char *const pt_schema_teleport_names[];

@@ -341,6 +341,8 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 		return e;
 	if ((unsigned)d->springbone.form > PT_SPRINGBONE_PULL)
 		return fail(&c, "springbone.form", "must be vrm or pull"), e;
+	if ((unsigned)d->springbone.rate > PT_SPRINGBONE_RATE_SUBSTEP)
+		return fail(&c, "springbone.rate", "must be frame or substep"), e;
 	if (!check_int(&c, "springbone.center", d->springbone.center_head, 0, 1) ||
 	    !check_int(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
 	    !check_int(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))

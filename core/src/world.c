@@ -189,6 +189,7 @@ static void load_params(pt_inst *in, const pt_instance_def *d)
 	in->teleport_distance = d->teleport.distance;
 	in->teleport_angle = d->teleport.angle_deg * 3.14159265f / 180.0f;
 	in->teleport_mode = d->teleport.mode;
+	in->sb_rate = d->springbone.rate;
 }
 
 static void load_topology(pt_world *w, pt_inst *in, const pt_instance_def *d)
@@ -251,9 +252,11 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
 	float dt = 1.0f / w->def.prewarm_tick_hz;
 	int di = (int)(in - w->inst);
+	in->sb_frames = 0.0;
 	for (int t = 0; t < ticks; t++)
 		step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
 	in->time = 0.0;
+	in->sb_frames = 0.0;
 }
 
 static pt_pose normalised(pt_pose p, int *ok)
@@ -467,6 +470,45 @@ static void substep_poses(pt_inst *in)
 	}
 }
 
+/* Roots pinned to their anchors at `head` (a frame-rate spring bone between its steps:
+ * the tails wait for the next 1/60 s step, the roots stay on the head). */
+static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
+{
+	pt_mat3 R = m3_from_quat(head->q);
+	for (int s = 0; s < in->strand_count; s++) {
+		int i = in->offset + in->strands[s].first;
+		pt_vec3 r = v3_add(head->p, m3_mul(&R, in->strands[s].anchor));
+		w->x[i] = w->px[i] = r.x, w->y[i] = w->py[i] = r.y, w->z[i] = w->pz[i] = r.z;
+	}
+}
+
+/* A spring-bone instance at frame rate: one step of exactly 1/60 s at every whole frame
+ * of simulated time this tick, the head interpolated at that instant. Frames are counted
+ * as dt * 60 and snapped to whole numbers within 1e-4, so 60, 30 and 120 Hz ticks (and
+ * their float dt) give exactly 1, 2 and 1/2 steps a tick, for ever. */
+static void step_frames(pt_world *w, pt_inst *in, float dt)
+{
+	const float h = 1.0f / 60.0f;
+	double per_tick = (double)dt * 60.0, start = in->sb_frames, total = start + per_tick;
+	if (fabs(total - floor(total + 0.5)) < 1e-4)
+		total = floor(total + 0.5);
+	int steps = (int)floor(total);
+	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	for (int k = 1; k <= steps; k++) {
+		float alpha = k == steps && total == floor(total) ? 1.0f
+		                                                  : (float)(((double)k - start) / per_tick);
+		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
+		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
+		pt_mat3 R = m3_from_quat(p.q);
+		pt_colliders_to_world(in->colliders, in->collider_count, &p, &R, cols);
+		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
+	}
+	in->sb_frames = total - steps;
+	in->time += dt;
+	if (steps == 0)
+		pin_roots(w, in, &in->head_target);
+}
+
 /* Steps dense instances [begin, end). Verlet strands that can take the wide path are
  * batched across instances and run all their substeps inside the batch; every other
  * instance steps its substeps one after another. Instances never interact, so the
@@ -480,6 +522,10 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
 		in->sub_h = dt / (float)in->sub_n;
 		handle_teleport(w, in);
+		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
+			step_frames(w, in, dt);
+			continue;
+		}
 		substep_poses(in);
 		if (in->lanes_ok) {
 			pt_verlet_batch_add(w, &batch, in);

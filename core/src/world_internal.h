@@ -78,6 +78,8 @@ typedef struct pt_inst {
 	uint32_t teleports;
 
 	int lanes_ok; /* verlet: can take the wide path (pt_verlet_lanes_eligible) */
+	pt_springbone_rate sb_rate;
+	double sb_frames; /* springbone at frame rate: 1/60 s frames since its last step, [0, 1) */
 
 	/* step scratch, valid during pt_world_step: substep count and length, and the
 	 * interpolated head pose and rotation at the end of each substep */

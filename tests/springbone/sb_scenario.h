@@ -12,7 +12,9 @@
 #include "scenario.h"
 
 /* A springbone instance with one strand of `points` x `seg` m from `anchor` along
- * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`. */
+ * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`, stepped
+ * at every substep ("rate": "substep": these tests measure the per-substep conversion;
+ * test_sb_rate.c covers the default frame rate). */
 static inline pt_instance_def sb_def_strand(pt_vec3 anchor, pt_vec3 dir, int points, float seg,
                                             pt_joint_def j, int substeps)
 {
@@ -20,6 +22,7 @@ static inline pt_instance_def sb_def_strand(pt_vec3 anchor, pt_vec3 dir, int poi
 	d.solver = PT_SOLVER_SPRINGBONE;
 	d.prewarm_s = 0.0f;
 	d.substeps = substeps;
+	d.springbone.rate = PT_SPRINGBONE_RATE_SUBSTEP;
 	d.strands[0].anchor = anchor;
 	d.strands[0].direction = dir;
 	d.strands[0].points = points;

@@ -103,10 +103,11 @@ static pt_instance_def instance_of(json_t *o)
 	return d;
 }
 
-/* Runs one fixture through the world at its tick rate and substeps; returns the largest
- * distance of any point at any tick from the reference. `which` picks the trajectory:
- * "frames" (spec) or "threevrm_frames". */
-static double run_fixture(const char *name, const char *which)
+/* Runs one fixture through the world at its 60 Hz tick with `substeps` substeps and the
+ * spring-bone `rate`; returns the largest distance of any point at any tick from the
+ * reference. `which` picks the trajectory: "frames" (spec) or "threevrm_frames". */
+static double run_fixture_at(const char *name, const char *which, int substeps,
+                             pt_springbone_rate rate)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/tests/fixtures/vrm/%s", sb_root(), name);
@@ -117,6 +118,7 @@ static double run_fixture(const char *name, const char *which)
 	assert_int_equal(json_integer_value(json_object_get(fx, "tick_hz")), 60);
 	assert_int_equal(json_integer_value(json_object_get(fx, "substeps")), 1);
 	pt_instance_def def = instance_of(json_object_get(fx, "instance"));
+	def.springbone.rate = rate;
 	const json_t *poses = json_object_get(fx, "poses");
 	const json_t *frames = json_object_get(fx, which);
 	size_t ticks = json_array_size(poses);
@@ -129,7 +131,7 @@ static double run_fixture(const char *name, const char *which)
 	pt_vec3 pts[PT_MAX_POINTS * 4];
 	for (size_t k = 0; k < ticks; k++) {
 		assert_true(pt_world_set_head(w, id, pose(json_array_get(poses, k))));
-		pt_world_step(w, 1.0f / 60.0f, 1);
+		pt_world_step(w, 1.0f / 60.0f, substeps);
 		int n = pt_world_read_points(w, id, pts, (int)(sizeof pts / sizeof pts[0]));
 		const json_t *strands = json_object_get(json_array_get(frames, k), "strands");
 		int i = 0;
@@ -146,8 +148,29 @@ static double run_fixture(const char *name, const char *which)
 	assert_int_equal(pt_world_teleports(w, id), 0);
 	pt_world_destroy(w);
 	json_decref(fx);
-	printf("# %s vs %s: max error %.3g m over %zu ticks\n", name, which, worst, ticks);
+	printf("# %s vs %s, %2d substeps, rate %s: max error %.3g m over %zu ticks\n", name, which,
+	       substeps, rate == PT_SPRINGBONE_RATE_FRAME ? "frame" : "substep", worst, ticks);
 	return worst;
+}
+
+static double run_fixture(const char *name, const char *which)
+{
+	return run_fixture_at(name, which, 1, PT_SPRINGBONE_RATE_FRAME);
+}
+
+/* The default rate steps the authored 1/60 s whatever the substeps: the spec's trajectory
+ * at 1, 2, 4, 8 and 16. "rate": "substep" is the old behaviour, which leaves it (the
+ * chain is chaotic: 28 cm at 4 substeps). */
+static void test_fixtures_at_any_substep_count(void **state)
+{
+	(void)state;
+	for (int n = 1; n <= 16; n *= 2) {
+		assert_true(run_fixture_at("basic_shake.json", "frames", n, PT_SPRINGBONE_RATE_FRAME) <=
+		            1e-4);
+		assert_true(run_fixture_at("gravity_hang.json", "frames", n, PT_SPRINGBONE_RATE_FRAME) <=
+		            1e-4);
+	}
+	assert_true(run_fixture_at("basic_shake.json", "frames", 4, PT_SPRINGBONE_RATE_SUBSTEP) > 1e-2);
 }
 
 static void test_basic_shake(void **state)
@@ -173,6 +196,7 @@ static void test_threevrm_differs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fixtures_at_any_substep_count),
 	    cmocka_unit_test(test_basic_shake),
 	    cmocka_unit_test(test_gravity_hang),
 	    cmocka_unit_test(test_threevrm_differs),

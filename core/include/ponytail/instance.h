@@ -39,6 +39,16 @@ typedef enum pt_attach {
 	PT_ATTACH_WORLD = 1, /* coordinates are world and never move */
 } pt_attach;
 
+/* When the spring-bone forms step (both are authored per 1/60 s frame). */
+typedef enum pt_springbone_rate {
+	PT_SPRINGBONE_RATE_FRAME = 0,   /* exactly every 1/60 s of simulated time, whatever the
+	                                 * tick rate and substeps; head poses interpolated at
+	                                 * those instants (tick_hz 30: two steps a tick; 120: a
+	                                 * step every other tick, the roots following the head
+	                                 * in between). The authored look at any setting */
+	PT_SPRINGBONE_RATE_SUBSTEP = 1, /* every substep, the per-frame terms converted to it */
+} pt_springbone_rate;
+
 typedef enum pt_teleport_mode {
 	PT_TELEPORT_KEEP = 0,  /* carry every point rigidly with the head: shape kept, no whip */
 	PT_TELEPORT_RESET = 1, /* put every strand back to its rest pose */
@@ -132,6 +142,7 @@ typedef struct pt_instance_def {
 	struct {
 		pt_springbone_form form;
 		int center_head; /* 1: inertia in the head's space ("center" = head); 0: world */
+		pt_springbone_rate rate; /* default PT_SPRINGBONE_RATE_FRAME */
 	} springbone;
 	pt_strand_def strands[PT_MAX_STRANDS];
 	int strand_count; /* [1, PT_MAX_STRANDS] */
