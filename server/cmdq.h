@@ -63,6 +63,9 @@ typedef struct pose_in_t {
 	uint64_t id;
 	uint32_t seq; /* echoed in frame records as last_seq; 0 = none given */
 	pt_pose pose; /* admitted by instances_pose: finite, |p| <= 1e4 m, |q| = 1 */
+	int moving;   /* v and w apply: the tick extrapolates from the pose's arrival */
+	pt_vec3 v, w; /* m/s world, rad/s world axes; |v|, |w| <= 100 */
+	int64_t arrival_ns; /* sim_mono_ns() when the door admitted it */
 } pose_in_t;
 
 typedef struct cmdq_t cmdq_t;

@@ -75,8 +75,9 @@ static const option_t options[] = {
      "seconds without client traffic before a WebSocket is pinged, then closed"},
     {"max-subscriptions", "PONYTAIL_MAX_SUBSCRIPTIONS", OPT_INT, F(max_subscriptions), 1,
      SERVER_MAX_U16, "1024", 0, "instances + rooms one WebSocket may subscribe to"},
-    {"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "240", 0,
-     "head poses per second per authorized instance (more: error rate)"},
+    {"pose-rate", "PONYTAIL_POSE_RATE", OPT_INT, F(pose_rate), 1, 100000, "1200", 0,
+     "head poses per second per authorized instance (more: error rate); the default admits "
+     "a 1000 Hz IMU stream"},
     {"write-rate", "PONYTAIL_WRITE_RATE", OPT_INT, F(write_rate), 0, 1000000, "1000", 0,
      "REST writes per second per client address (more: 429; 0 = unlimited)"},
     {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1,

@@ -351,6 +351,15 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) /* also NaN */
 		return refuse(err, INST_INVALID, "q",
 		              "q: expected [x, y, z, w], a quaternion of length near 1");
+	static const char *const motion_field[2] = {"v", "w"};
+	for (int k = 0; pose->moving && k < 2; k++) {
+		const double *m = k ? pose->w : pose->v;
+		double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+		if (!(m2 <= 100.0 * 100.0)) /* also NaN and infinities */
+			return refuse(err, INST_INVALID, motion_field[k],
+			              k ? "w: expected [x, y, z] in rad/s (world axes), length at most 100"
+			                : "v: expected [x, y, z] in m/s, length at most 100");
+	}
 	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
 		return refuse(err, INST_INVALID, "seq",
 		              "seq: expected an integer in [0, 4294967295]");
@@ -379,6 +388,10 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 		in.pose.p = pt_v3((float)pose->p[0], (float)pose->p[1], (float)pose->p[2]);
 		in.pose.q = (pt_quat){(float)(q[0] / l), (float)(q[1] / l), (float)(q[2] / l),
 		                      (float)(q[3] / l)};
+		in.moving = pose->moving;
+		in.v = pt_v3((float)pose->v[0], (float)pose->v[1], (float)pose->v[2]);
+		in.w = pt_v3((float)pose->w[0], (float)pose->w[1], (float)pose->w[2]);
+		in.arrival_ns = sim_mono_ns();
 		int r = cmdq_post_pose(app->q, &in);
 		if (r != 0)
 			st = r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")

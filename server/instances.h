@@ -111,6 +111,9 @@ typedef struct inst_pose_t {
 	int64_t seq; /* [0, 2^32); 0 = none given */
 	double p[3]; /* metres */
 	double q[4]; /* x, y, z, w; need not be unit */
+	int moving;  /* v and w given: the tick extrapolates the head from this pose */
+	double v[3]; /* m/s, world; |v| <= 100 */
+	double w[3]; /* rad/s, world axes; |w| <= 100 */
 } inst_pose_t;
 
 /* A pose rate token bucket, held by the caller per (connection, instance): --pose-rate

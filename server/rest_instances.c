@@ -198,9 +198,9 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	json_object_foreach(body, key, v)
 	{
 		if (strcmp(key, "p") && strcmp(key, "q") && strcmp(key, "seq") &&
-		    strcmp(key, "t")) {
+		    strcmp(key, "t") && strcmp(key, "v") && strcmp(key, "w")) {
 			metrics_add(&metrics.poses_rejected_invalid, 1);
-			resp_error(rs, 422, key, "%s: unknown field (expected p, q, seq, t)", key);
+			resp_error(rs, 422, key, "%s: unknown field (expected p, q, seq, t, v, w)", key);
 			json_decref(body);
 			return;
 		}
@@ -208,6 +208,12 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	inst_pose_t p = {.id = rq->id};
 	numbers(json_object_get(body, "p"), 3, p.p);
 	numbers(json_object_get(body, "q"), 4, p.q);
+	/* v and w: missing ones are zero, unreadable ones NaN (refused by the door) */
+	for (int k = 0; k < 2; k++) {
+		json_t *m = json_object_get(body, k ? "w" : "v");
+		if (m)
+			p.moving = 1, numbers(m, 3, k ? p.w : p.v);
+	}
 	v = json_object_get(body, "seq");
 	p.seq = !v ? 0 : json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
 	inst_err_t e;

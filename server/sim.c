@@ -405,6 +405,8 @@ static void apply_poses(sim_t *s)
 			continue;
 		in->pose = p[i].pose;
 		in->has_pose = 1;
+		in->moving = p[i].moving, in->v = p[i].v, in->w = p[i].w;
+		in->arrival_ns = p[i].arrival_ns;
 		if (p[i].seq)
 			in->pending_seq = in->seq_seen = p[i].seq;
 	}
@@ -426,8 +428,15 @@ static void apply_poses(sim_t *s)
 		if (in->driver.enabled) {
 			pt_world_set_head(s->world, in->pid, in->drive_pose);
 		} else if (in->has_pose) {
-			/* Held until a newer one arrives: a silent client's head stays put. */
-			pt_world_set_head(s->world, in->pid, in->pose);
+			/* Held until a newer one arrives: a silent client's head stays put (or, with
+			 * velocities, is extrapolated from its arrival for at most 50 ms). The step
+			 * about to run ends now, so it starts dt ago: the pose's age then. */
+			if (in->moving)
+				pt_world_set_head_motion(
+				    s->world, in->pid, in->pose, in->v, in->w,
+				    (float)((double)(sim_mono_ns() - in->arrival_ns) * 1e-9 - s->dt));
+			else
+				pt_world_set_head(s->world, in->pid, in->pose);
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
 		}

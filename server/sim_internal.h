@@ -22,6 +22,9 @@ typedef struct sim_inst_t {
 	uint32_t seq_seen;     /* newest seq taken from the inbox (0 = none) */
 	int has_pose;          /* `pose` arrived since the last tick */
 	pt_pose pose;
+	int moving;            /* `pose` came with velocities (v, w) */
+	pt_vec3 v, w;
+	int64_t arrival_ns;
 	pt_pose drive_pose; /* the driver's pose for the tick being computed */
 	int key_wanted;     /* a subscriber needs a keyframe record this tick */
 	int enc_gap;        /* ticks were not encoded (nobody watched): next record is a key */

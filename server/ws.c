@@ -118,7 +118,10 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 	inst_pose_t in = {p->instance_id,
 	                  p->seq,
 	                  {p->p[0], p->p[1], p->p[2]},
-	                  {p->q[0], p->q[1], p->q[2], p->q[3]}};
+	                  {p->q[0], p->q[1], p->q[2], p->q[3]},
+	                  (p->flags & (PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR)) != 0,
+	                  {p->v[0], p->v[1], p->v[2]},
+	                  {p->w[0], p->w[1], p->w[2]}};
 	inst_err_t e;
 	inst_status_t st = instances_pose(ws->app, &in, &a->rate, &e);
 	if (st == INST_OK || st == INST_BUSY || st == INST_CLOSED)

@@ -25,6 +25,8 @@ static const char usage_text[] =
     "INSTANCE.json    an instance definition (core/SCHEMA.md), or a bake file holding\n"
     "                 \"instance\" and optionally \"poses\", \"tick_hz\", \"substeps\"\n"
     "--poses FILE     head poses: JSON lines {\"t\": s, \"p\": [x,y,z], \"q\": [x,y,z,w]}\n"
+    "                 and optionally \"v\": [m/s] and \"w\": [rad/s, world axes]: the head\n"
+    "                 is then extrapolated from the pose (at most 50 ms, then held)\n"
     "                 (\"tick\": k instead of \"t\" means t = k / tick_hz), or a JSON file\n"
     "                 with a \"poses\" array. Each pose holds until the next; the last\n"
     "                 one holds to the end\n"
@@ -166,8 +168,14 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 	for (long k = 0; k < ticks; k++) {
 		double t = (double)k / o->tick_hz;
 		head = sim_poses_at(poses, t);
-		pt_world_set_head(w, id, head);
+		const sim_pose *rec = sim_poses_record(poses);
+		if (rec && rec->moving) /* age at the start of this tick's step */
+			pt_world_set_head_motion(w, id, head, rec->v, rec->w,
+			                         (float)(t - 1.0 / o->tick_hz - rec->t));
+		else
+			pt_world_set_head(w, id, head);
 		pt_world_step(w, (float)(1.0 / o->tick_hz), substeps);
+		pt_world_get_head(w, id, &head); /* as stepped (extrapolated) */
 		pt_world_read_points(w, id, pts, lay.total);
 		if (o->summary)
 			sim_metrics_add(m, (int)k, &head, pts);

@@ -95,8 +95,9 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 		return snprintf(msg, cap, "expected a pose object {\"t\", \"p\", \"q\"}"), -1;
 	json_object_foreach((json_t *)(uintptr_t)o, key, v)
 	{
-		if (strcmp(key, "t") && strcmp(key, "tick") && strcmp(key, "p") && strcmp(key, "q"))
-			return snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q)",
+		if (strcmp(key, "t") && strcmp(key, "tick") && strcmp(key, "p") && strcmp(key, "q") &&
+		    strcmp(key, "v") && strcmp(key, "w"))
+			return snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q, v, w)",
 			                key),
 			       -1;
 	}
@@ -125,6 +126,24 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 	out->pose.q.y = (float)(q[1] / n);
 	out->pose.q.z = (float)(q[2] / n);
 	out->pose.q.w = (float)(q[3] / n);
+	/* v (m/s, world) and w (rad/s, world axes): the head is extrapolated from this pose
+	 * until the next, for at most PT_EXTRAPOLATE_MAX_S */
+	static const char *const motion_keys[2] = {"v", "w"};
+	static const char *const motion_units[2] = {"m/s", "rad/s"};
+	out->moving = 0;
+	out->v = out->w = pt_v3(0, 0, 0);
+	for (int k = 0; k < 2; k++) {
+		const json_t *x = json_object_get(o, motion_keys[k]);
+		double a[3];
+		if (!x)
+			continue;
+		if (num_array(x, a, 3) || sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) > 100.0)
+			return snprintf(msg, cap, "%s: expected [x, y, z] in %s, length at most 100",
+			                motion_keys[k], motion_units[k]),
+			       -1;
+		*(k ? &out->w : &out->v) = pt_v3((float)a[0], (float)a[1], (float)a[2]);
+		out->moving = 1;
+	}
 	return 0;
 }
 
@@ -230,6 +249,11 @@ pt_pose sim_poses_at(sim_poses *p, double t)
 	while (p->cursor + 1 < p->n && p->v[p->cursor + 1].t <= t + slack)
 		p->cursor++;
 	return p->v[p->cursor].pose;
+}
+
+const sim_pose *sim_poses_record(const sim_poses *p)
+{
+	return p->use_motion || p->n == 0 ? NULL : &p->v[p->cursor];
 }
 
 void sim_poses_free(sim_poses *p)

@@ -16,6 +16,8 @@
 typedef struct sim_pose {
 	double t; /* seconds */
 	pt_pose pose;
+	int moving;      /* the line gave "v" and/or "w": the head is extrapolated from it */
+	pt_vec3 v, w;    /* m/s world; rad/s world axes (zero when not given) */
 } sim_pose;
 
 /* A head trajectory: a list of timed poses (held between and after them), or a motion. */
@@ -50,6 +52,9 @@ int sim_load_pose_array(const char *path, const json_t *arr, double tick_hz, sim
 /* The head pose for time t: the latest pose with time <= t (the first pose before it);
  * a motion is evaluated at t. Call with non-decreasing t. */
 pt_pose sim_poses_at(sim_poses *p, double t);
+
+/* The pose record sim_poses_at(p, t) took its pose from, or NULL for a motion. */
+const sim_pose *sim_poses_record(const sim_poses *p);
 
 void sim_poses_free(sim_poses *p);
 

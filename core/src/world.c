@@ -247,6 +247,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end);
 
 static void rest_and_prewarm(pt_world *w, pt_inst *in)
 {
+	in->extrapolate = 0; /* the head stays where it is, during prewarm and after */
 	in->head_prev = in->head_target;
 	in->ops->rest(w, in, &in->head_target);
 	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
@@ -407,7 +408,37 @@ int pt_world_set_head(pt_world *w, pt_id id, pt_pose head)
 	if (!in || !ok)
 		return 0;
 	in->head_target = head;
+	in->extrapolate = 0;
 	return 1;
+}
+
+int pt_world_set_head_motion(pt_world *w, pt_id id, pt_pose head, pt_vec3 v, pt_vec3 wvel,
+                             float age_s)
+{
+	pt_inst *in = lookup(w, id);
+	int ok;
+	head = normalised(head, &ok);
+	if (!in || !ok || !v3_finite(v) || !v3_finite(wvel) || !(v3_len(v) <= 100.0f) ||
+	    !(v3_len(wvel) <= 100.0f) || !(age_s >= -1.0f && age_s <= 10.0f))
+		return 0;
+	in->head_target = head;
+	in->extrapolate = 1;
+	in->sampled = head, in->sampled_v = v, in->sampled_w = wvel;
+	in->sampled_age = age_s;
+	return 1;
+}
+
+/* The sampled pose carried t seconds along its velocities (t clamped to
+ * [0, PT_EXTRAPOLATE_MAX_S]); the rotation is exp(w t / 2) q, w in world axes. */
+static pt_pose extrapolated(const pt_inst *in, double t)
+{
+	float s = (float)(t < 0.0 ? 0.0 : t > PT_EXTRAPOLATE_MAX_S ? PT_EXTRAPOLATE_MAX_S : t);
+	pt_pose p = in->sampled;
+	p.p = v3_add(p.p, v3_scale(in->sampled_v, s));
+	float rate = v3_len(in->sampled_w);
+	if (rate > 0.0f)
+		p.q = q_norm(q_mul(q_axis_angle(v3_scale(in->sampled_w, 1.0f / rate), rate * s), p.q));
+	return p;
 }
 
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out)
@@ -521,6 +552,10 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		pt_inst *in = &w->inst[i];
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
 		in->sub_h = dt / (float)in->sub_n;
+		if (in->extrapolate) {
+			in->head_target = extrapolated(in, in->sampled_age + (double)dt);
+			in->sampled_age += (double)dt;
+		}
 		handle_teleport(w, in);
 		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
 			step_frames(w, in, dt);

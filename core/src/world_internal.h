@@ -88,6 +88,13 @@ typedef struct pt_inst {
 	pt_pose sub_pose[PT_MAX_SUBSTEPS];
 	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 
+	/* pt_world_set_head_motion: the sampled pose, its velocities and its age at the
+	 * start of the next step; step_dense extrapolates head_target from them */
+	int extrapolate;
+	pt_pose sampled;
+	pt_vec3 sampled_v, sampled_w;
+	double sampled_age;
+
 	pt_pose head_prev;   /* pose at the end of the previous step */
 	pt_pose head_target; /* newest pose */
 	double time;         /* simulated seconds since creation (drives turbulence) */

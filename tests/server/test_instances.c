@@ -219,7 +219,7 @@ static void every_status_maps_to_http_and_protocol(void **state)
 static inst_status_t pose(uint64_t id, double px, double qw, int64_t seq, inst_rate_t *r,
                           inst_err_t *e)
 {
-	inst_pose_t p = {id, seq, {0, px, 0}, {0, 0, 0, qw}};
+	inst_pose_t p = {.id = id, .seq = seq, .p = {0, px, 0}, .q = {0, 0, 0, qw}};
 	return instances_pose(&app, &p, r, e);
 }
 
@@ -261,7 +261,7 @@ static void poses_are_normalised_once(void **state)
 	(void)state;
 	inst_err_t e;
 	uint64_t id = create("{}", NULL);
-	inst_pose_t p = {id, 7, {1, 2, 3}, {0, 0, 1.2, 1.2}};
+	inst_pose_t p = {.id = id, .seq = 7, .p = {1, 2, 3}, .q = {0, 0, 1.2, 1.2}};
 	assert_int_equal(instances_pose(&app, &p, NULL, &e), INST_OK);
 	assert_int_equal(stub.posted.id, id);
 	assert_int_equal(stub.posted.seq, 7);
@@ -269,6 +269,29 @@ static void poses_are_normalised_once(void **state)
 	const pt_quat q = stub.posted.pose.q;
 	assert_float_equal(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w, 1.0f, 1e-6f);
 	assert_float_equal(q.z, (float)(1.2 / sqrt(2.88)), 0);
+}
+
+/* v and w travel with the pose to the tick, which extrapolates the head from them; each is
+ * checked like p, naming its field. */
+static void pose_velocities_are_checked_and_carried(void **state)
+{
+	(void)state;
+	inst_err_t e;
+	uint64_t id = create("{}", NULL);
+	stub.now_ns = 5000000000LL;
+	inst_pose_t p = {.id = id, .q = {0, 0, 0, 1}, .moving = 1, .v = {0.5, 0, 0}, .w = {0, 3, 0}};
+	assert_int_equal(instances_pose(&app, &p, NULL, &e), INST_OK);
+	assert_int_equal(stub.posted.moving, 1);
+	assert_float_equal(stub.posted.v.x, 0.5f, 0);
+	assert_float_equal(stub.posted.w.y, 3.0f, 0);
+	assert_true(stub.posted.arrival_ns == 5000000000LL);
+	p.w[1] = 101;
+	assert_int_equal(instances_pose(&app, &p, NULL, &e), INST_INVALID);
+	assert_string_equal(e.field, "w");
+	p.w[1] = 0, p.v[2] = NAN;
+	assert_int_equal(instances_pose(&app, &p, NULL, &e), INST_INVALID);
+	assert_string_equal(e.field, "v");
+	assert_int_equal(stub.nposted, 1);
 }
 
 static void poses_beyond_the_rate_are_refused_until_tokens_refill(void **state)
@@ -463,6 +486,7 @@ int main(void)
 	    cmocka_unit_test(every_status_maps_to_http_and_protocol),
 	    cmocka_unit_test_setup_teardown(poses_are_checked_in_one_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(poses_are_normalised_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(pose_velocities_are_checked_and_carried, setup, teardown),
 	    cmocka_unit_test_setup_teardown(poses_beyond_the_rate_are_refused_until_tokens_refill,
 	                                    setup, teardown),
 	    cmocka_unit_test_setup_teardown(a_full_or_closed_inbox_refuses, setup, teardown),

@@ -81,6 +81,22 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def);
  * non-finite values or a zero quaternion is ignored and 0 is returned. */
 int pt_world_set_head(pt_world *w, pt_id id, pt_pose head);
 
+/* The longest a head pose with velocities is extrapolated; later it is held. */
+#define PT_EXTRAPOLATE_MAX_S 0.05f
+
+/* Sets the newest head pose with its motion, as an IMU or a tracker measures it: linear
+ * velocity v (m/s, world) and angular velocity w (rad/s, world axes, as the protocol's
+ * head_pose). age_s is how old the pose is at the start of the next step (the time from
+ * its sampling to then; negative when it was sampled during that step), in [-1, 10].
+ * Until another pose is set, every step moves the head toward the pose extrapolated to
+ * the end of the step, p + v t and exp(w t / 2) q with t = seconds since the pose was
+ * sampled, at most PT_EXTRAPOLATE_MAX_S, then held there. So a 30 Hz camera pose with a
+ * gyro's w turns the head smoothly between poses. Returns 0 (and ignores the call) for a
+ * stale id, a pose pt_world_set_head would refuse, |v| > 100, |w| > 100 or a bad age.
+ * pt_world_set_head() ends the extrapolation. */
+int pt_world_set_head_motion(pt_world *w, pt_id id, pt_pose head, pt_vec3 v, pt_vec3 wvel,
+                             float age_s);
+
 /* Current head pose (the newest target). Returns 0 for a stale id. */
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out);
 

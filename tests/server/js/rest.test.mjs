@@ -225,6 +225,22 @@ describe('reset, frame, pose, delete', () => {
     assert.equal((await d.req('POST', `/v1/instances/${a.id}/reset`, undefined, bearer(a.token))).status, 204);
   });
 
+  test('a pose with w is extrapolated for 50 ms from its arrival, then held', async () => {
+    const a = await create();
+    const p = await d.req('PUT', `/v1/instances/${a.id}/pose`, { p: [0, 1.5, 0], q: [0, 0, 0, 1], v: [1, 0, 0], w: [0, 4, 0] }, bearer(a.token));
+    assert.equal(p.status, 204, p.text);
+    await sleep(200);
+    const g = (await d.req('GET', `/v1/instances/${a.id}/frame`)).json;
+    /* 4 rad/s about +y for 0.05 s: 0.2 rad, q = [0, sin 0.1, 0, cos 0.1]; 1 m/s: 5 cm */
+    assert.ok(Math.abs(g.head.q[1] - Math.sin(0.1)) < 1e-4, JSON.stringify(g.head));
+    assert.ok(Math.abs(g.head.q[3] - Math.cos(0.1)) < 1e-4, JSON.stringify(g.head));
+    assert.ok(Math.abs(g.head.p[0] - 0.05) < 1e-4, JSON.stringify(g.head));
+    await sleep(100);
+    const h = (await d.req('GET', `/v1/instances/${a.id}/frame`)).json;
+    assert.deepEqual(h.head, g.head);
+    isError(await d.req('PUT', `/v1/instances/${a.id}/pose`, { p: [0, 0, 0], q: [0, 0, 0, 1], w: [0, 101, 0] }, bearer(a.token)), 422, 'invalid', 'w');
+  });
+
   test('bad poses are 422 naming the field; poses to a driven instance are 409', async () => {
     const a = await create();
     const put = (body) => d.req('PUT', `/v1/instances/${a.id}/pose`, body, bearer(a.token));
