@@ -35,12 +35,10 @@ int cmd_import_vrm(int argc, char **argv);
 
 /* VRM 0.x's virtual tail after a leaf joint ("0.x interpretation" of the 1.0 spec). */
 #define VIRTUAL_TAIL_M 0.07
-/* The schema's range for segment_length. */
+/* The schema's range for every segment of a rest shape. */
 #define SEG_MIN_M 0.001
 #define SEG_MAX_M 1.0
 /* Below these an approximation is too small to mention. */
-#define WARN_BEND_DEG 1.0       /* rest shape vs the straight strand */
-#define WARN_LENGTH_SPREAD 0.01 /* (longest - shortest) / mean segment */
 #define WARN_SCALE 1e-4         /* |axis scale - 1| */
 #define WARN_TILT_DEG 0.01      /* a limit's centre vs its segment's rest direction */
 #define NOTE_HEAD_TURN_DEG 0.01 /* head bone's rest rotation vs identity */
@@ -239,14 +237,14 @@ static void measure(cv *c, int ci)
 		}
 	}
 	st->mean = sum / (n - 1);
-	if (!have_dir || st->mean < SEG_MIN_M || st->mean > SEG_MAX_M) {
-		st->drop = "mean segment length outside [1 mm, 1 m]";
-		vrm_tally(&c->d, VRM_T_SHORT, "%s: mean segment %g m", ch->source, st->mean);
+	/* The strand carries every point's rest position ("rest"), so unequal and curved
+	 * chains are exact; each segment must be one core can hold. */
+	if (!have_dir || st->shortest < SEG_MIN_M || st->longest > SEG_MAX_M) {
+		st->drop = "a segment length outside [1 mm, 1 m]";
+		vrm_tally(&c->d, VRM_T_SHORT, "%s: segments %g..%g m", ch->source, st->shortest,
+		          st->longest);
 		return;
 	}
-	if ((st->longest - st->shortest) / st->mean > WARN_LENGTH_SPREAD)
-		vrm_tally(&c->d, VRM_T_UNEQUAL, "%s: %.4g..%.4g m", ch->source, st->shortest,
-		          st->longest);
 	for (int i = 0; i + 1 < n; i++)
 		if (st->len[i] >= 1e-6)
 			st->bend_deg =
@@ -254,8 +252,6 @@ static void measure(cv *c, int ci)
 			         vrm_angle_deg(vrm_sub(st->pts[i + 1], st->pts[i]), st->dir));
 	vrm_vec3 tip = vrm_add(st->pts[0], vrm_scale(st->dir, st->mean * (n - 1)));
 	st->tip_offset = vrm_len(vrm_sub(st->pts[n - 1], tip));
-	if (st->bend_deg > WARN_BEND_DEG)
-		vrm_tally(&c->d, VRM_T_BEND, "%s: %.3g°", ch->source, st->bend_deg);
 }
 
 /* A chain whose first joint sits below a joint some chain rotates would, in VRM, move
@@ -432,10 +428,10 @@ static json_t *strand_json(cv *c, int ci)
 	json_t *stiff = json_array(), *drag = json_array(), *gp = json_array(), *hr = json_array(),
 	       *gd = json_array();
 	int any_limit = 0;
-	json_object_set_new(s, "anchor", jvec(st->pts[0]));
-	json_object_set_new(s, "direction", jvec(st->dir));
-	json_object_set_new(s, "points", json_integer(st->points));
-	json_object_set_new(s, "segment_length", jnum(st->mean));
+	json_t *rest = json_array();
+	for (int i = 0; i < st->points; i++)
+		json_array_append_new(rest, jvec(st->pts[i]));
+	json_object_set_new(s, "rest", rest);
 	if (!st->on_head) {
 		char name[VRM_NAME_MAX];
 		const char *bone = anchor_bone_of(c, ch);

@@ -31,10 +31,6 @@ static const char *const tally_text[VRM_T_COUNT] = {
     [VRM_T_NONHEAD_COLLIDER] = "colliders sit on bones other than the head: attached to the "
                                "head at their rest offset, so they follow the head, not that "
                                "bone",
-    [VRM_T_UNEQUAL] = "chains have unequal segment lengths: each strand uses its mean "
-                      "(report: strands[].segment_lengths)",
-    [VRM_T_BEND] = "chains are curved at rest: each strand is straight along its first "
-                   "segment (report: strands[].rest_bend_max_deg, tip_offset_m)",
     [VRM_T_BRANCH] = "chains branch off another chain's moving joint: anchored at their rest "
                      "position instead of following that joint",
     [VRM_T_REUSED] = "chains reuse a joint of an earlier chain (VRM forbids it): cut before "
