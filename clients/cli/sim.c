@@ -28,11 +28,15 @@ static const char usage_text[] =
     "                 (\"tick\": k instead of \"t\" means t = k / tick_hz), or a JSON file\n"
     "                 with a \"poses\" array. Each pose holds until the next; the last\n"
     "                 one holds to the end\n"
-    "--motion NAME    still, shake, nod, jump, circle or stress (default: the bake\n"
-    "                 file's poses, else still)\n"
+    "--motion NAME    still, shake, nod, jump, circle, stress or jog (default: the bake\n"
+    "                 file's poses, else still). jog: running in place at 2.8 steps/s,\n"
+    "                 vertical bob A (1 - cos) at the step rate, lateral sway A/2 at\n"
+    "                 half of it, for --period seconds (whole strides), then still\n"
     "--amplitude A    shake/nod: degrees [0, 180]; jump: peak g [0, 50]; circle:\n"
-    "                 radius in m [0, 10]. Default 45, 30, 2.5, 0.3\n"
-    "--period S       seconds per cycle, [0.01, 3600]. Default 0.6, 0.4, 0.5, 2\n"
+    "                 radius in m [0, 10]; jog: bob in m [0, 0.2]. Default 45, 30,\n"
+    "                 2.5, 0.3, 0.03\n"
+    "--period S       seconds per cycle, [0.01, 3600]; jog: seconds of running.\n"
+    "                 Default 0.6, 0.4, 0.5, 2; jog 5\n"
     "--ticks N        ticks to run, [1, 100000000]. Default: the number of poses, else 600\n"
     "--tick-hz HZ     ticks per second, [1, 1000]. Default: the bake file's, else 60\n"
     "--substeps K     substeps per tick, [1, 16]; overrides the instance's \"substeps\".\n"
@@ -66,7 +70,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 {
 	static const char *const formats[] = {"jsonl", "csv", NULL};
 	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
-	                                      "circle", "stress", NULL};
+	                                      "circle", "stress", "jog", NULL};
 	const char *v;
 	int r, only_files = 0;
 	for (int i = 1; i < argc; i++) {
@@ -135,6 +139,10 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 	if (o->has_amplitude && strcmp(o->motion, "circle") == 0 && o->amplitude > 10)
 		return USAGE_ERR("--amplitude: for circle, radius in metres [0, 10], got %g\n",
 		                 o->amplitude);
+	if (o->has_amplitude && strcmp(o->motion, "jog") == 0 &&
+	    o->amplitude > pt_motion_amplitude_max(PT_MOTION_JOG))
+		return USAGE_ERR("--amplitude: for jog, vertical bob in metres [0, %g], got %g\n",
+		                 pt_motion_amplitude_max(PT_MOTION_JOG), o->amplitude);
 	return 0;
 }
 
