@@ -131,10 +131,13 @@ int sim_tips_fit(const sim_tips *t, double *zeta)
 	}
 	if (best < 0)
 		return 0;
-	/* Least squares of ln|a_j| on j over the turning points from the largest on. */
+	/* Least squares of ln|a_j| on j over the turning points from the largest on, while
+	 * they shrink: below ~20 um float rounding keeps a strand wiggling for good. */
 	double sj = 0, sy = 0, sjj = 0, sjy = 0;
 	int m = 0;
-	for (start = best; start < count && fabs(amp[start]) >= SIM_DECAY_FLOOR; start++, m++) {
+	for (start = best; start < count && fabs(amp[start]) >= SIM_DECAY_FLOOR &&
+	                   (m == 0 || fabs(amp[start]) < fabs(amp[start - 1]));
+	     start++, m++) {
 		double y = log(fabs(amp[start]));
 		sj += m, sy += y, sjj += (double)m * m, sjy += m * y;
 	}

@@ -14,7 +14,7 @@
 #include "ponytail/instance.h"
 
 #define SIM_DECAY_MAX 10000 /* frames kept after the stop: 10 s at up to 1000 Hz */
-#define SIM_DECAY_FLOOR 1e-5 /* m: turning points smaller than this are not fitted */
+#define SIM_DECAY_FLOOR 5e-5 /* m: turning points smaller than this are not fitted */
 
 typedef struct sim_tip_sums {
 	long n;
@@ -48,7 +48,7 @@ int sim_tips_widest(const sim_tips *t);
  * positions minus the last one (the rest position) are projected on the direction of
  * their largest excursion; in each stretch of one sign (a half-cycle) the extreme value is
  * a turning point a_j. From the largest turning point that is not the first frame on,
- * while |a_j| >= SIM_DECAY_FLOOR: the least-squares slope of ln|a_j| against j is -delta/2
+ * while |a_j| >= SIM_DECAY_FLOOR and shrinks: the least-squares slope of ln|a_j| against j is -delta/2
  * (delta: the logarithmic decrement per full period), zeta = delta / sqrt(4 pi^2 +
  * delta^2). Returns the number of turning points used and sets *zeta when it is at least
  * 2 and the amplitude falls; else returns 0 (no fit: the head never stopped, the tip did
