@@ -109,9 +109,10 @@ int sim_tips_fit(const sim_tips *t, double *zeta)
 	if (far < SIM_DECAY_FLOOR)
 		return 0;
 	/* Turning points: the extreme of each half-cycle; a half-cycle whose extreme is the
-	 * first frame was cut by the stop and is not one. */
+	 * first frame was cut by the stop and is not one. The first 64 are kept: a decay that
+	 * can be fitted has far fewer above the floor. */
 	double amp[64];
-	int count = 0, start = -1, best = -1, extreme_k = -1;
+	int count = 0, best = -1, extreme_k = -1;
 	double extreme = 0;
 	for (int k = 0; k <= n; k++) {
 		double u = 0;
@@ -135,10 +136,10 @@ int sim_tips_fit(const sim_tips *t, double *zeta)
 	 * they shrink: below ~20 um float rounding keeps a strand wiggling for good. */
 	double sj = 0, sy = 0, sjj = 0, sjy = 0;
 	int m = 0;
-	for (start = best; start < count && fabs(amp[start]) >= SIM_DECAY_FLOOR &&
-	                   (m == 0 || fabs(amp[start]) < fabs(amp[start - 1]));
-	     start++, m++) {
-		double y = log(fabs(amp[start]));
+	for (int j = best; j < count && fabs(amp[j]) >= SIM_DECAY_FLOOR &&
+	                   (m == 0 || fabs(amp[j]) < fabs(amp[j - 1]));
+	     j++, m++) {
+		double y = log(fabs(amp[j]));
 		sj += m, sy += y, sjj += (double)m * m, sjy += m * y;
 	}
 	if (m < 2)
