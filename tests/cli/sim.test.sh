@@ -37,7 +37,7 @@ run 2 "--tick-hz: expected a number" sim "$T/inst.json" --tick-hz nan
 run 2 "--substeps: expected an integer in [1, 16], got '17'" sim "$T/inst.json" --substeps 17
 run 2 "--substeps: expected an integer in [1, 16]" sim "$T/inst.json" --substeps 0
 run 2 "--format: expected one of jsonl, csv; got 'xml'" sim "$T/inst.json" --format xml
-run 2 "--motion: expected one of still, shake, nod, jump, circle, stress" sim "$T/inst.json" --motion wobble
+run 2 "--motion: expected one of still, shake, nod, jump, circle, stress, jog" sim "$T/inst.json" --motion wobble
 run 2 "--amplitude: expected a number in [0, 180]" sim "$T/inst.json" --motion shake --amplitude 500
 run 2 "--amplitude: for jump, peak g in [0, 50]" sim "$T/inst.json" --motion jump --amplitude 60
 run 2 "--amplitude: for circle, radius in metres [0, 10]" sim "$T/inst.json" --motion circle --amplitude 11
