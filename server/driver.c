@@ -53,7 +53,7 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 	int kind = json_is_string(m) ? pt_motion_from_name(json_string_value(m)) : -1;
 	if (kind < 0)
 		return reject(err, "driver.motion",
-		              "expected one of still, shake, nod, jump, circle, stress");
+		              "expected one of still, shake, nod, jump, circle, stress, jog");
 	pt_motion mo = pt_motion_default((pt_motion_kind)kind);
 	const json_t *amp = json_object_get(d, "amplitude"), *per = json_object_get(d, "period");
 	if (kind == PT_MOTION_STRESS && (amp || per))
@@ -61,12 +61,13 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 		              "the stress motion is fixed (no amplitude or period)");
 	double x;
 	if (amp) {
-		double hi = kind == PT_MOTION_JUMP ? 50 : kind == PT_MOTION_CIRCLE ? 10 : 180;
+		double hi = kind == PT_MOTION_STILL ? 180 : pt_motion_amplitude_max(kind);
 		if (number(amp, 0, hi, &x) != 0) {
 			char msg[96];
 			snprintf(msg, sizeof msg, "expected a number in [0, %g] (%s)", hi,
 			         kind == PT_MOTION_JUMP     ? "peak g"
 			         : kind == PT_MOTION_CIRCLE ? "radius, m"
+			         : kind == PT_MOTION_JOG    ? "vertical bob, m"
 			                                    : "degrees");
 			return reject(err, "driver.amplitude", msg);
 		}

@@ -4,7 +4,8 @@
  *
  * is moved by core's pt_motion (ponytail/motion.h) instead of client poses: demos, tests
  * and load. Motions: still, shake, nod (amplitude in degrees, [0, 180]), jump (peak g,
- * [0, 50]), circle (radius in m, [0, 10]), stress (fixed: no amplitude or period);
+ * [0, 50]), circle (radius in m, [0, 10]), stress (fixed: no amplitude or period), jog
+ * (vertical bob in m, [0, 0.2]; period = seconds of running, then still for good);
  * period in s, [0.01, 3600]; position = the head's base position in m (|x| <= 1000),
  * default (0, 1.5, 0). Omitted fields take pt_motion_default's values.
  *

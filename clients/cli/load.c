@@ -38,10 +38,11 @@ static const char usage_text[] =
     "--duration D     seconds measured after the ramp, [0.01, 86400]\n"
     "--instance FILE  the definition of every instance (default: {}, the defaults of\n"
     "                 core/SCHEMA.md); name and room are set by the generator\n"
-    "--motion NAME    the publishers' head motion: still, shake, nod, jump, circle, stress.\n"
-    "                 Default shake; each instance runs it with its own phase\n"
-    "--amplitude A    shake/nod: degrees [0, 180]; jump: g [0, 50]; circle: m [0, 10]\n"
-    "--period S       seconds per cycle, [0.01, 3600]\n"
+    "--motion NAME    the publishers' head motion: still, shake, nod, jump, circle, stress,\n"
+    "                 jog. Default shake; each instance runs it with its own phase\n"
+    "--amplitude A    shake/nod: degrees [0, 180]; jump: g [0, 50]; circle: m [0, 10];\n"
+    "                 jog: bob in m [0, 0.2]\n"
+    "--period S       seconds per cycle, [0.01, 3600]; jog: seconds of running, then still\n"
     "--rate HZ        poses per second per instance, [1, 240]. Default: the server's tick\n"
     "--ramp S         seconds over which connections are opened, [0, 600]. Default 1\n"
     "--prefix NAME    rooms are NAME-0 .. NAME-(R-1) (A-Z a-z 0-9 _ . -). Default\n"
@@ -73,7 +74,7 @@ static void on_signal(int sig)
 static int parse_args(load_t *L, int argc, char **argv)
 {
 	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
-	                                      "circle", "stress", NULL};
+	                                      "circle", "stress", "jog", NULL};
 	const char *v, *motion = "shake";
 	double amp = 0, period = 0;
 	int has_amp = 0, has_period = 0, k, seen = 0;
@@ -207,10 +208,10 @@ static int parse_args(load_t *L, int argc, char **argv)
 		return -1;
 	}
 	L->motion = pt_motion_default((pt_motion_kind)pt_motion_from_name(motion));
-	if (has_amp && ((L->motion.kind == PT_MOTION_JUMP && amp > 50) ||
-	                (L->motion.kind == PT_MOTION_CIRCLE && amp > 10))) {
-		fprintf(stderr, "ponytail load: --amplitude: for %s, %s\n", motion,
-		        L->motion.kind == PT_MOTION_JUMP ? "g in [0, 50]" : "metres in [0, 10]");
+	pt_motion_kind kind = L->motion.kind;
+	if (has_amp && kind != PT_MOTION_STILL && amp > pt_motion_amplitude_max(kind)) {
+		fprintf(stderr, "ponytail load: --amplitude: for %s, %s in [0, %g]\n", motion,
+		        kind == PT_MOTION_JUMP ? "g" : "metres", pt_motion_amplitude_max(kind));
 		return -1;
 	}
 	if (has_amp)

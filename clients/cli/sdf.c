@@ -94,14 +94,19 @@ static void rotate_inv(pt_quat q, const double v[3], double out[3])
 	out[2] = v[2] + w * t[2] + (u[0] * t[1] - u[1] * t[0]);
 }
 
+void sim_head_local(const pt_pose *head, pt_vec3 pw, double out[3])
+{
+	double d[3] = {(double)pw.x - head->p.x, (double)pw.y - head->p.y,
+	               (double)pw.z - head->p.z};
+	rotate_inv(head->q, d, out);
+}
+
 double sim_sdf(const pt_collider_def *c, const pt_pose *head, pt_vec3 pw)
 {
 	double p[3], ctr[3], a[3], b[3];
 	from_vec(pw, p);
-	if (c->attach == PT_ATTACH_HEAD) {
-		double d[3] = {p[0] - head->p.x, p[1] - head->p.y, p[2] - head->p.z};
-		rotate_inv(head->q, d, p);
-	}
+	if (c->attach == PT_ATTACH_HEAD)
+		sim_head_local(head, pw, p);
 	from_vec(c->center, ctr);
 	from_vec(c->a, a);
 	from_vec(c->b, b);

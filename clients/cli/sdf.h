@@ -13,6 +13,9 @@
  * shape), < 0 where it penetrates. A plane's normal need not be unit length. */
 double sim_sdf(const pt_collider_def *c, const pt_pose *head, pt_vec3 p);
 
+/* World point p in the head's frame: q^-1 (p - head position), double precision. */
+void sim_head_local(const pt_pose *head, pt_vec3 p, double out[3]);
+
 /* The primitives, in the collider's own frame (double precision). */
 double sim_sdf_round_cone(const double p[3], const double a[3], const double b[3], double ra,
                           double rb);

@@ -30,11 +30,15 @@ static const char usage_text[] =
     "                 (\"tick\": k instead of \"t\" means t = k / tick_hz), or a JSON file\n"
     "                 with a \"poses\" array. Each pose holds until the next; the last\n"
     "                 one holds to the end\n"
-    "--motion NAME    still, shake, nod, jump, circle or stress (default: the bake\n"
-    "                 file's poses, else still)\n"
+    "--motion NAME    still, shake, nod, jump, circle, stress or jog (default: the bake\n"
+    "                 file's poses, else still). jog: running in place at 2.8 steps/s,\n"
+    "                 vertical bob A (1 - cos) at the step rate, lateral sway A/2 at\n"
+    "                 half of it, for --period seconds (whole strides), then still\n"
     "--amplitude A    shake/nod: degrees [0, 180]; jump: peak g [0, 50]; circle:\n"
-    "                 radius in m [0, 10]. Default 45, 30, 2.5, 0.3\n"
-    "--period S       seconds per cycle, [0.01, 3600]. Default 0.6, 0.4, 0.5, 2\n"
+    "                 radius in m [0, 10]; jog: bob in m [0, 0.2]. Default 45, 30,\n"
+    "                 2.5, 0.3, 0.03\n"
+    "--period S       seconds per cycle, [0.01, 3600]; jog: seconds of running.\n"
+    "                 Default 0.6, 0.4, 0.5, 2; jog 5\n"
     "--ticks N        ticks to run, [1, 100000000]. Default: the number of poses, else 600\n"
     "--tick-hz HZ     ticks per second, [1, 1000]. Default: the bake file's, else 60\n"
     "--substeps K     substeps per tick, [1, 16]; overrides the instance's \"substeps\".\n"
@@ -49,7 +53,22 @@ static const char usage_text[] =
     "                 last tick whose pose differs from the one before), settle_s (time\n"
     "                 from head_stop_s until every tip stays under 1 cm/s; null if the\n"
     "                 head or a tip still moves at the end), nan_count (points with a\n"
-    "                 non-finite coordinate, over all frames)\n"
+    "                 non-finite coordinate, over all frames). Then the mass-spring\n"
+    "                 article's figures, with d = the tip in the head's frame,\n"
+    "                 q^-1 (tip - head position): max_tip_speed_head_mps (max |d_k -\n"
+    "                 d_k-1| * tick_hz), tip_sigma_m (sqrt(mean |d - mean d|^2) from the\n"
+    "                 first tick whose pose differs from the one before to head_stop_s;\n"
+    "                 null if the head never moves), damping_ratio (of the tip's decay:\n"
+    "                 d from head_stop_s on, at most 10 s, minus its last value,\n"
+    "                 projected on its largest excursion; the extreme of each half-cycle\n"
+    "                 is a turning point a_j, unless it is the frame of head_stop_s;\n"
+    "                 from the largest one on, while |a_j| >= 0.05 mm and shrinks, the\n"
+    "                 least-squares slope of ln|a_j| per turning point is -delta/2,\n"
+    "                 delta the log decrement per period, zeta = delta / sqrt(4 pi^2 +\n"
+    "                 delta^2); null without 2 such turning points or when settle_s is\n"
+    "                 null),\n"
+    "                 decay_turning_points (how many were fitted). With several\n"
+    "                 strands, sigma and zeta are of the strand with the largest sigma\n"
     "\n"
     "Exit status: 0 ok, 1 bad or unreadable input file, 2 bad flag or flag value.\n";
 
@@ -68,7 +87,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 {
 	static const char *const formats[] = {"jsonl", "csv", NULL};
 	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
-	                                      "circle", "stress", NULL};
+	                                      "circle", "stress", "jog", NULL};
 	const char *v;
 	int r, only_files = 0;
 	for (int i = 1; i < argc; i++) {
@@ -137,6 +156,10 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 	if (o->has_amplitude && strcmp(o->motion, "circle") == 0 && o->amplitude > 10)
 		return USAGE_ERR("--amplitude: for circle, radius in metres [0, 10], got %g\n",
 		                 o->amplitude);
+	if (o->has_amplitude && strcmp(o->motion, "jog") == 0 &&
+	    o->amplitude > pt_motion_amplitude_max(PT_MOTION_JOG))
+		return USAGE_ERR("--amplitude: for jog, vertical bob in metres [0, %g], got %g\n",
+		                 pt_motion_amplitude_max(PT_MOTION_JOG), o->amplitude);
 	return 0;
 }
 

@@ -97,6 +97,7 @@ static int pose_eq(const pt_pose *a, const pt_pose *b)
 void sim_metrics_init(sim_metrics *m, const pt_instance_def *def, const sim_layout *lay,
                       double tick_hz, const pt_pose *head0, const pt_vec3 *initial)
 {
+	double local[PT_MAX_STRANDS][3];
 	memset(m, 0, sizeof *m);
 	m->def = def;
 	m->lay = *lay;
@@ -104,8 +105,11 @@ void sim_metrics_init(sim_metrics *m, const pt_instance_def *def, const sim_layo
 	m->head_stop_tick = -1;
 	m->last_fast_tick = -1;
 	m->prev_head = *head0;
-	for (int s = 0; s < lay->strands; s++)
+	for (int s = 0; s < lay->strands; s++) {
 		m->tips[s] = initial[lay->first[s] + lay->points[s] - 1];
+		sim_head_local(head0, m->tips[s], local[s]);
+	}
+	sim_tips_init(&m->tip, lay->strands, tick_hz, (const double(*)[3])local);
 }
 
 /* How far point i of strand s is inside the colliders it sees, counting its own radius
@@ -130,9 +134,10 @@ static double penetration(const sim_metrics *m, int s, int i, const pt_pose *hea
 void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec3 *pts)
 {
 	const sim_layout *lay = &m->lay;
-	int fast = 0;
+	double local[PT_MAX_STRANDS][3];
+	int fast = 0, moving = !pose_eq(head, &m->prev_head);
 	m->ticks = tick + 1;
-	if (!pose_eq(head, &m->prev_head))
+	if (moving)
 		m->head_stop_tick = tick;
 	m->prev_head = *head;
 	for (int s = 0; s < lay->strands; s++) {
@@ -161,9 +166,11 @@ void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec
 			fast = 1;
 		}
 		m->tips[s] = tip;
+		sim_head_local(head, tip, local[s]);
 	}
 	if (fast)
 		m->last_fast_tick = tick;
+	sim_tips_add(&m->tip, moving, (const double(*)[3])local);
 }
 
 void sim_metrics_print(const sim_metrics *m, FILE *out, int substeps)
@@ -185,5 +192,18 @@ void sim_metrics_print(const sim_metrics *m, FILE *out, int substeps)
 		fputs("null", out);
 	else
 		fprintf(out, "%.9g", settled > stop ? settled - stop : 0.0);
-	fprintf(out, ",\"nan_count\":%ld}\n", m->nan_count);
+	double sigma = sim_tips_sigma(&m->tip, sim_tips_widest(&m->tip)), zeta = 0;
+	int turns = never ? 0 : sim_tips_fit(&m->tip, &zeta);
+	fprintf(out, ",\"nan_count\":%ld,\"max_tip_speed_head_mps\":%.6g,\"tip_sigma_m\":",
+	        m->nan_count, m->tip.max_speed);
+	if (sigma < 0)
+		fputs("null", out);
+	else
+		fprintf(out, "%.6g", sigma);
+	fputs(",\"damping_ratio\":", out);
+	if (turns)
+		fprintf(out, "%.6g", zeta);
+	else
+		fputs("null", out);
+	fprintf(out, ",\"decay_turning_points\":%d}\n", turns);
 }

@@ -7,6 +7,7 @@
 
 #include "ponytail/instance.h"
 #include "ponytail/types.h"
+#include "sim_tips.h"
 
 typedef enum sim_format { SIM_FORMAT_JSONL = 0, SIM_FORMAT_CSV = 1 } sim_format;
 
@@ -36,6 +37,7 @@ typedef struct sim_metrics {
 	int last_fast_tick;           /* last tick where some tip moved at >= 1 cm/s (-1: none) */
 	pt_vec3 tips[PT_MAX_STRANDS]; /* tip positions of the previous frame */
 	pt_pose prev_head;
+	sim_tips tip; /* head-frame tip figures: sigma, speed, damping ratio */
 } sim_metrics;
 
 /* `initial` holds the points right after creation (before tick 0), head at `head0`. */

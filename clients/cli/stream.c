@@ -27,10 +27,12 @@ static const char usage_text[] =
     "Publishes head poses for instance ID over WebSocket, then reports which pose the\n"
     "server applied last and the input-to-frame latency (it subscribes to ID to see).\n"
     "\n"
-    "--motion NAME    still, shake, nod, jump, circle or stress, sampled at --rate\n"
+    "--motion NAME    still, shake, nod, jump, circle, stress or jog, sampled at --rate\n"
+    "                 (jog: running in place, see ponytail sim --help)\n"
     "--amplitude A    shake/nod: degrees [0, 180]; jump: peak g [0, 50]; circle: radius in\n"
-    "                 m [0, 10]. Default 45, 30, 2.5, 0.3\n"
-    "--period S       seconds per cycle, [0.01, 3600]. Default 0.6, 0.4, 0.5, 2\n"
+    "                 m [0, 10]; jog: bob in m [0, 0.2]. Default 45, 30, 2.5, 0.3, 0.03\n"
+    "--period S       seconds per cycle, [0.01, 3600]; jog: seconds of running. Default\n"
+    "                 0.6, 0.4, 0.5, 2; jog 5\n"
     "--poses FILE     JSON lines {\"t\": s, \"p\": [x,y,z], \"q\": [x,y,z,w]} (\"tick\": k for\n"
     "                 t = k / tick_hz; optional \"v\", \"w\"), sent at their t, or at --rate\n"
     "                 when given (or when a line has no t)\n"
@@ -130,7 +132,7 @@ static void on_frame(ptc_conn_t *c, const ptc_frame_t *f, void *user)
 static int parse_args(stream_t *s, int argc, char **argv)
 {
 	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
-	                                      "circle", "stress", NULL};
+	                                      "circle", "stress", "jog", NULL};
 	const char *v, *motion = NULL;
 	double amp = 0, period = 0;
 	int has_amp = 0, has_period = 0, k;
@@ -221,11 +223,13 @@ static int parse_args(stream_t *s, int argc, char **argv)
 			    "ponytail stream: --amplitude/--period: the stress motion is fixed\n");
 			return -1;
 		}
-		if (has_amp && ((s->motion.kind == PT_MOTION_JUMP && amp > 50) ||
-		                (s->motion.kind == PT_MOTION_CIRCLE && amp > 10))) {
-			fprintf(stderr, "ponytail stream: --amplitude: for %s, %s\n", motion,
-			        s->motion.kind == PT_MOTION_JUMP ? "peak g in [0, 50]"
-			                                         : "radius in metres [0, 10]");
+		pt_motion_kind kind = s->motion.kind;
+		if (has_amp && kind != PT_MOTION_STILL && amp > pt_motion_amplitude_max(kind)) {
+			fprintf(stderr, "ponytail stream: --amplitude: for %s, %s [0, %g]\n", motion,
+			        kind == PT_MOTION_JUMP     ? "peak g in"
+			        : kind == PT_MOTION_CIRCLE ? "radius in metres"
+			                                   : "vertical bob in metres",
+			        pt_motion_amplitude_max(kind));
 			return -1;
 		}
 		if (has_amp)

@@ -8,8 +8,8 @@
 #define PT_PI 3.14159265358979323846
 #define PT_G 9.81
 
-static const char *const motion_names[PT_MOTION_COUNT] = {"still", "shake", "nod",
-							  "jump",  "circle", "stress"};
+static const char *const motion_names[PT_MOTION_COUNT] = {
+    "still", "shake", "nod", "jump", "circle", "stress", "jog"};
 
 int pt_motion_from_name(const char *name)
 {
@@ -36,9 +36,33 @@ pt_motion pt_motion_default(pt_motion_kind kind)
 	case PT_MOTION_NOD: m.amplitude = 30.0f, m.period = 0.4f; break;
 	case PT_MOTION_JUMP: m.amplitude = 2.5f, m.period = 0.5f; break;
 	case PT_MOTION_CIRCLE: m.amplitude = 0.3f, m.period = 2.0f; break;
+	case PT_MOTION_JOG: m.amplitude = 0.03f, m.period = 5.0f; break;
 	default: m.amplitude = 0.0f, m.period = 1.0f; break;
 	}
 	return m;
+}
+
+double pt_motion_amplitude_max(pt_motion_kind kind)
+{
+	switch (kind) {
+	case PT_MOTION_SHAKE:
+	case PT_MOTION_NOD: return 180;
+	case PT_MOTION_JUMP: return 50;
+	case PT_MOTION_CIRCLE: return 10;
+	case PT_MOTION_JOG: return 0.2;
+	default: return 0;
+	}
+}
+
+static double jog_end(double period)
+{
+	double stride = 2.0 / PT_JOG_STEP_HZ, n = floor(period / stride + 0.5);
+	return (n < 1 ? 1 : n) * stride;
+}
+
+double pt_motion_jog_end(const pt_motion *m)
+{
+	return jog_end(m->period > 0 ? m->period : 1.0);
 }
 
 static pt_pose offset_pose(const pt_pose *base, pt_vec3 dp, pt_quat dq)
@@ -73,6 +97,14 @@ static pt_pose primitive(pt_motion_kind kind, double amp, double period, const p
 	case PT_MOTION_CIRCLE: {
 		double x = amp * (cos(w * t) - 1.0), z = amp * sin(w * t);
 		return offset_pose(base, pt_v3((float)x, 0, (float)z), pt_quat_identity());
+	}
+	case PT_MOTION_JOG: {
+		/* See motion.h: bob at the step rate from the top, sway at the stride rate. */
+		if (t >= jog_end(period))
+			return *base;
+		double ws = 2.0 * PT_PI * PT_JOG_STEP_HZ;
+		double y = -amp * (1.0 - cos(ws * t)), x = 0.5 * amp * sin(0.5 * ws * t);
+		return offset_pose(base, pt_v3((float)x, (float)y, 0), pt_quat_identity());
 	}
 	default: return *base;
 	}

@@ -20,6 +20,9 @@ grep -q "sim" "$T/out" || fail "ponytail --help does not list sim"
 for f in --poses --motion --amplitude --period --ticks --tick-hz --substeps --format --summary; do
 	grep -qF -- "$f" "$T/out" || fail "sim --help does not describe $f"
 done
+for f in jog tip_sigma_m damping_ratio max_tip_speed_head_mps decay_turning_points; do
+	grep -qF -- "$f" "$T/out" || fail "sim --help does not describe $f"
+done
 run 2 "usage" 
 run 2 "unknown command 'smi'" smi
 
@@ -34,10 +37,11 @@ run 2 "--tick-hz: expected a number" sim "$T/inst.json" --tick-hz nan
 run 2 "--substeps: expected an integer in [1, 16], got '17'" sim "$T/inst.json" --substeps 17
 run 2 "--substeps: expected an integer in [1, 16]" sim "$T/inst.json" --substeps 0
 run 2 "--format: expected one of jsonl, csv; got 'xml'" sim "$T/inst.json" --format xml
-run 2 "--motion: expected one of still, shake, nod, jump, circle, stress" sim "$T/inst.json" --motion wobble
+run 2 "--motion: expected one of still, shake, nod, jump, circle, stress, jog" sim "$T/inst.json" --motion wobble
 run 2 "--amplitude: expected a number in [0, 180]" sim "$T/inst.json" --motion shake --amplitude 500
 run 2 "--amplitude: for jump, peak g in [0, 50]" sim "$T/inst.json" --motion jump --amplitude 60
 run 2 "--amplitude: for circle, radius in metres [0, 10]" sim "$T/inst.json" --motion circle --amplitude 11
+run 2 "--amplitude: for jog, vertical bob in metres [0, 0.2], got 0.5" sim "$T/inst.json" --motion jog --amplitude 0.5
 run 2 "--period: expected a number in [0.01, 3600]" sim "$T/inst.json" --motion nod --period 0
 run 2 "--amplitude needs --motion" sim "$T/inst.json" --amplitude 10
 run 2 "--period needs --motion" sim "$T/inst.json" --period 1
@@ -157,7 +161,8 @@ lines = out.splitlines()
 assert len(lines) == 1, len(lines)
 s = json.loads(lines[0])
 for k in ('ticks', 'max_penetration_m', 'max_segment_error_ratio', 'max_tip_speed_mps',
-          'settle_s', 'nan_count', 'head_stop_s', 'tick_hz', 'substeps', 'points'):
+          'settle_s', 'nan_count', 'head_stop_s', 'tick_hz', 'substeps', 'points',
+          'max_tip_speed_head_mps', 'tip_sigma_m', 'damping_ratio', 'decay_turning_points'):
     assert k in s, k
 assert s['ticks'] == 120 and s['points'] == 17 and s['nan_count'] == 0, s
 assert s['max_segment_error_ratio'] < 1e-4, s       # exact lengths, at rest

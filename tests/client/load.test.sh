@@ -85,6 +85,7 @@ run 2 "--ramp: expected a number in [0, 600]" load "${base[@]}" --ramp 601
 run 2 "--per-room: expected an integer in [1, 1000]" load "${base[@]}" --per-room 0
 run 2 "--motion: expected one of" load "${base[@]}" --motion dance
 run 2 "--amplitude: for circle, metres in [0, 10]" load "${base[@]}" --motion circle --amplitude 20
+run 2 "--amplitude: for jog, metres in [0, 0.2]" load "${base[@]}" --motion jog --amplitude 0.5
 run 2 "--prefix: expected 1 to 64 of A-Z a-z 0-9 _ . -, got 'a b'" load "${base[@]}" --prefix "a b"
 run 2 "--prefix: at most 40 bytes" load "${base[@]}" --prefix aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 run 2 "--reuse with publishers needs --token" load "${base[@]}" --reuse

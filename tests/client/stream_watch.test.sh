@@ -160,12 +160,13 @@ run 2 "give one pose source" stream "$A" --token "$TA" --server "$S"
 run 2 "give one pose source" stream "$A" --motion nod --stdin --token "$TA" --server "$S"
 run 2 "missing instance ID" stream --motion nod --token "$TA" --server "$S"
 run 2 "needs the instance's write token" stream "$A" --motion nod --server "$S"
-run 2 "--motion: expected one of still, shake, nod, jump, circle, stress; got 'wiggle'" stream "$A" --motion wiggle --token t
+run 2 "--motion: expected one of still, shake, nod, jump, circle, stress, jog; got 'wiggle'" stream "$A" --motion wiggle --token t
 run 2 "--rate: expected a number in [1, 1000]" stream "$A" --motion nod --rate 0 --token t
 run 2 "--count: expected an integer" stream "$A" --motion nod --count -1 --token t
 run 2 "--duration: expected a number" stream "$A" --motion nod --duration 0 --token t
 run 2 "--amplitude needs --motion" stream "$A" --stdin --amplitude 3 --token t
 run 2 "--amplitude: for jump, peak g in [0, 50]" stream "$A" --motion jump --amplitude 60 --token t
+run 2 "--amplitude: for jog, vertical bob in metres [0, 0.2]" stream "$A" --motion jog --amplitude 0.5 --token t
 run 2 "the stress motion is fixed" stream "$A" --motion stress --period 2 --token t
 run 2 "--loop needs --poses" stream "$A" --motion nod --loop --token t
 run 2 "--ws: expected ws://host:port" stream "$A" --motion nod --token t --ws http://x

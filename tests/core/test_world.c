@@ -312,6 +312,50 @@ static void test_motions(void **state)
 	assert_float_equal(still.p.y, 1.5f, 1e-6f);
 }
 
+/* The jog of motion.h: 6 cm bob at 2.8 steps/s, 1.5 cm sway at 1.4 Hz, 7 whole strides in
+ * the default 5 s, continuous at start and stop, then still. */
+static void test_jog(void **state)
+{
+	(void)state;
+	pt_motion m = pt_motion_default(PT_MOTION_JOG);
+	assert_int_equal(pt_motion_from_name("jog"), PT_MOTION_JOG);
+	assert_string_equal(pt_motion_name(PT_MOTION_JOG), "jog");
+	assert_float_equal(pt_motion_jog_end(&m), 5.0, 1e-9); /* 7 strides of 1/1.4 s */
+	m.period = 5.3f;
+	assert_float_equal(pt_motion_jog_end(&m), 5.0, 1e-9); /* rounded to whole strides */
+	m.period = 0.1f;
+	assert_float_equal(pt_motion_jog_end(&m), 1 / 1.4, 1e-9); /* at least one */
+	m = pt_motion_default(PT_MOTION_JOG);
+	double dt = 1e-3, ymin = 0, ymax = -1, xmin = 0, xmax = 0, acc = 0, y0 = 1.5, y1 = 1.5;
+	int steps = 0, moving_after = 0;
+	for (double t = 0; t < 7; t += dt) {
+		pt_pose p = pt_motion_pose(&m, t);
+		double y = p.p.y - 1.5, x = p.p.x;
+		assert_true(p.p.z == 0 && p.q.w == 1);
+		if (t >= 5.0 + dt)
+			moving_after |= x != 0 || y != 0;
+		ymin = fmin(ymin, y), ymax = fmax(ymax, y), xmin = fmin(xmin, x), xmax = fmax(xmax, x);
+		if (t > 2 * dt) {
+			acc = fmax(acc, fabs(p.p.y - 2 * y1 + y0) / (dt * dt));
+			steps += y1 - 1.5 >= -0.03 && y < -0.03; /* one downward crossing per step */
+		}
+		y0 = y1, y1 = p.p.y;
+	}
+	assert_false(moving_after);
+	assert_float_equal(ymax, 0, 1e-6);
+	assert_float_equal(ymin, -0.06, 1e-5);
+	assert_float_equal(xmax, 0.015, 1e-5);
+	assert_float_equal(xmin, -0.015, 1e-5);
+	assert_int_equal(steps, 14); /* 2.8 steps/s for 5 s */
+	assert_float_equal(acc, 0.03 * pow(2 * 3.14159265358979 * 2.8, 2), 0.3); /* 9.3 m/s^2 */
+	/* No jump in position at the start or the stop. */
+	pt_pose a = pt_motion_pose(&m, 1e-6), b = pt_motion_pose(&m, 5.0 - 1e-6);
+	assert_float_equal(a.p.y, 1.5, 1e-5);
+	assert_float_equal(b.p.y, 1.5, 1e-5);
+	assert_float_equal(b.p.x, 0, 1e-5);
+	assert_float_equal(pt_motion_amplitude_max(PT_MOTION_JOG), 0.2, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +369,7 @@ int main(void)
 	    cmocka_unit_test(test_update_instance),
 	    cmocka_unit_test(test_reset_and_read_capacity),
 	    cmocka_unit_test(test_motions),
+	    cmocka_unit_test(test_jog),
 	};
 	return cmocka_run_group_tests_name("world", tests, NULL, NULL);
 }

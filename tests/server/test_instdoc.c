@@ -171,6 +171,7 @@ static void patch_errors_name_the_field(void **state)
 	    {"{\"driver\":{\"motion\":\"shake\",\"period\":0}}", "driver.period"},
 	    {"{\"driver\":{\"motion\":\"shake\",\"amplitude\":500}}", "driver.amplitude"},
 	    {"{\"driver\":{\"motion\":\"jump\",\"amplitude\":60}}", "driver.amplitude"},
+	    {"{\"driver\":{\"motion\":\"jog\",\"amplitude\":0.5}}", "driver.amplitude"},
 	    {"{\"driver\":{\"motion\":\"stress\",\"amplitude\":3}}", "driver.amplitude"},
 	    {"{\"driver\":{\"motion\":\"circle\",\"position\":[0,1]}}", "driver.position"},
 	    {"{\"driver\":{\"motion\":\"still\",\"speed\":1}}", "driver.speed"},
