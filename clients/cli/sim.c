@@ -45,7 +45,9 @@ static const char usage_text[] =
     "                 Default: the instance's, else the bake file's, else 4\n"
     "--format F       jsonl (default): {\"tick\",\"t\",\"head\":{\"p\",\"q\"},\"strands\":\n"
     "                 [[[x,y,z],...],...]} per line, world metres, strands[s][0] = anchor;\n"
-    "                 csv: header tick,t,strand,point,x,y,z then one row per point\n"
+    "                 csv: header tick,t,strand,point,x,y,z then one row per point\n";
+/* split in two: C11 compilers need only support 4095-byte string literals */
+static const char usage_summary[] =
     "--summary        print one JSON object instead of frames: ticks, tick_hz, substeps,\n"
     "                 strands, points, max_penetration_m (deepest point inside a collider\n"
     "                 it sees, counting its radius / hit_radius), max_segment_error_ratio\n"
@@ -100,7 +102,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 		} else if (strcmp(a, "--") == 0) {
 			only_files = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			fputs(usage_text, stdout);
+			fputs(usage_text, stdout), fputs(usage_summary, stdout);
 			return 1;
 		} else if ((r = cli_switch("sim", "--summary", a)) != 0) {
 			if (r < 0)
