@@ -59,3 +59,11 @@ $(VMC_PLAY): $(B)/obj/tests/client/vmc_play.o $(PTC_LIB) $(PROTO_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LWS) $(PKG_LO) -lm
 test: $(VMC_PLAY)
+
+# clients/web/node_modules: the page's run-time assets from npm (MediaPipe Face Mesh, pinned
+# by clients/web/package-lock.json), served by the daemon from the web root. npm ci leaves
+# node_modules/.package-lock.json behind: the stamp.
+WEB_DEPS := clients/web/node_modules/.package-lock.json
+$(WEB_DEPS): clients/web/package.json clients/web/package-lock.json clients/web/install-deps.sh
+	$(Q)clients/web/install-deps.sh
+all: $(WEB_DEPS)

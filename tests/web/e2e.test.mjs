@@ -48,6 +48,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
   let phase = 'load';
   const consoleErrors = []; // {phase, text}
   const pageErrors = [];
+  const requests = []; // every URL the browser asked for: {url, status}
 
   // Console errors a phase may expect: Chromium reports every non-2xx fetch and every
   // refused connection as a console error by itself.
@@ -81,6 +82,12 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
     });
     page.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+    context.on('request', (r) => requests.push({ url: r.url(), phase }));
+    page.on('websocket', (w) => requests.push({ url: w.url(), phase, status: 101 }));
+    context.on('response', (r) => {
+      const q = requests.findLast((x) => x.url === r.url() && x.status === undefined);
+      if (q) q.status = r.status();
+    });
   });
 
   after(async () => {
@@ -285,6 +292,68 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     } finally {
       await second.close();
     }
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+  test('the camera: Face Mesh loads from the daemon, the fake camera shows no face, nothing is published', async () => {
+    phase = 'camera';
+    const head0 = await page.evaluate(() => window.ponytail.ownHead());
+    assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
+    await page.getByRole('button', { name: 'Camera' }).click();
+    assert.equal(await page.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed'), 'true');
+    await until('the model to load and run', () => page.evaluate(() => window.ponytail.camera.status === 'no face' && window.ponytail.camera.frames >= 3), 40000, 100);
+    const t0 = await page.evaluate(() => window.ponytail.camera.frames);
+    await sleep(1500);
+    const cam = await page.evaluate(() => window.ponytail.camera);
+    assert.ok(cam.frames > t0, `Face Mesh keeps processing camera frames (${t0} -> ${cam.frames})`);
+    assert.equal(cam.status, 'no face');
+    assert.equal(await page.locator('#cam-status').textContent(), 'no face');
+    assert.equal(cam.faces, 0, 'a face in the test pattern?');
+    assert.equal(cam.posesUsed, 0);
+    assert.equal(cam.published, 0, 'poses published from the camera without a face');
+    const head1 = await page.evaluate(() => window.ponytail.ownHead());
+    assert.ok(Math.hypot(...head1.map((v, i) => v - head0[i])) < 1e-4, 'the head did not move');
+    // The model came from this daemon: script, WebAssembly and packed model, all 200.
+    const mine = new URL(daemon.base).host;
+    for (const file of ['face_mesh.js', 'face_mesh_solution_packed_assets.data', 'face_mesh.binarypb']) {
+      const r = requests.find((q) => q.url.endsWith(`/node_modules/@mediapipe/face_mesh/${file}`));
+      assert.ok(r && new URL(r.url).host === mine && r.status === 200, `${file}: ${JSON.stringify(r)}`);
+    }
+    assert.ok(requests.some((q) => /face_mesh_solution_(simd_)?wasm_bin\.wasm$/.test(q.url) && q.status === 200), 'the .wasm');
+    // Nothing, in the whole session, went anywhere but this daemon's two ports.
+    const ours = [mine, `127.0.0.1:${daemon.wsPort}`];
+    const elsewhere = requests.filter((q) => !/^(data|blob):/.test(q.url) && !ours.includes(new URL(q.url).host));
+    assert.deepEqual(elsewhere, []);
+    assert.ok(requests.some((q) => q.url.startsWith('ws://')), 'WebSockets are watched too');
+    // A face, as Face Mesh would report one (landmarks of the solver's fixtures: yaw 30°, pitch -25°, roll 15°,
+    // fed in beside the real results): the head turns to that pose in the daemon's frames,
+    // and when the face goes, "no face" again and the head stays where it was.
+    const fx = JSON.parse(fs.readFileSync(new URL('./fixtures/face-landmarks.json', import.meta.url)));
+    const face = fx.cases.find((c) => c.width === 640 && c.yaw === 30 && c.pitch === -25);
+    const want = await page.evaluate(async ({ lm }) => {
+      const cam = window.ponytail.app.camera;
+      const list = Object.assign([], lm);
+      for (let k = 0; k < 40; k++) {
+        cam.onResults({ multiFaceLandmarks: [list] });
+        await new Promise((r) => setTimeout(r, 33));
+      }
+      return window.ponytail.camera;
+    }, { lm: face.landmarks });
+    assert.equal(want.status, 'tracking');
+    assert.ok(want.published > 5, `poses published while tracking: ${want.published}`);
+    const { quatFromYawPitchRoll, DEG } = await import('../../clients/web/js/math.mjs');
+    const qWant = quatFromYawPitchRoll(face.yaw * DEG, face.pitch * DEG, face.roll * DEG);
+    await until('the head at the face\'s pose in the frames', async () => {
+      const q = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, ownKey);
+      const d = Math.abs(q.reduce((a, v, i) => a + v * qWant[i], 0));
+      return 2 * Math.acos(Math.min(1, d)) < 2 * DEG;
+    }, 5000);
+    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'), 5000);
+    const n = await page.evaluate(() => window.ponytail.camera.published);
+    await sleep(600);
+    assert.ok((await page.evaluate(() => window.ponytail.camera.published)) <= n + 1, 'publishing from the camera stopped');
+    await page.getByRole('button', { name: 'Camera' }).click();
+    assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
   });

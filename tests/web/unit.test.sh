@@ -4,4 +4,4 @@
 set -eu
 cd "$(dirname "$0")/../.."
 command -v node >/dev/null || { echo "web unit: node not found (apt-get install nodejs)" >&2; exit 1; }
-exec node --test tests/web/unit.test.mjs
+exec node --test tests/web/unit.test.mjs tests/web/headpose.test.mjs

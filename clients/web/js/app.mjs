@@ -12,6 +12,7 @@ import { View, layout } from './view.mjs';
 import { drawView } from './render.mjs';
 import { Panel } from './panel.mjs';
 import { ownDefinition } from './definition.mjs';
+import { CameraControl } from './camera.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
@@ -48,6 +49,8 @@ class App {
       latency: [], latencyMs: null, rtt: null, lastSeq: 0, tick: 0n, frames: 0,
     };
     this.panel = new Panel($('panel'), (patch) => this.patchOwn(patch));
+    this.camera = new CameraControl({ button: $('btn-camera'), status: $('cam-status'), video: $('cam-video') });
+    this.cameraPublished = 0; // poses sent while the camera steered
     this.fromHash = h.get('id') && h.get('token') ? { key: h.get('id'), token: h.get('token') } : null;
     if (this.fromHash) history.replaceState(null, '', location.pathname + location.search);
     this.hooks();
@@ -365,6 +368,7 @@ class App {
         e.preventDefault();
       } else if (k === 'r' || k === 'Home') {
         Object.assign(this.pose, { offset: [0, 0, 0], yaw: 0, pitch: 0, roll: 0 });
+        this.camera.tracker.recentre();
         e.preventDefault();
       }
     });
@@ -423,6 +427,10 @@ class App {
     if (this.keys.has('ArrowDown')) P.pitch += rate;
     if (this.keys.has('q')) P.roll += rate;
     if (this.keys.has('e')) P.roll -= rate;
+    // The camera steers while it sees a face; otherwise the pose stays where it was left
+    // and the mouse and keys steer it.
+    const cam = this.camera.current();
+    if (cam) Object.assign(P, { yaw: cam.yaw, pitch: cam.pitch, roll: cam.roll, offset: cam.offset });
     P.yaw = clamp(P.yaw, -170 * DEG, 170 * DEG);
     P.pitch = clamp(P.pitch, -70 * DEG, 70 * DEG);
     P.roll = clamp(P.roll, -50 * DEG, 50 * DEG);
@@ -438,6 +446,7 @@ class App {
       if (this.link.sendPose(this.own.key, p, q)) {
         this.lastPoseKey = key;
         this.lastPoseSent = now;
+        if (cam) this.cameraPublished++;
       }
     }
   }
@@ -559,6 +568,11 @@ class App {
         if (!pr) return null;
         const r = app.canvas.getBoundingClientRect();
         return { x: r.left + pr[0] / app.dpr, y: r.top + pr[1] / app.dpr };
+      },
+      // The camera control: its status line, frames and faces seen, poses published.
+      get camera() {
+        const c = app.camera;
+        return { on: c.on, status: c.status, ...c.stats, published: app.cameraPublished };
       },
       ownHead() {
         const inst = app.own && app.instances.get(app.own.key);
