@@ -325,30 +325,33 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     const elsewhere = requests.filter((q) => !/^(data|blob):/.test(q.url) && !ours.includes(new URL(q.url).host));
     assert.deepEqual(elsewhere, []);
     assert.ok(requests.some((q) => q.url.startsWith('ws://')), 'WebSockets are watched too');
-    // A face, as Face Mesh would report one (landmarks of the solver's fixtures: yaw 30°, pitch -25°, roll 15°,
-    // fed in beside the real results): the head turns to that pose in the daemon's frames,
-    // and when the face goes, "no face" again and the head stays where it was.
+    // A face, as Face Mesh would report one (landmarks of the solver's fixtures: yaw 30°,
+    // pitch -25°, roll 15°): Face Mesh's send() answers with them for a while. The head
+    // turns to that pose in the daemon's frames; when the real answers return, "no face"
+    // again, publishing from the camera stops and the head stays where it was.
     const fx = JSON.parse(fs.readFileSync(new URL('./fixtures/face-landmarks.json', import.meta.url)));
     const face = fx.cases.find((c) => c.width === 640 && c.yaw === 30 && c.pitch === -25);
-    const want = await page.evaluate(async ({ lm }) => {
+    await page.evaluate(({ lm }) => {
       const cam = window.ponytail.app.camera;
       const list = Object.assign([], lm);
-      for (let k = 0; k < 40; k++) {
-        cam.onResults({ multiFaceLandmarks: [list] });
-        await new Promise((r) => setTimeout(r, 33));
-      }
-      return window.ponytail.camera;
+      cam.realSend = cam.mesh.send;
+      cam.mesh.send = async () => cam.onResults({ multiFaceLandmarks: [list] });
     }, { lm: face.landmarks });
-    assert.equal(want.status, 'tracking');
-    assert.ok(want.published > 5, `poses published while tracking: ${want.published}`);
+    await until('tracking', () => page.evaluate(() => window.ponytail.camera.status === 'tracking'), 15000);
     const { quatFromYawPitchRoll, DEG } = await import('../../clients/web/js/math.mjs');
     const qWant = quatFromYawPitchRoll(face.yaw * DEG, face.pitch * DEG, face.roll * DEG);
     await until('the head at the face\'s pose in the frames', async () => {
       const q = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, ownKey);
-      const d = Math.abs(q.reduce((a, v, i) => a + v * qWant[i], 0));
+      const d = Math.abs(q.reduce((acc, v, i) => acc + v * qWant[i], 0));
       return 2 * Math.acos(Math.min(1, d)) < 2 * DEG;
-    }, 5000);
-    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'), 5000);
+    }, 15000);
+    const tracked = await page.evaluate(() => window.ponytail.camera);
+    assert.ok(tracked.published > 0, `poses published while tracking: ${tracked.published}`);
+    await page.evaluate(() => {
+      const cam = window.ponytail.app.camera;
+      cam.mesh.send = cam.realSend;
+    });
+    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'), 15000);
     const n = await page.evaluate(() => window.ponytail.camera.published);
     await sleep(600);
     assert.ok((await page.evaluate(() => window.ponytail.camera.published)) <= n + 1, 'publishing from the camera stopped');
