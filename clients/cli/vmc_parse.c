@@ -28,7 +28,15 @@ static int read_pose(const char *types, lo_arg **argv, const char **name, vmc_xf
 		char t = types[1 + i];
 		if (t != 'f' && t != 'd')
 			return -1;
-		v[i] = t == 'f' ? (double)argv[1 + i]->f : argv[1 + i]->d;
+		/* liblo's arguments point into the OSC data, 4-byte aligned: read them with memcpy
+		 * (the union lo_arg wants 8 bytes, as UBSan says). */
+		if (t == 'f') {
+			float f;
+			memcpy(&f, argv[1 + i], sizeof f);
+			v[i] = f;
+		} else {
+			memcpy(&v[i], argv[1 + i], sizeof v[i]);
+		}
 		if (!isfinite(v[i]))
 			return -2;
 	}
@@ -36,7 +44,7 @@ static int read_pose(const char *types, lo_arg **argv, const char **name, vmc_xf
 	if (n2 < 0.25 || n2 > 4)
 		return -1; /* the client library's rule for a head rotation */
 	double inv = 1 / sqrt(n2);
-	*name = &argv[0]->s;
+	*name = (const char *)argv[0];
 	for (int i = 0; i < 3; i++)
 		u->p[i] = v[i];
 	for (int i = 0; i < 4; i++)
