@@ -12,6 +12,7 @@ import { strandSamples } from '../../clients/web/js/render.mjs';
 import { FIELDS, fieldForError } from '../../clients/web/js/panel.mjs';
 import { Link, wsUrlFor } from '../../clients/web/js/net.mjs';
 import { ownDefinition } from '../../clients/web/js/definition.mjs';
+import { DELAY_TICKS, FrameClock, pushFrame, sampleFrames } from '../../clients/web/js/interp.mjs';
 
 globalThis.CustomEvent ??= class extends Event {
   constructor(type, init) {
@@ -157,4 +158,75 @@ test('frames encoded by proto decode through the page link to the same points', 
     for (let j = 0; j < r.pts.length; j++) worst = Math.max(worst, Math.abs(r.pts[j] - truth[i][j]));
     assert.ok(worst < 0.0015, `tick ${11 + i}: off by ${worst} m`);
   });
+});
+
+// A point moving at 1 m/s, frames at 60 Hz (server clock 1000 s ahead), arriving 12 ms
+// later plus up to 6 ms of jitter; the page draws at 144 Hz.
+function play144(interpolate) {
+  let seed = 11;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const frames = [];
+  for (let k = 0; k < 120; k++) frames.push({ serverT: 1000 + k / 60, arrive: k / 60 + 0.012 + 0.006 * rnd() });
+  const clock = new FrameClock();
+  const hist = [];
+  let next = 0;
+  const xs = [];
+  for (let j = Math.ceil(0.5 * 144); j < 1.9 * 144; j++) { // after half a second of warm-up
+    const L = j / 144;
+    for (; next < frames.length && frames[next].arrive <= L; next++) {
+      const f = frames[next];
+      clock.observe(f.serverT, f.arrive);
+      pushFrame(hist, { t: f.serverT, pts: new Float32Array([f.serverT - 1000, 0, 0]), headP: [0, 1.5, 0], headQ: [0, 0, 0, 1] });
+    }
+    const s = interpolate ? sampleFrames(hist, clock.renderTime(L, 1 / 60)) : { pts: hist[hist.length - 1].pts };
+    xs.push({ L, x: s.pts[0] });
+  }
+  return xs;
+}
+
+test('interpolation: 60 Hz frames drawn at 144 Hz move evenly, a fixed delay behind', () => {
+  const even = play144(true);
+  const step = 1 / 144;
+  for (let i = 1; i < even.length; i++) {
+    const d = even[i].x - even[i - 1].x;
+    assert.ok(d > 0.75 * step && d < 1.25 * step, `refresh ${i}: moved ${(d * 1000).toFixed(2)} mm, want ${(step * 1000).toFixed(2)}`);
+  }
+  // The delay: the least network delay seen (12 ms) plus DELAY_TICKS ticks, within 2 ms.
+  for (const { L, x } of even) assert.ok(Math.abs(L - x - (0.012 + DELAY_TICKS / 60)) < 0.002, `delay at ${L}: ${L - x}`);
+  // Drawing the newest frame instead: the same motion judders (refreshes that do not move,
+  // then a jump of a whole tick).
+  const naive = play144(false);
+  const steps = naive.slice(1).map((p, i) => p.x - naive[i].x);
+  assert.ok(steps.filter((d) => d === 0).length > steps.length / 3);
+  assert.ok(Math.max(...steps) > 0.9 / 60);
+});
+
+test('interpolation: rotation the shorter way; teleports, new shapes and restarts are cuts', () => {
+  const h = 0.7071067811865476;
+  const hist = [];
+  pushFrame(hist, { t: 1, pts: new Float32Array([0, 0, 0]), headP: [0, 1.5, 0], headQ: [0, 0, 0, 1] });
+  pushFrame(hist, { t: 2, pts: new Float32Array([1, 0, 0]), headP: [0.2, 1.5, 0], headQ: [0, -h, 0, -h] }); // 90° about y, as -q
+  let s = sampleFrames(hist, 1.5);
+  assert.ok(close(s.headP, [0.1, 1.5, 0]) && Math.abs(s.pts[0] - 0.5) < 1e-6 && s.alpha === 0.5);
+  const half = rotate(s.headQ, [0, 0, 1]);
+  assert.ok(close(half, [Math.SQRT1_2, 0, Math.SQRT1_2], 1e-9), `half way: ${half}`);
+  assert.equal(sampleFrames(hist, 2.5).alpha, 1, 'late: the newest, not a guess ahead');
+  assert.equal(sampleFrames(hist, 0).alpha, 0);
+  pushFrame(hist, { t: 3, pts: new Float32Array([0, 0, 0]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(sampleFrames(hist, 2.5).alpha, 1, 'a 1.8 m jump is drawn as a cut');
+  assert.ok(Math.abs(sampleFrames(hist, 1.25).pts[0] - 0.25) < 1e-6, 'an older pair when t is further back');
+  pushFrame(hist, { t: 4, pts: new Float32Array([0, 0, 0, 1, 1, 1]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(sampleFrames(hist, 3.5).pts.length, 6, 'a new shape: the newest');
+  pushFrame(hist, { t: 5, pts: new Float32Array([0, 0, 0, 1, 1, 1]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(hist.length, 4, 'four frames kept');
+  pushFrame(hist, { t: 0.5, pts: new Float32Array([0, 0, 0]), headP: [0, 0, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(hist.length, 1, 'time went back: start over');
+  // The clock follows a restarted daemon's new clock at once, and ignores one early frame.
+  const c = new FrameClock();
+  c.observe(100, 5);
+  c.observe(100.5, 5.51);
+  assert.ok(Math.abs(c.offset + 95) < 2e-3, 'the later frame did not move the offset up, past the creep');
+  c.observe(2, 6);
+  assert.ok(Math.abs(c.offset - 4) < 1e-9);
+  assert.equal(new FrameClock().renderTime(1, 1 / 60), null);
 });

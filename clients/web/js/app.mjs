@@ -3,7 +3,9 @@
 //
 // URL options: ?room=NAME (else the room of the instance this tab owns, else the first
 // room the server lists, else "lobby"); ?ws=PORT or ?ws=ws://host:port/ (else /v1/info);
-// ?create=0 (do not create an instance of your own); ?views=front,side,orbit;
+// ?create=0 (do not create an instance of your own); ?views=front,side,orbit; ?interp=0
+// (draw each frame as it arrives instead of interpolating, interp.mjs); ?locks=0 (the 3D
+// view draws the guide strands only, not the follower hairs around them);
 // #id=ID&token=TOKEN adopts an existing instance (its write token), kept for this tab.
 
 import { ApiError, Link, api } from './net.mjs';
@@ -13,6 +15,7 @@ import { drawView } from './render.mjs';
 import { Panel } from './panel.mjs';
 import { ownDefinition } from './definition.mjs';
 import { CameraControl } from './camera.mjs';
+import { FrameClock, pushFrame, sampleFrames } from './interp.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
@@ -44,6 +47,8 @@ class App {
     this.lastPoseSent = 0;
     this.lastPoseKey = '';
     this.framing = null;
+    this.clock = new FrameClock(); // server time -> this page's clock, for interpolation
+    this.interpolate = q.get('interp') !== '0';
     this.stats = {
       renders: 0, batches: 0, bytes: 0, at: performance.now(), fps: 0, tps: 0, kbs: 0,
       latency: [], latencyMs: null, rtt: null, lastSeq: 0, tick: 0n, frames: 0,
@@ -268,9 +273,14 @@ class App {
 
   onFrames(f) {
     this.stats.tick = f.tick;
+    const tickHz = this.link.welcome?.tick_hz || 60;
+    const serverT = f.serverTimeUs !== undefined ? Number(f.serverTimeUs) / 1e6 : Number(f.tick) / tickHz;
+    this.clock.observe(serverT, performance.now() / 1000);
     for (const r of f.records) {
       const inst = this.instances.get(r.key);
       if (!inst) continue;
+      inst.hist ??= [];
+      pushFrame(inst.hist, { t: serverT, pts: r.pts, headP: r.headP, headQ: r.headQ });
       inst.pts = r.pts;
       inst.headP = r.headP;
       inst.headQ = r.headQ;
@@ -500,7 +510,13 @@ class App {
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    const list = [...this.instances.values()];
+    // Each instance as it was at one instant of the server's clock, between its two newest
+    // frames (interp.mjs); inst itself keeps the newest frame.
+    const at = this.clock.renderTime(t / 1000, 1 / (this.link.welcome?.tick_hz || 60));
+    const list = [...this.instances.values()].map((inst) => {
+      const s = this.interpolate && inst.hist ? sampleFrames(inst.hist, at) : null;
+      return s ? { ...inst, pts: s.pts, headP: s.headP, headQ: s.headQ } : inst;
+    });
     for (const v of this.views) {
       v.lo = this.framing.lo;
       v.hi = this.framing.hi;
