@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
+import { BUILD, DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
 
 const ROOM = 'e2e';
 
@@ -357,6 +357,74 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     assert.ok((await page.evaluate(() => window.ponytail.camera.published)) <= n + 1, 'publishing from the camera stopped');
     await page.getByRole('button', { name: 'Camera' }).click();
     assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+  test('the 3D view draws each strand as a lock of follower hairs with split ends', async () => {
+    phase = 'locks';
+    const { HAIRS_PER_STRAND } = await import('../../clients/web/js/locks.mjs');
+    // A watching page with the 3D view alone, looking at the first page's instance from
+    // behind and zoomed in, drawn with and without the follower hairs.
+    const watch = await context.newPage();
+    watch.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
+    });
+    watch.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+    try {
+      await watch.setViewportSize({ width: 900, height: 700 });
+      await watch.goto(`${daemon.base}/?room=${ROOM}&create=0&views=orbit`);
+      await until('frames of the instance', () => watch.evaluate((k) => window.ponytail?.points(k), ownKey));
+      await watch.evaluate(() => {
+        const app = window.ponytail.app;
+        app.orbit = { yaw: Math.PI - 0.6, pitch: 0.2 };
+        app.views[0].zoom = 2.2;
+      });
+      await sleep(1500); // the cameras' framing settles (half a second's smoothing)
+      const box = await watch.evaluate((k) => {
+        return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+          const at = window.ponytail.points(k).map((p) => window.ponytail.screenOf('orbit', p)).filter(Boolean);
+          const r = document.getElementById('scene').getBoundingClientRect();
+          const d = window.devicePixelRatio;
+          const x0 = Math.min(...at.map((p) => p.x)) - r.left - 20;
+          const y0 = Math.min(...at.map((p) => p.y)) - r.top - 20;
+          const x1 = Math.max(...at.map((p) => p.x)) - r.left + 20;
+          const y1 = Math.max(...at.map((p) => p.y)) - r.top + 20;
+          resolve({ x: Math.floor(x0 * d), y: Math.floor(y0 * d), w: Math.ceil((x1 - x0) * d), h: Math.ceil((y1 - y0) * d), left: r.left, top: r.top, d });
+        })));
+      }, ownKey);
+      assert.ok(box.w > 40 && box.h > 80 && box.x >= 0 && box.y >= 0, `the hair's box in the 3D view: ${JSON.stringify(box)}`);
+      // Edges: neighbouring pixels whose brightness differs by more than 24 of 255.
+      const look = (locks) => watch.evaluate(({ b, locks }) => new Promise((resolve) => {
+        window.ponytail.app.locks = locks;
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          const d = document.getElementById('scene').getContext('2d').getImageData(b.x, b.y, b.w, b.h).data;
+          let edges = 0;
+          const lum = (i) => d[i] * 0.3 + d[i + 1] * 0.59 + d[i + 2] * 0.11;
+          for (let y = 0; y < b.h; y++) for (let x = 0; x + 1 < b.w; x++) {
+            const i = 4 * (y * b.w + x);
+            if (Math.abs(lum(i) - lum(i + 4)) > 24) edges++;
+          }
+          resolve({ edges, followers: window.ponytail.stats.followers });
+        }));
+      }), { b: box, locks });
+      const cx = Math.max(0, box.left + box.x / box.d);
+      const cy = Math.max(0, box.top + box.y / box.d);
+      const clip = { x: cx, y: cy, width: Math.min(900 - cx, box.w / box.d), height: Math.min(700 - cy, box.h / box.d) };
+      const shots = path.join(BUILD, 'web-e2e');
+      fs.mkdirSync(shots, { recursive: true });
+      const hairs = await look(true);
+      await watch.screenshot({ path: path.join(shots, 'orbit-locks.png'), clip });
+      const guides = await look(false);
+      await watch.screenshot({ path: path.join(shots, 'orbit-guides.png'), clip });
+      // Three strands of this instance and two of the bot.
+      assert.ok(hairs.followers >= 5 * HAIRS_PER_STRAND, `follower hairs drawn: ${hairs.followers}`);
+      assert.equal(guides.followers, 0);
+      // Thin hairs in three shades over the filled locks: far more edges than the guides'
+      // smooth fills (screenshots of both in build/web-e2e/).
+      assert.ok(hairs.edges > 1.5 * guides.edges, `edges: ${hairs.edges} with the hairs, ${guides.edges} without`);
+    } finally {
+      await watch.close();
+    }
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
   });

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import { StrandEncoder, encodeMessage } from '../../proto/js/ponytail-proto.mjs';
 import { quatFromYawPitchRoll, rotate, DEG } from '../../clients/web/js/math.mjs';
 import { View, layout } from '../../clients/web/js/view.mjs';
-import { strandSamples } from '../../clients/web/js/render.mjs';
+import { guideCurve, strandSamples } from '../../clients/web/js/render.mjs';
+import { HAIRS_PER_STRAND, HAIR_VERTICES, hairInstances, lockHairs, lockProfile } from '../../clients/web/js/locks.mjs';
 import { FIELDS, fieldForError } from '../../clients/web/js/panel.mjs';
 import { Link, wsUrlFor } from '../../clients/web/js/net.mjs';
 import { ownDefinition } from '../../clients/web/js/definition.mjs';
@@ -229,4 +230,37 @@ test('interpolation: rotation the shorter way; teleports, new shapes and restart
   c.observe(2, 6);
   assert.ok(Math.abs(c.offset - 4) < 1e-9);
   assert.equal(new FrameClock().renderTime(1, 1 / 60), null);
+});
+
+test('follower hairs: a lock around the guide, uneven ends, split ends, the same every frame', () => {
+  // A guide hanging 30 cm down and curving back.
+  const guide = [];
+  for (let i = 0; i < 12; i++) guide.push([0, 1.5 - 0.027 * i, -0.1 - 0.002 * i * i]);
+  const curve = guideCurve(guide);
+  const attrs = hairInstances(42);
+  assert.deepEqual(attrs, hairInstances(42), 'deterministic per strand');
+  const R = 0.016;
+  const hairs = lockHairs(curve, [1, 0, 0], attrs, R);
+  const main = hairs.filter((h) => !h.split);
+  const split = hairs.filter((h) => h.split);
+  assert.equal(main.length, HAIRS_PER_STRAND);
+  assert.equal(split.length, Math.ceil(HAIRS_PER_STRAND / 3), 'every third hair forks');
+  assert.ok(main.every((h) => h.pts.length === HAIR_VERTICES));
+  // Every vertex lies within the lock's radius (plus the fork's parting) of the guide.
+  const near = (p) => Math.min(...curve.map((c) => Math.hypot(p[0] - c[0], p[1] - c[1], p[2] - c[2])));
+  for (const h of hairs) for (const p of h.pts) assert.ok(near(p) <= R + 0.005, `a hair strays ${near(p)} m`);
+  // Roots gathered at the tie, ends spread over the last 28 % of the guide.
+  for (const h of main) assert.ok(near(h.pts[0]) <= R * lockProfile(0) + 1e-9);
+  const tipY = main.map((h) => h.pts[HAIR_VERTICES - 1][1]);
+  assert.ok(Math.max(...tipY) - Math.min(...tipY) > 0.05, 'uneven lengths');
+  // A fork's two branches start together and part by up to 2 x 4 mm.
+  for (const b of split) {
+    const m = main.find((h) => h.pts.some((p) => p === b.pts[0]));
+    assert.ok(m, 'a branch starts on its hair');
+    const end = Math.hypot(...[0, 1, 2].map((d) => m.pts[HAIR_VERTICES - 1][d] - b.pts[b.pts.length - 1][d]));
+    assert.ok(end > 0.004 && end <= 0.0081, `branches part by ${end}`);
+  }
+  // Turning the head turns the lock with it (the frame starts from the head's x axis).
+  const turned = lockHairs(curve, [0, 0, 1], attrs, R).filter((h) => !h.split);
+  assert.ok(Math.hypot(...[0, 1, 2].map((d) => turned[1].pts[5][d] - main[1].pts[5][d])) > 0.002);
 });

@@ -49,6 +49,8 @@ class App {
     this.framing = null;
     this.clock = new FrameClock(); // server time -> this page's clock, for interpolation
     this.interpolate = q.get('interp') !== '0';
+    this.locks = q.get('locks') !== '0';
+    this.followersDrawn = 0;
     this.stats = {
       renders: 0, batches: 0, bytes: 0, at: performance.now(), fps: 0, tps: 0, kbs: 0,
       latency: [], latencyMs: null, rtt: null, lastSeq: 0, tick: 0n, frames: 0,
@@ -522,7 +524,8 @@ class App {
       v.hi = this.framing.hi;
       if (v.kind === 'orbit') Object.assign(v, { yaw: this.orbit.yaw, pitch: this.orbit.pitch });
       v.update();
-      drawView(ctx, v, list);
+      const f = drawView(ctx, v, list, { locks: this.locks });
+      if (v.kind === 'orbit') this.followersDrawn = f;
     }
     this.stats.renders++;
     requestAnimationFrame((tt) => this.frame(tt));
@@ -564,7 +567,7 @@ class App {
       get tick() { return Number(app.stats.tick); },
       get stats() {
         const s = app.stats;
-        return { fps: s.fps, tps: s.tps, kbs: s.kbs, latencyMs: s.latencyMs, rtt: s.rtt, frames: s.frames, decodeErrors: app.link.decodeErrors };
+        return { fps: s.fps, tps: s.tps, kbs: s.kbs, latencyMs: s.latencyMs, rtt: s.rtt, frames: s.frames, decodeErrors: app.link.decodeErrors, followers: app.followersDrawn };
       },
       // Points of an instance as [[x, y, z], ...] (all strands, flattened), or null.
       points(key) {
