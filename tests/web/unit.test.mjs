@@ -245,22 +245,25 @@ test('follower hairs: a lock around the guide, uneven ends, split ends, the same
   const split = hairs.filter((h) => h.split);
   assert.equal(main.length, HAIRS_PER_STRAND);
   assert.equal(split.length, Math.ceil(HAIRS_PER_STRAND / 3), 'every third hair forks');
-  assert.ok(main.every((h) => h.pts.length === HAIR_VERTICES));
+  assert.ok(main.every((h) => h.pts.length === 3 * HAIR_VERTICES));
+  const P = (h, k) => [h.pts[3 * k], h.pts[3 * k + 1], h.pts[3 * k + 2]];
+  const count = (h) => h.pts.length / 3;
   // Every vertex lies within the lock's radius (plus the fork's parting) of the guide.
   const near = (p) => Math.min(...curve.map((c) => Math.hypot(p[0] - c[0], p[1] - c[1], p[2] - c[2])));
-  for (const h of hairs) for (const p of h.pts) assert.ok(near(p) <= R + 0.005, `a hair strays ${near(p)} m`);
+  for (const h of hairs) for (let k = 0; k < count(h); k++) assert.ok(near(P(h, k)) <= R + 0.005, `a hair strays ${near(P(h, k))} m`);
   // Roots gathered at the tie, ends spread over the last 28 % of the guide.
-  for (const h of main) assert.ok(near(h.pts[0]) <= R * lockProfile(0) + 1e-9);
-  const tipY = main.map((h) => h.pts[HAIR_VERTICES - 1][1]);
+  for (const h of main) assert.ok(near(P(h, 0)) <= R * lockProfile(0) + 1e-6);
+  const tipY = main.map((h) => P(h, HAIR_VERTICES - 1)[1]);
   assert.ok(Math.max(...tipY) - Math.min(...tipY) > 0.05, 'uneven lengths');
   // A fork's two branches start together and part by up to 2 x 4 mm.
   for (const b of split) {
-    const m = main.find((h) => h.pts.some((p) => p === b.pts[0]));
+    const k0 = HAIR_VERTICES - count(b); // the hair's vertex the branch starts from
+    const m = main.find((h) => [0, 1, 2].every((d) => h.pts[3 * k0 + d] === b.pts[d]));
     assert.ok(m, 'a branch starts on its hair');
-    const end = Math.hypot(...[0, 1, 2].map((d) => m.pts[HAIR_VERTICES - 1][d] - b.pts[b.pts.length - 1][d]));
+    const end = Math.hypot(...[0, 1, 2].map((d) => P(m, HAIR_VERTICES - 1)[d] - P(b, count(b) - 1)[d]));
     assert.ok(end > 0.004 && end <= 0.0081, `branches part by ${end}`);
   }
   // Turning the head turns the lock with it (the frame starts from the head's x axis).
   const turned = lockHairs(curve, [0, 0, 1], attrs, R).filter((h) => !h.split);
-  assert.ok(Math.hypot(...[0, 1, 2].map((d) => turned[1].pts[5][d] - main[1].pts[5][d])) > 0.002);
+  assert.ok(Math.hypot(...[0, 1, 2].map((d) => P(turned[1], 5)[d] - P(main[1], 5)[d])) > 0.002);
 });

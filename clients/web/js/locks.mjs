@@ -40,88 +40,119 @@ export function hairInstances(seed, n = HAIRS_PER_STRAND) {
   return a;
 }
 
-// The lock's radius at arc fraction u, as a fraction of its largest.
+// The lock's radius at arc fraction u, as a fraction of its largest; tabulated for the
+// per-vertex step.
 export const lockProfile = (u) => 0.3 + 0.7 * Math.sin(Math.PI * Math.min(1, u * 1.25)) ** 0.6 * (1 - 0.35 * u);
-
-const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-const dot = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-const cross = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-const norm = (a) => {
-  const l = Math.hypot(a[0], a[1], a[2]);
-  return l > 1e-12 ? [a[0] / l, a[1] / l, a[2] / l] : null;
+const PROFILE = Float64Array.from({ length: 257 }, (_, i) => lockProfile(i / 256));
+const profileAt = (u) => {
+  const x = Math.min(256, Math.max(0, u * 256));
+  const i = Math.min(255, x | 0);
+  return PROFILE[i] + (PROFILE[i + 1] - PROFILE[i]) * (x - i);
 };
 
-// The guide curve's samples with arc fractions and a normal frame (t, n, b) at each.
+// The guide curve's samples with arc fractions and a normal frame: per sample, in one
+// Float64Array, p (3), n (3), b (3), u. The normal is the previous one made orthogonal to the
+// new tangent (Gram-Schmidt): the frame turns with the curve and does not spin about it (a
+// rotation-minimising frame, to first order); it starts from the head's x axis.
+const F = 10;
 function frameAlong(curve, refX) {
   const m = curve.length;
-  const len = [0];
-  for (let i = 1; i < m; i++) len.push(len[i - 1] + Math.hypot(...sub(curve[i], curve[i - 1])));
-  const total = len[m - 1] || 1;
-  const out = [];
-  let n = null;
-  for (let i = 0; i < m; i++) {
-    const t = norm(sub(curve[Math.min(m - 1, i + 1)], curve[Math.max(0, i - 1)])) ?? [0, -1, 0];
-    // Gram-Schmidt of the previous normal against the new tangent: the frame turns with the
-    // curve and does not spin about it (a rotation-minimising frame, to first order).
-    let cand = n ?? refX;
-    cand = norm(sub(cand, t.map((v) => v * dot(cand, t)))) ?? norm(cross(t, [0, 0, 1])) ?? [1, 0, 0];
-    n = cand;
-    out.push({ p: curve[i], u: len[i] / total, t, n, b: cross(t, n) });
+  const f = new Float64Array(m * F);
+  let total = 0;
+  for (let i = 1; i < m; i++) {
+    const a = curve[i - 1];
+    const c = curve[i];
+    total += Math.hypot(c[0] - a[0], c[1] - a[1], c[2] - a[2]);
+    f[i * F + 9] = total;
   }
-  return { frames: out, total };
-}
-
-// The guide's point and frame at arc fraction u (linear between samples; i0 is a search
-// start, since callers walk u upwards).
-function at(frames, u, i0) {
-  let i = i0;
-  while (i < frames.length - 2 && frames[i + 1].u < u) i++;
-  const a = frames[i];
-  const b = frames[Math.min(frames.length - 1, i + 1)];
-  const w = b.u > a.u ? Math.min(1, Math.max(0, (u - a.u) / (b.u - a.u))) : 0;
-  const mix = (x, y) => [x[0] + (y[0] - x[0]) * w, x[1] + (y[1] - x[1]) * w, x[2] + (y[2] - x[2]) * w];
-  return { i, p: mix(a.p, b.p), n: mix(a.n, b.n), b: mix(a.b, b.b) };
+  let nx = refX[0];
+  let ny = refX[1];
+  let nz = refX[2];
+  for (let i = 0; i < m; i++) {
+    const a = curve[Math.max(0, i - 1)];
+    const c = curve[Math.min(m - 1, i + 1)];
+    let tx = c[0] - a[0];
+    let ty = c[1] - a[1];
+    let tz = c[2] - a[2];
+    const tl = Math.hypot(tx, ty, tz) || 1;
+    tx /= tl;
+    ty /= tl;
+    tz /= tl;
+    const d = nx * tx + ny * ty + nz * tz;
+    let mx = nx - d * tx;
+    let my = ny - d * ty;
+    let mz = nz - d * tz;
+    let ml = Math.hypot(mx, my, mz);
+    if (ml < 1e-9) { // the reference lies along the tangent: any normal will do
+      [mx, my, mz] = Math.abs(tx) < 0.9 ? [0, -tz, ty] : [tz, 0, -tx];
+      ml = Math.hypot(mx, my, mz);
+    }
+    nx = mx / ml;
+    ny = my / ml;
+    nz = mz / ml;
+    const o = i * F;
+    f[o] = curve[i][0];
+    f[o + 1] = curve[i][1];
+    f[o + 2] = curve[i][2];
+    f[o + 3] = nx;
+    f[o + 4] = ny;
+    f[o + 5] = nz;
+    f[o + 6] = ty * nz - tz * ny; // b = t x n
+    f[o + 7] = tz * nx - tx * nz;
+    f[o + 8] = tx * ny - ty * nx;
+    f[o + 9] = total > 0 ? f[o + 9] / total : 0;
+  }
+  return f;
 }
 
 // The follower hairs of one guide: curve = its world samples root first (render.mjs's
 // guideCurve), refX = the head's x axis in the world, attrs = hairInstances(), radiusM = the
-// lock's largest radius. Returns polylines ([[x, y, z], ...], HAIR_VERTICES each; a split
-// hair gives two, the second starting where it forks) with their shade: [{pts, shade}].
+// lock's largest radius. Returns polylines (Float32Array of x, y, z; HAIR_VERTICES points
+// each; a split hair gives a second one starting where it forks) with their shade:
+// [{pts, shade, split}]. About 60 us per strand (node on this machine).
 export function lockHairs(curve, refX, attrs, radiusM) {
   if (curve.length < 2) return [];
-  const { frames } = frameAlong(curve, refX);
+  const f = frameAlong(curve, refX);
+  const m = curve.length;
   const out = [];
   const n = attrs.length / STRIDE;
   for (let j = 0; j < n; j++) {
     const o = j * STRIDE;
-    const [ang, rad, length, shade, splitAt, splitDir] = attrs.subarray(o, o + STRIDE);
-    const c = Math.cos(ang) * rad;
-    const s = Math.sin(ang) * rad;
-    const main = [];
-    const branch = [];
+    const c = Math.cos(attrs[o]) * attrs[o + 1];
+    const s = Math.sin(attrs[o]) * attrs[o + 1];
+    const length = attrs[o + 2];
+    const splitAt = attrs[o + 4];
+    const cd = Math.cos(attrs[o + 5]);
+    const sd = Math.sin(attrs[o + 5]);
+    const main = new Float32Array(3 * HAIR_VERTICES);
+    const k0 = splitAt < 1 ? Math.max(1, Math.ceil(splitAt * (HAIR_VERTICES - 1))) : HAIR_VERTICES;
+    const branch = k0 < HAIR_VERTICES ? new Float32Array(3 * (HAIR_VERTICES - k0 + 1)) : null;
     let i = 0;
     for (let k = 0; k < HAIR_VERTICES; k++) {
-      const f = k / (HAIR_VERTICES - 1);
-      const u = length * f;
-      const g = at(frames, u, i);
-      i = g.i;
-      const r = radiusM * lockProfile(u);
-      const base = [0, 1, 2].map((d) => g.p[d] + (g.n[d] * c + g.b[d] * s) * r);
-      if (f < splitAt) {
-        main.push(base);
-        continue;
+      const g = k / (HAIR_VERTICES - 1);
+      const u = length * g;
+      while (i < m - 2 && f[(i + 1) * F + 9] < u) i++;
+      const A = i * F;
+      const B = Math.min(m - 1, i + 1) * F;
+      const du = f[B + 9] - f[A + 9];
+      const w = du > 0 ? Math.min(1, Math.max(0, (u - f[A + 9]) / du)) : 0;
+      const r = radiusM * profileAt(u);
+      // Past the fork the two branches part along a direction of their own, by the square
+      // of the distance past the fork.
+      const e = k >= k0 ? ((g - splitAt) / (1 - splitAt)) ** 2 * SPLIT_M : 0;
+      for (let d = 0; d < 3; d++) {
+        const p = f[A + d] + (f[B + d] - f[A + d]) * w;
+        const nn = f[A + 3 + d] + (f[B + 3 + d] - f[A + 3 + d]) * w;
+        const bb = f[A + 6 + d] + (f[B + 6 + d] - f[A + 6 + d]) * w;
+        const base = p + (nn * c + bb * s) * r;
+        const part = (nn * cd + bb * sd) * e;
+        main[3 * k + d] = base + part;
+        if (branch && k >= k0) branch[3 * (k - k0 + 1) + d] = base - part;
       }
-      // Past the fork: the two branches part along a direction of their own, growing as
-      // the square of the distance past the fork.
-      if (!branch.length) branch.push(main[main.length - 1]);
-      const e = ((f - splitAt) / (1 - splitAt)) ** 2 * SPLIT_M;
-      const dx = Math.cos(splitDir) * e;
-      const dy = Math.sin(splitDir) * e;
-      main.push([0, 1, 2].map((d) => base[d] + g.n[d] * dx + g.b[d] * dy));
-      branch.push([0, 1, 2].map((d) => base[d] - g.n[d] * dx - g.b[d] * dy));
     }
-    out.push({ pts: main, shade });
-    if (branch.length > 1) out.push({ pts: branch, shade, split: true });
+    if (branch) branch.set(main.subarray(3 * (k0 - 1), 3 * k0), 0); // it forks off the hair
+    out.push({ pts: main, shade: attrs[o + 3], split: false });
+    if (branch) out.push({ pts: branch, shade: attrs[o + 3], split: true });
   }
   return out;
 }

@@ -420,18 +420,20 @@ function drawFollowers(ctx, view, layers, front) {
   for (const L of layers) {
     const paths = SHADES.map(() => new Path2D());
     for (const h of L.hairs) {
-      const pp = h.pts.map((p) => view.project(p));
-      if (pp.some((p) => !p)) continue;
       const path = paths[h.shade < -0.33 ? 0 : h.shade < 0.33 ? 1 : 2];
+      let prev = null;
       let pen = false;
-      for (let k = 1; k < pp.length; k++) {
-        if ((pp[k - 1][2] + pp[k][2] > 2 * L.headDepth) !== front) {
+      for (let k = 0; k < h.pts.length; k += 3) {
+        const p = view.project([h.pts[k], h.pts[k + 1], h.pts[k + 2]]);
+        if (!p) break;
+        if (prev && (prev[2] + p[2] > 2 * L.headDepth) === front) {
+          if (!pen) path.moveTo(prev[0], prev[1]);
+          path.lineTo(p[0], p[1]);
+          pen = true;
+        } else {
           pen = false;
-          continue;
         }
-        if (!pen) path.moveTo(pp[k - 1][0], pp[k - 1][1]);
-        path.lineTo(pp[k][0], pp[k][1]);
-        pen = true;
+        prev = p;
       }
       drawn++;
     }
@@ -456,7 +458,8 @@ export function drawInstance(ctx, view, inst, labels = [], opts = {}) {
   const headDepth = hp[2];
   const base = hairColour(inst);
   const strands = strandsOf(inst);
-  const locks = opts.locks && view.kind === 'orbit';
+  // Follower hairs only where they can be told apart: a lock at least 4 px across.
+  const locks = opts.locks && view.kind === 'orbit' && hp[3] * LOCK_RADIUS_M >= 2;
   const refX = rotate(headQ, [1, 0, 0]);
   const layers = strands.map((pts, i) => {
     const S = strandSamples(view, pts);
