@@ -47,8 +47,13 @@ void bridge_status(bridge_t *b, int64_t now_us, int last)
 			                    json_pack("{s:[f,f,f],s:[f,f,f,f]}", "p", b->head.p[0],
 			                              b->head.p[1], b->head.p[2], "q", b->head.q[0],
 			                              b->head.q[1], b->head.q[2], b->head.q[3]));
-		if (b->hair_fd >= 0)
+		if (b->fwd_fd >= 0)
+			json_object_set_new(j, "forward_errors",
+			                    json_integer((json_int_t)b->forward_errors));
+		if (b->hair_fd >= 0) {
 			json_object_set_new(j, "hair_bundles", json_integer((json_int_t)b->hair_bundles));
+			json_object_set_new(j, "hair_errors", json_integer((json_int_t)b->hair_errors));
+		}
 		char *txt = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(7));
 		if (txt)
 			printf("%s\n", txt);

@@ -67,7 +67,7 @@ assert fin["nonfinite"] == 2, fin       # the NaN bone and the infinite root
 assert fin["unknown"] >= 1, fin         # /obs/scene (junk may add more)
 assert fin["ignored"] >= 3 * play["sent"], fin  # /VMC/Ext/OK, /T, /Blend/Val of every bundle
 assert fin["poses"] >= play["sent"] - 2 and fin["not_published"] == 0, fin
-assert fin["packets"] == fin["forwarded"], fin
+assert fin["packets"] == fin["forwarded"] and fin["forward_errors"] == 0, fin
 # --forward: the same datagrams, byte for byte, in order.
 def packets(name):
     data, out = open(f"{t}/{name}.bin", "rb").read(), []
