@@ -5,7 +5,9 @@
  *                  the head from the tracker or the Hips..Head bone chain (no I/O)
  *   vmc_parse.c    one UDP packet (a message or a bundle, nested bundles included) through
  *                  liblo's OSC decoder into a vmc_state, with counters for what is dropped
- *   vmc.c          the command: socket, --forward, publishing, --hair-out, status lines
+ *   vmc.c          the command: sockets, --forward, publishing through the client library
+ *   vmc_out.c      the status each second (text or --json) and --hair-out's joint bundles
+ *   vmc_bridge.h   the state those two share
  *
  * Frames. Unity (and so VMC) is left-handed, +Y up, +Z forward; ours (DESIGN.md) is
  * right-handed, +Y up. The reflection z -> -z maps one onto the other: a position

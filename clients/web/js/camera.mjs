@@ -105,8 +105,13 @@ export class CameraControl {
     try {
       this.setStatus('starting camera…');
       if (!navigator.mediaDevices?.getUserMedia) throw new Error('this browser gives no camera access here (a secure origin is needed)');
-      this.stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
-      this.video.srcObject = this.stream;
+      const stream = await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 480 }, audio: false });
+      if (this.run !== run) { // switched off while the browser asked: let the camera go
+        for (const t of stream.getTracks()) t.stop();
+        return;
+      }
+      this.stream = stream;
+      this.video.srcObject = stream;
       this.video.hidden = false;
       await this.video.play();
       this.setStatus('loading face model…');
