@@ -80,8 +80,9 @@ static int resolve(const char *flag, const char *spec, int passive, udp_addr_t *
 	char *end;
 	long pn = strtol(p, &end, 10);
 	if (!*p || *end || pn < 1 || pn > 65535 || hl >= sizeof host || (colon && hl == 0)) {
-		fprintf(stderr, "ponytail vmc: %s: expected [HOST:]PORT with a port in [1, 65535], "
-		                "got '%s'\n",
+		fprintf(stderr,
+		        "ponytail vmc: %s: expected [HOST:]PORT with a port in [1, 65535], "
+		        "got '%s'\n",
 		        flag, out->spec);
 		return -1;
 	}
@@ -131,8 +132,8 @@ static int parse_args(bridge_t *b, int argc, char **argv)
 			if (k < 0 || cli_parse_real("vmc", "--duration", v, 0.1, 1e6, &b->duration))
 				return -1;
 		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr, "ponytail vmc: unknown flag '%s' (see ponytail vmc --help)\n",
-			        a);
+			fprintf(stderr,
+			        "ponytail vmc: unknown flag '%s' (see ponytail vmc --help)\n", a);
 			return -1;
 		} else {
 			fprintf(stderr, "ponytail vmc: unexpected argument '%s'\n", a);
@@ -193,8 +194,9 @@ static int create_instance(bridge_t *b)
 	json_int_t id = json_integer_value(json_object_get(j, "id"));
 	const char *tok = json_string_value(json_object_get(j, "token"));
 	if (id <= 0 || !tok || strlen(tok) >= sizeof b->token_buf) {
-		fprintf(stderr, "ponytail vmc: the server's answer to the create has no id and "
-		                "token: %.200s\n",
+		fprintf(stderr,
+		        "ponytail vmc: the server's answer to the create has no id and "
+		        "token: %.200s\n",
 		        h.body);
 		json_decref(j);
 		http_free(&h);
@@ -252,7 +254,8 @@ static void on_error(ptc_conn_t *c, const ptc_error_t *e, void *user)
 	if (e->code == PTP_CODE_UNAUTHORIZED || e->code == PTP_CODE_NOT_FOUND) {
 		if (!b->fatal)
 			snprintf(b->fatal_msg, sizeof b->fatal_msg,
-			         "the server refused instance %llu: %s (%s)", b->id, e->text, e->name);
+			         "the server refused instance %llu: %s (%s)", b->id, e->text,
+			         e->name);
 		b->fatal = 1;
 		return;
 	}
@@ -308,7 +311,8 @@ static void receive(bridge_t *b)
 	for (int i = 0; i < 256; i++) {
 		ssize_t n = recv(b->fd, b->buf, sizeof b->buf, MSG_DONTWAIT);
 		if (n < 0)
-			break; /* EAGAIN, or an ICMP error left by an earlier send: nothing to read */
+			break; /* EAGAIN, or an ICMP error left by an earlier send: nothing to read
+			        */
 		int64_t now = ptc_now_us();
 		if (b->fwd_fd >= 0) {
 			if (send(b->fwd_fd, b->buf, (size_t)n, MSG_DONTWAIT) == n)

@@ -1,8 +1,8 @@
 /* VMC's Unity frame to ours and the head from the bone chain (see vmc.h). */
 #include "vmc.h"
 
-const char *const vmc_bone_names[VMC_NBONES] = {"Hips", "Spine", "Chest",
-                                                "UpperChest", "Neck", "Head"};
+const char *const vmc_bone_names[VMC_NBONES] = {"Hips",       "Spine", "Chest",
+                                                "UpperChest", "Neck",  "Head"};
 
 vmc_xf vmc_from_unity(vmc_xf u)
 {

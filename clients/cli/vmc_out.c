@@ -31,12 +31,11 @@ void bridge_status(bridge_t *b, int64_t now_us, int last)
 		    "{s:b,s:f,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "final",
 		    last, "t", (double)(now_us - b->t0_us) * 1e-6, "instance", (json_int_t)b->id,
 		    "packets_per_s", pps, "poses_per_s", qps, "packets", (json_int_t)s->packets,
-		    "messages", (json_int_t)s->messages, "poses", (json_int_t)b->poses,
-		    "dropped", (json_int_t)dropped, "malformed", (json_int_t)s->malformed,
-		    "unknown", (json_int_t)s->unknown, "ignored", (json_int_t)s->ignored,
-		    "nonfinite", (json_int_t)s->nonfinite, "not_published",
-		    (json_int_t)b->not_published, "forwarded", (json_int_t)b->forwarded,
-		    "frames", (json_int_t)b->frames);
+		    "messages", (json_int_t)s->messages, "poses", (json_int_t)b->poses, "dropped",
+		    (json_int_t)dropped, "malformed", (json_int_t)s->malformed, "unknown",
+		    (json_int_t)s->unknown, "ignored", (json_int_t)s->ignored, "nonfinite",
+		    (json_int_t)s->nonfinite, "not_published", (json_int_t)b->not_published,
+		    "forwarded", (json_int_t)b->forwarded, "frames", (json_int_t)b->frames);
 		json_object_set_new(j, "latency_ms",
 		                    h->n ? json_pack("{s:f,s:f,s:I}", "p50", hist_pct(h, 50) / 1000,
 		                                     "p99", hist_pct(h, 99) / 1000, "n",
@@ -51,8 +50,10 @@ void bridge_status(bridge_t *b, int64_t now_us, int last)
 			json_object_set_new(j, "forward_errors",
 			                    json_integer((json_int_t)b->forward_errors));
 		if (b->hair_fd >= 0) {
-			json_object_set_new(j, "hair_bundles", json_integer((json_int_t)b->hair_bundles));
-			json_object_set_new(j, "hair_errors", json_integer((json_int_t)b->hair_errors));
+			json_object_set_new(j, "hair_bundles",
+			                    json_integer((json_int_t)b->hair_bundles));
+			json_object_set_new(j, "hair_errors",
+			                    json_integer((json_int_t)b->hair_errors));
 		}
 		char *txt = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(7));
 		if (txt)
@@ -61,12 +62,13 @@ void bridge_status(bridge_t *b, int64_t now_us, int last)
 		free(txt);
 		json_decref(j);
 	} else {
-		fprintf(stderr,
-		        "vmc%s: %.1f packets/s, %.1f poses/s, dropped %llu (malformed %llu, unknown "
-		        "%llu, non-finite %llu, not sent %llu)",
-		        last ? " (total)" : "", pps, qps, (unsigned long long)dropped,
-		        (unsigned long long)s->malformed, (unsigned long long)s->unknown,
-		        (unsigned long long)s->nonfinite, (unsigned long long)b->not_published);
+		fprintf(
+		    stderr,
+		    "vmc%s: %.1f packets/s, %.1f poses/s, dropped %llu (malformed %llu, unknown "
+		    "%llu, non-finite %llu, not sent %llu)",
+		    last ? " (total)" : "", pps, qps, (unsigned long long)dropped,
+		    (unsigned long long)s->malformed, (unsigned long long)s->unknown,
+		    (unsigned long long)s->nonfinite, (unsigned long long)b->not_published);
 		if (h->n)
 			fprintf(stderr, ", latency p50 %.1f ms p99 %.1f ms", hist_pct(h, 50) / 1000,
 			        hist_pct(h, 99) / 1000);

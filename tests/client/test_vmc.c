@@ -53,8 +53,8 @@ static void test_unity_rotation_mirrors(void **st)
 	vmc_xf o = vmc_xf_mul(vmc_from_unity(u), vmc_from_unity(fwd));
 	near(o.p[0], 0.5, 1e-6), near(o.p[1], 0, 1e-9), near(o.p[2], -0.866025, 1e-6);
 	/* and for any rotation and point: convert(a * b) == convert(a) * convert(b) */
-	vmc_xf a = xf(0.3, -1, 2, 0.2, 0.4, -0.1, 0.8888), b = xf(-0.5, 0.25, 1.5, -0.3, 0.1, 0.6,
-	                                                        0.7348);
+	vmc_xf a = xf(0.3, -1, 2, 0.2, 0.4, -0.1, 0.8888),
+	       b = xf(-0.5, 0.25, 1.5, -0.3, 0.1, 0.6, 0.7348);
 	double na = 0, nb = 0;
 	for (int i = 0; i < 4; i++)
 		na += a.q[i] * a.q[i], nb += b.q[i] * b.q[i];
@@ -301,10 +301,10 @@ static void test_bad_values(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_unity_examples),  cmocka_unit_test(test_unity_rotation_mirrors),
-	    cmocka_unit_test(test_chain),           cmocka_unit_test(test_tracker_precedence),
-	    cmocka_unit_test(test_bundle),          cmocka_unit_test(test_nested_and_bare),
-	    cmocka_unit_test(test_truncated),       cmocka_unit_test(test_garbage_and_lies),
+	    cmocka_unit_test(test_unity_examples), cmocka_unit_test(test_unity_rotation_mirrors),
+	    cmocka_unit_test(test_chain),          cmocka_unit_test(test_tracker_precedence),
+	    cmocka_unit_test(test_bundle),         cmocka_unit_test(test_nested_and_bare),
+	    cmocka_unit_test(test_truncated),      cmocka_unit_test(test_garbage_and_lies),
 	    cmocka_unit_test(test_bad_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

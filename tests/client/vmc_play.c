@@ -169,7 +169,8 @@ static void wait_us(ptc_ctx_t *ctx, int64_t us)
 {
 	int64_t end = ptc_now_us() + us;
 	for (int64_t now; (now = ptc_now_us()) < end;)
-		ptc_service(ctx, (int)((end - now) / 1000) + 1 > 5 ? 5 : (int)((end - now) / 1000) + 1);
+		ptc_service(ctx,
+		            (int)((end - now) / 1000) + 1 > 5 ? 5 : (int)((end - now) / 1000) + 1);
 }
 
 static void play(ptc_ctx_t *ctx, lo_address to, int from, int count)
@@ -192,7 +193,8 @@ static void abuse(int fd, const struct sockaddr_in *to, lo_address lo_to)
 		for (size_t i = 0; i < n; i++)
 			junk[i] = (unsigned char)rand();
 		if (k % 4 == 0)
-			memcpy(junk, "#bundle", n < 8 ? n : 8); /* junk that claims to be a bundle */
+			memcpy(junk, "#bundle",
+			       n < 8 ? n : 8); /* junk that claims to be a bundle */
 		sendto(fd, junk, n, 0, (const struct sockaddr *)to, sizeof *to);
 	}
 	/* A real bundle cut short at every length, and one whose element size lies. */
@@ -219,8 +221,7 @@ static void abuse(int fd, const struct sockaddr_in *to, lo_address lo_to)
 	        0.0, 0.0, 1.0);
 	lo_send(lo_to, "/obs/scene", "s", "Scene 2");
 	lo_send(lo_to, "/VMC/Ext/Bone/Pos", "sii", "Head", 1, 2);
-	lo_send(lo_to, "/VMC/Ext/Bone/Pos", "sfffffff", "Head", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-	        0.0);
+	lo_send(lo_to, "/VMC/Ext/Bone/Pos", "sfffffff", "Head", 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
 	sendto(fd, "", 0, 0, (const struct sockaddr *)to, sizeof *to);
 }
 
