@@ -198,7 +198,7 @@ test('interpolation: 60 Hz frames drawn at 144 Hz move evenly, a fixed delay beh
   // then a jump of a whole tick).
   const naive = play144(false);
   const steps = naive.slice(1).map((p, i) => p.x - naive[i].x);
-  assert.ok(steps.filter((d) => d === 0).length > steps.length / 3);
+  assert.ok(steps.filter((d) => d === 0).length > steps.length / 2, "over half the refreshes stall (1 - 60/144)");
   assert.ok(Math.max(...steps) > 0.9 / 60);
 });
 
