@@ -32,6 +32,10 @@ $(PTC_EXAMPLE): $(B)/obj/clients/lib/example.o $(PTC_LIB) $(PROTO_LIB)
 CLI_LIBS   += $(PTC_LIB) $(PROTO_LIB)
 CLI_LDLIBS += $(PKG_CURL) $(PKG_LWS)
 
+# `ponytail vmc` decodes OSC with liblo (Debian liblo-dev).
+PKG_LO := $(shell pkg-config --libs liblo 2>/dev/null || echo -llo)
+CLI_LDLIBS += $(PKG_LO)
+
 $(CLI_BIN): $(CLI_OBJ) $(CLI_LIBS)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(CLI_LIBS) $(CLI_LDLIBS)
@@ -40,8 +44,26 @@ ALL_TARGETS += $(CLI_BIN) $(PTC_LIB) $(PTC_EXAMPLE)
 
 # tests/client/test_*.c: unit tests of the library and of the CLI's helpers (the tests
 # against a daemon are the scripts beside them). They link what tests.mk does not.
-CLIENT_TEST_DEPS := $(B)/obj/clients/cli/hist.o $(B)/obj/clients/cli/poseline.o $(PTC_LIB) $(PROTO_LIB)
+CLIENT_TEST_DEPS := $(B)/obj/clients/cli/hist.o $(B)/obj/clients/cli/poseline.o \
+                    $(B)/obj/clients/cli/vmc_convert.o $(B)/obj/clients/cli/vmc_parse.o \
+                    $(PTC_LIB) $(PROTO_LIB)
 $(B)/obj/tests/client/%.o: CFLAGS_tests += -Iclients/lib -Iclients/cli
 $(B)/tests/client/%: $(B)/obj/tests/client/%.o $(CLIENT_TEST_DEPS)
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_CMOCKA) $(PKG_JANSSON) $(PKG_LWS) -lm
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_CMOCKA) $(PKG_JANSSON) $(PKG_LWS) $(PKG_LO) -lm
+
+# tests/client/vmc_play: the VMC tracker that tests/client/vmc.test.sh plays (not a test
+# itself, so not in TESTS; `make test` builds it).
+VMC_PLAY := $(B)/tests/client/vmc_play
+$(VMC_PLAY): $(B)/obj/tests/client/vmc_play.o $(PTC_LIB) $(PROTO_LIB)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LWS) $(PKG_LO) -lm
+test: $(VMC_PLAY)
+
+# clients/web/node_modules: the page's run-time assets from npm (MediaPipe Face Mesh, pinned
+# by clients/web/package-lock.json), served by the daemon from the web root. npm ci leaves
+# node_modules/.package-lock.json behind: the stamp.
+WEB_DEPS := clients/web/node_modules/.package-lock.json
+$(WEB_DEPS): clients/web/package.json clients/web/package-lock.json clients/web/install-deps.sh
+	$(Q)clients/web/install-deps.sh
+all: $(WEB_DEPS)

@@ -36,4 +36,8 @@ int cmd_watch(int argc, char **argv);
 /* ponytail load --rooms R --publishers P --subscribers S --duration D: the load generator. */
 int cmd_load(int argc, char **argv);
 
+/* ponytail vmc (--create FILE | --instance ID --token T): VMC (OSC over UDP) in, head poses
+ * out (clients/cli/vmc*.c). */
+int cmd_vmc(int argc, char **argv);
+
 #endif

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
+import { BUILD, DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
 
 const ROOM = 'e2e';
 
@@ -48,6 +48,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
   let phase = 'load';
   const consoleErrors = []; // {phase, text}
   const pageErrors = [];
+  const requests = []; // every URL the browser asked for: {url, status}
 
   // Console errors a phase may expect: Chromium reports every non-2xx fetch and every
   // refused connection as a console error by itself.
@@ -81,6 +82,12 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
     });
     page.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+    context.on('request', (r) => requests.push({ url: r.url(), phase }));
+    page.on('websocket', (w) => requests.push({ url: w.url(), phase, status: 101 }));
+    context.on('response', (r) => {
+      const q = requests.findLast((x) => x.url === r.url() && x.status === undefined);
+      if (q) q.status = r.status();
+    });
   });
 
   after(async () => {
@@ -284,6 +291,139 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       assert.ok(q1[1] > 0.2, `first page sees yaw component ${q1[1]}`);
     } finally {
       await second.close();
+    }
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+  test('the camera: Face Mesh loads from the daemon, the fake camera shows no face, nothing is published', async () => {
+    phase = 'camera';
+    const head0 = await page.evaluate(() => window.ponytail.ownHead());
+    assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
+    await page.getByRole('button', { name: 'Camera' }).click();
+    assert.equal(await page.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed'), 'true');
+    await until('the model to load and run', () => page.evaluate(() => window.ponytail.camera.status === 'no face' && window.ponytail.camera.frames >= 3), 40000, 100);
+    const t0 = await page.evaluate(() => window.ponytail.camera.frames);
+    await sleep(1500);
+    const cam = await page.evaluate(() => window.ponytail.camera);
+    assert.ok(cam.frames > t0, `Face Mesh keeps processing camera frames (${t0} -> ${cam.frames})`);
+    assert.equal(cam.status, 'no face');
+    assert.equal(await page.locator('#cam-status').textContent(), 'no face');
+    assert.equal(cam.faces, 0, 'a face in the test pattern?');
+    assert.equal(cam.posesUsed, 0);
+    assert.equal(cam.published, 0, 'poses published from the camera without a face');
+    const head1 = await page.evaluate(() => window.ponytail.ownHead());
+    assert.ok(Math.hypot(...head1.map((v, i) => v - head0[i])) < 1e-4, 'the head did not move');
+    // The model came from this daemon: script, WebAssembly and packed model, all 200.
+    const mine = new URL(daemon.base).host;
+    for (const file of ['face_mesh.js', 'face_mesh_solution_packed_assets.data', 'face_mesh.binarypb']) {
+      const r = requests.find((q) => q.url.endsWith(`/node_modules/@mediapipe/face_mesh/${file}`));
+      assert.ok(r && new URL(r.url).host === mine && r.status === 200, `${file}: ${JSON.stringify(r)}`);
+    }
+    assert.ok(requests.some((q) => /face_mesh_solution_(simd_)?wasm_bin\.wasm$/.test(q.url) && q.status === 200), 'the .wasm');
+    // Nothing, in the whole session, went anywhere but this daemon's two ports.
+    const ours = [mine, `127.0.0.1:${daemon.wsPort}`];
+    const elsewhere = requests.filter((q) => !/^(data|blob):/.test(q.url) && !ours.includes(new URL(q.url).host));
+    assert.deepEqual(elsewhere, []);
+    assert.ok(requests.some((q) => q.url.startsWith('ws://')), 'WebSockets are watched too');
+    // A face, as Face Mesh would report one (landmarks of the solver's fixtures: yaw 30°,
+    // pitch -25°, roll 15°): Face Mesh's send() answers with them for a while. The head
+    // turns to that pose in the daemon's frames; when the real answers return, "no face"
+    // again, publishing from the camera stops and the head stays where it was.
+    const fx = JSON.parse(fs.readFileSync(new URL('./fixtures/face-landmarks.json', import.meta.url)));
+    const face = fx.cases.find((c) => c.width === 640 && c.yaw === 30 && c.pitch === -25);
+    await page.evaluate(({ lm }) => {
+      const cam = window.ponytail.app.camera;
+      const list = Object.assign([], lm);
+      cam.realSend = cam.mesh.send;
+      cam.mesh.send = async () => cam.onResults({ multiFaceLandmarks: [list] });
+    }, { lm: face.landmarks });
+    await until('tracking', () => page.evaluate(() => window.ponytail.camera.status === 'tracking'), 15000);
+    const { quatFromYawPitchRoll, DEG } = await import('../../clients/web/js/math.mjs');
+    const qWant = quatFromYawPitchRoll(face.yaw * DEG, face.pitch * DEG, face.roll * DEG);
+    await until('the head at the face\'s pose in the frames', async () => {
+      const q = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, ownKey);
+      const d = Math.abs(q.reduce((acc, v, i) => acc + v * qWant[i], 0));
+      return 2 * Math.acos(Math.min(1, d)) < 2 * DEG;
+    }, 15000);
+    const tracked = await page.evaluate(() => window.ponytail.camera);
+    assert.ok(tracked.published > 0, `poses published while tracking: ${tracked.published}`);
+    await page.evaluate(() => {
+      const cam = window.ponytail.app.camera;
+      cam.mesh.send = cam.realSend;
+    });
+    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'), 15000);
+    const n = await page.evaluate(() => window.ponytail.camera.published);
+    await sleep(600);
+    assert.ok((await page.evaluate(() => window.ponytail.camera.published)) <= n + 1, 'publishing from the camera stopped');
+    await page.getByRole('button', { name: 'Camera' }).click();
+    assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+  test('the 3D view draws each strand as a lock of follower hairs with split ends', async () => {
+    phase = 'locks';
+    const { HAIRS_PER_STRAND } = await import('../../clients/web/js/locks.mjs');
+    // A watching page with the 3D view alone, looking at the first page's instance from
+    // behind and zoomed in, drawn with and without the follower hairs.
+    const watch = await context.newPage();
+    watch.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push({ phase, text: m.text() });
+    });
+    watch.on('pageerror', (e) => pageErrors.push(`${phase}: ${e.message}`));
+    try {
+      await watch.setViewportSize({ width: 900, height: 700 });
+      await watch.goto(`${daemon.base}/?room=${ROOM}&create=0&views=orbit`);
+      await until('frames of the instance', () => watch.evaluate((k) => window.ponytail?.points(k), ownKey));
+      await watch.evaluate(() => {
+        const app = window.ponytail.app;
+        app.orbit = { yaw: Math.PI - 0.6, pitch: 0.2 };
+        app.views[0].zoom = 2.2;
+      });
+      await sleep(1500); // the cameras' framing settles (half a second's smoothing)
+      const box = await watch.evaluate((k) => {
+        return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
+          const at = window.ponytail.points(k).map((p) => window.ponytail.screenOf('orbit', p)).filter(Boolean);
+          const r = document.getElementById('scene').getBoundingClientRect();
+          const d = window.devicePixelRatio;
+          const x0 = Math.min(...at.map((p) => p.x)) - r.left - 20;
+          const y0 = Math.min(...at.map((p) => p.y)) - r.top - 20;
+          const x1 = Math.max(...at.map((p) => p.x)) - r.left + 20;
+          const y1 = Math.max(...at.map((p) => p.y)) - r.top + 20;
+          resolve({ x: Math.floor(x0 * d), y: Math.floor(y0 * d), w: Math.ceil((x1 - x0) * d), h: Math.ceil((y1 - y0) * d), left: r.left, top: r.top, d });
+        })));
+      }, ownKey);
+      assert.ok(box.w > 40 && box.h > 80 && box.x >= 0 && box.y >= 0, `the hair's box in the 3D view: ${JSON.stringify(box)}`);
+      // Edges: neighbouring pixels whose brightness differs by more than 24 of 255.
+      const look = (locks) => watch.evaluate(({ b, locks }) => new Promise((resolve) => {
+        window.ponytail.app.locks = locks;
+        requestAnimationFrame(() => requestAnimationFrame(() => {
+          const d = document.getElementById('scene').getContext('2d').getImageData(b.x, b.y, b.w, b.h).data;
+          let edges = 0;
+          const lum = (i) => d[i] * 0.3 + d[i + 1] * 0.59 + d[i + 2] * 0.11;
+          for (let y = 0; y < b.h; y++) for (let x = 0; x + 1 < b.w; x++) {
+            const i = 4 * (y * b.w + x);
+            if (Math.abs(lum(i) - lum(i + 4)) > 24) edges++;
+          }
+          resolve({ edges, followers: window.ponytail.stats.followers });
+        }));
+      }), { b: box, locks });
+      const cx = Math.max(0, box.left + box.x / box.d);
+      const cy = Math.max(0, box.top + box.y / box.d);
+      const clip = { x: cx, y: cy, width: Math.min(900 - cx, box.w / box.d), height: Math.min(700 - cy, box.h / box.d) };
+      const shots = path.join(BUILD, 'web-e2e');
+      fs.mkdirSync(shots, { recursive: true });
+      const hairs = await look(true);
+      await watch.screenshot({ path: path.join(shots, 'orbit-locks.png'), clip });
+      const guides = await look(false);
+      await watch.screenshot({ path: path.join(shots, 'orbit-guides.png'), clip });
+      // Three strands of this instance and two of the bot.
+      assert.ok(hairs.followers >= 5 * HAIRS_PER_STRAND, `follower hairs drawn: ${hairs.followers}`);
+      assert.equal(guides.followers, 0);
+      // Thin hairs in three shades over the filled locks: far more edges than the guides'
+      // smooth fills (screenshots of both in build/web-e2e/).
+      assert.ok(hairs.edges > 1.5 * guides.edges, `edges: ${hairs.edges} with the hairs, ${guides.edges} without`);
+    } finally {
+      await watch.close();
     }
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);

@@ -13,6 +13,8 @@ export const DAEMON = path.join(BUILD, 'bin', 'ponytaild');
 export const CHROMIUM = process.env.PT_CHROMIUM || '/usr/bin/chromium';
 
 // A fresh profile directory, no GPU, nothing fetched from anywhere but the page's origin.
+// The camera is Chromium's fake one (a moving test pattern, no face in it), granted
+// without asking.
 export function launchChromium(userDataDir, viewport = { width: 1280, height: 720 }, extra = {}) {
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
@@ -20,6 +22,7 @@ export function launchChromium(userDataDir, viewport = { width: 1280, height: 72
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+      '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream',
     ],
     viewport,
     ...extra,

@@ -8,10 +8,12 @@ import { test } from 'node:test';
 import { StrandEncoder, encodeMessage } from '../../proto/js/ponytail-proto.mjs';
 import { quatFromYawPitchRoll, rotate, DEG } from '../../clients/web/js/math.mjs';
 import { View, layout } from '../../clients/web/js/view.mjs';
-import { strandSamples } from '../../clients/web/js/render.mjs';
+import { guideCurve, strandSamples } from '../../clients/web/js/render.mjs';
+import { HAIRS_PER_STRAND, HAIR_VERTICES, hairInstances, lockHairs, lockProfile } from '../../clients/web/js/locks.mjs';
 import { FIELDS, fieldForError } from '../../clients/web/js/panel.mjs';
 import { Link, wsUrlFor } from '../../clients/web/js/net.mjs';
 import { ownDefinition } from '../../clients/web/js/definition.mjs';
+import { DELAY_TICKS, FrameClock, pushFrame, sampleFrames } from '../../clients/web/js/interp.mjs';
 
 globalThis.CustomEvent ??= class extends Event {
   constructor(type, init) {
@@ -157,4 +159,111 @@ test('frames encoded by proto decode through the page link to the same points', 
     for (let j = 0; j < r.pts.length; j++) worst = Math.max(worst, Math.abs(r.pts[j] - truth[i][j]));
     assert.ok(worst < 0.0015, `tick ${11 + i}: off by ${worst} m`);
   });
+});
+
+// A point moving at 1 m/s, frames at 60 Hz (server clock 1000 s ahead), arriving 12 ms
+// later plus up to 6 ms of jitter; the page draws at 144 Hz.
+function play144(interpolate) {
+  let seed = 11;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const frames = [];
+  for (let k = 0; k < 120; k++) frames.push({ serverT: 1000 + k / 60, arrive: k / 60 + 0.012 + 0.006 * rnd() });
+  const clock = new FrameClock();
+  const hist = [];
+  let next = 0;
+  const xs = [];
+  for (let j = Math.ceil(0.5 * 144); j < 1.9 * 144; j++) { // after half a second of warm-up
+    const L = j / 144;
+    for (; next < frames.length && frames[next].arrive <= L; next++) {
+      const f = frames[next];
+      clock.observe(f.serverT, f.arrive);
+      pushFrame(hist, { t: f.serverT, pts: new Float32Array([f.serverT - 1000, 0, 0]), headP: [0, 1.5, 0], headQ: [0, 0, 0, 1] });
+    }
+    const s = interpolate ? sampleFrames(hist, clock.renderTime(L, 1 / 60)) : { pts: hist[hist.length - 1].pts };
+    xs.push({ L, x: s.pts[0] });
+  }
+  return xs;
+}
+
+test('interpolation: 60 Hz frames drawn at 144 Hz move evenly, a fixed delay behind', () => {
+  const even = play144(true);
+  const step = 1 / 144;
+  for (let i = 1; i < even.length; i++) {
+    const d = even[i].x - even[i - 1].x;
+    assert.ok(d > 0.75 * step && d < 1.25 * step, `refresh ${i}: moved ${(d * 1000).toFixed(2)} mm, want ${(step * 1000).toFixed(2)}`);
+  }
+  // The delay: the least network delay seen (12 ms) plus DELAY_TICKS ticks, within 2 ms.
+  for (const { L, x } of even) assert.ok(Math.abs(L - x - (0.012 + DELAY_TICKS / 60)) < 0.002, `delay at ${L}: ${L - x}`);
+  // Drawing the newest frame instead: the same motion judders (refreshes that do not move,
+  // then a jump of a whole tick).
+  const naive = play144(false);
+  const steps = naive.slice(1).map((p, i) => p.x - naive[i].x);
+  assert.ok(steps.filter((d) => d === 0).length > steps.length / 2, "over half the refreshes stall (1 - 60/144)");
+  assert.ok(Math.max(...steps) > 0.9 / 60);
+});
+
+test('interpolation: rotation the shorter way; teleports, new shapes and restarts are cuts', () => {
+  const h = 0.7071067811865476;
+  const hist = [];
+  pushFrame(hist, { t: 1, pts: new Float32Array([0, 0, 0]), headP: [0, 1.5, 0], headQ: [0, 0, 0, 1] });
+  pushFrame(hist, { t: 2, pts: new Float32Array([1, 0, 0]), headP: [0.2, 1.5, 0], headQ: [0, -h, 0, -h] }); // 90° about y, as -q
+  let s = sampleFrames(hist, 1.5);
+  assert.ok(close(s.headP, [0.1, 1.5, 0]) && Math.abs(s.pts[0] - 0.5) < 1e-6 && s.alpha === 0.5);
+  const half = rotate(s.headQ, [0, 0, 1]);
+  assert.ok(close(half, [Math.SQRT1_2, 0, Math.SQRT1_2], 1e-9), `half way: ${half}`);
+  assert.equal(sampleFrames(hist, 2.5).alpha, 1, 'late: the newest, not a guess ahead');
+  assert.equal(sampleFrames(hist, 0).alpha, 0);
+  pushFrame(hist, { t: 3, pts: new Float32Array([0, 0, 0]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(sampleFrames(hist, 2.5).alpha, 1, 'a 1.8 m jump is drawn as a cut');
+  assert.ok(Math.abs(sampleFrames(hist, 1.25).pts[0] - 0.25) < 1e-6, 'an older pair when t is further back');
+  pushFrame(hist, { t: 4, pts: new Float32Array([0, 0, 0, 1, 1, 1]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(sampleFrames(hist, 3.5).pts.length, 6, 'a new shape: the newest');
+  pushFrame(hist, { t: 5, pts: new Float32Array([0, 0, 0, 1, 1, 1]), headP: [2, 1.5, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(hist.length, 4, 'four frames kept');
+  pushFrame(hist, { t: 0.5, pts: new Float32Array([0, 0, 0]), headP: [0, 0, 0], headQ: [0, 0, 0, 1] });
+  assert.equal(hist.length, 1, 'time went back: start over');
+  // The clock follows a restarted daemon's new clock at once, and ignores one early frame.
+  const c = new FrameClock();
+  c.observe(100, 5);
+  c.observe(100.5, 5.51);
+  assert.ok(Math.abs(c.offset + 95) < 2e-3, 'the later frame did not move the offset up, past the creep');
+  c.observe(2, 6);
+  assert.ok(Math.abs(c.offset - 4) < 1e-9);
+  assert.equal(new FrameClock().renderTime(1, 1 / 60), null);
+});
+
+test('follower hairs: a lock around the guide, uneven ends, split ends, the same every frame', () => {
+  // A guide hanging 30 cm down and curving back.
+  const guide = [];
+  for (let i = 0; i < 12; i++) guide.push([0, 1.5 - 0.027 * i, -0.1 - 0.002 * i * i]);
+  const curve = guideCurve(guide);
+  const attrs = hairInstances(42);
+  assert.deepEqual(attrs, hairInstances(42), 'deterministic per strand');
+  const R = 0.016;
+  const hairs = lockHairs(curve, [1, 0, 0], attrs, R);
+  const main = hairs.filter((h) => !h.split);
+  const split = hairs.filter((h) => h.split);
+  assert.equal(main.length, HAIRS_PER_STRAND);
+  assert.equal(split.length, Math.ceil(HAIRS_PER_STRAND / 3), 'every third hair forks');
+  assert.ok(main.every((h) => h.pts.length === 3 * HAIR_VERTICES));
+  const P = (h, k) => [h.pts[3 * k], h.pts[3 * k + 1], h.pts[3 * k + 2]];
+  const count = (h) => h.pts.length / 3;
+  // Every vertex lies within the lock's radius (plus the fork's parting) of the guide.
+  const near = (p) => Math.min(...curve.map((c) => Math.hypot(p[0] - c[0], p[1] - c[1], p[2] - c[2])));
+  for (const h of hairs) for (let k = 0; k < count(h); k++) assert.ok(near(P(h, k)) <= R + 0.005, `a hair strays ${near(P(h, k))} m`);
+  // Roots gathered at the tie, ends spread over the last 28 % of the guide.
+  for (const h of main) assert.ok(near(P(h, 0)) <= R * lockProfile(0) + 1e-6);
+  const tipY = main.map((h) => P(h, HAIR_VERTICES - 1)[1]);
+  assert.ok(Math.max(...tipY) - Math.min(...tipY) > 0.05, 'uneven lengths');
+  // A fork's two branches start together and part by up to 2 x 4 mm.
+  for (const b of split) {
+    const k0 = HAIR_VERTICES - count(b); // the hair's vertex the branch starts from
+    const m = main.find((h) => [0, 1, 2].every((d) => h.pts[3 * k0 + d] === b.pts[d]));
+    assert.ok(m, 'a branch starts on its hair');
+    const end = Math.hypot(...[0, 1, 2].map((d) => P(m, HAIR_VERTICES - 1)[d] - P(b, count(b) - 1)[d]));
+    assert.ok(end > 0.004 && end <= 0.0081, `branches part by ${end}`);
+  }
+  // Turning the head turns the lock with it (the frame starts from the head's x axis).
+  const turned = lockHairs(curve, [0, 0, 1], attrs, R).filter((h) => !h.split);
+  assert.ok(Math.hypot(...[0, 1, 2].map((d) => P(turned[1], 5)[d] - P(main[1], 5)[d])) > 0.002);
 });

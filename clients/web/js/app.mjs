@@ -3,7 +3,9 @@
 //
 // URL options: ?room=NAME (else the room of the instance this tab owns, else the first
 // room the server lists, else "lobby"); ?ws=PORT or ?ws=ws://host:port/ (else /v1/info);
-// ?create=0 (do not create an instance of your own); ?views=front,side,orbit;
+// ?create=0 (do not create an instance of your own); ?views=front,side,orbit; ?interp=0
+// (draw each frame as it arrives instead of interpolating, interp.mjs); ?locks=0 (the 3D
+// view draws the guide strands only, not the follower hairs around them);
 // #id=ID&token=TOKEN adopts an existing instance (its write token), kept for this tab.
 
 import { ApiError, Link, api } from './net.mjs';
@@ -12,6 +14,8 @@ import { View, layout } from './view.mjs';
 import { drawView } from './render.mjs';
 import { Panel } from './panel.mjs';
 import { ownDefinition } from './definition.mjs';
+import { CameraControl } from './camera.mjs';
+import { FrameClock, pushFrame, sampleFrames } from './interp.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
@@ -43,11 +47,17 @@ class App {
     this.lastPoseSent = 0;
     this.lastPoseKey = '';
     this.framing = null;
+    this.clock = new FrameClock(); // server time -> this page's clock, for interpolation
+    this.interpolate = q.get('interp') !== '0';
+    this.locks = q.get('locks') !== '0';
+    this.followersDrawn = 0;
     this.stats = {
       renders: 0, batches: 0, bytes: 0, at: performance.now(), fps: 0, tps: 0, kbs: 0,
       latency: [], latencyMs: null, rtt: null, lastSeq: 0, tick: 0n, frames: 0,
     };
     this.panel = new Panel($('panel'), (patch) => this.patchOwn(patch));
+    this.camera = new CameraControl({ button: $('btn-camera'), status: $('cam-status'), video: $('cam-video') });
+    this.cameraPublished = 0; // poses sent while the camera steered
     this.fromHash = h.get('id') && h.get('token') ? { key: h.get('id'), token: h.get('token') } : null;
     if (this.fromHash) history.replaceState(null, '', location.pathname + location.search);
     this.hooks();
@@ -265,9 +275,14 @@ class App {
 
   onFrames(f) {
     this.stats.tick = f.tick;
+    const tickHz = this.link.welcome?.tick_hz || 60;
+    const serverT = f.serverTimeUs !== undefined ? Number(f.serverTimeUs) / 1e6 : Number(f.tick) / tickHz;
+    this.clock.observe(serverT, performance.now() / 1000);
     for (const r of f.records) {
       const inst = this.instances.get(r.key);
       if (!inst) continue;
+      inst.hist ??= [];
+      pushFrame(inst.hist, { t: serverT, pts: r.pts, headP: r.headP, headQ: r.headQ });
       inst.pts = r.pts;
       inst.headP = r.headP;
       inst.headQ = r.headQ;
@@ -365,6 +380,7 @@ class App {
         e.preventDefault();
       } else if (k === 'r' || k === 'Home') {
         Object.assign(this.pose, { offset: [0, 0, 0], yaw: 0, pitch: 0, roll: 0 });
+        this.camera.tracker.recentre();
         e.preventDefault();
       }
     });
@@ -423,6 +439,10 @@ class App {
     if (this.keys.has('ArrowDown')) P.pitch += rate;
     if (this.keys.has('q')) P.roll += rate;
     if (this.keys.has('e')) P.roll -= rate;
+    // The camera steers while it sees a face; otherwise the pose stays where it was left
+    // and the mouse and keys steer it.
+    const cam = this.camera.current();
+    if (cam) Object.assign(P, { yaw: cam.yaw, pitch: cam.pitch, roll: cam.roll, offset: cam.offset });
     P.yaw = clamp(P.yaw, -170 * DEG, 170 * DEG);
     P.pitch = clamp(P.pitch, -70 * DEG, 70 * DEG);
     P.roll = clamp(P.roll, -50 * DEG, 50 * DEG);
@@ -438,6 +458,7 @@ class App {
       if (this.link.sendPose(this.own.key, p, q)) {
         this.lastPoseKey = key;
         this.lastPoseSent = now;
+        if (cam) this.cameraPublished++;
       }
     }
   }
@@ -491,13 +512,20 @@ class App {
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
-    const list = [...this.instances.values()];
+    // Each instance as it was at one instant of the server's clock, between its two newest
+    // frames (interp.mjs); inst itself keeps the newest frame.
+    const at = this.clock.renderTime(t / 1000, 1 / (this.link.welcome?.tick_hz || 60));
+    const list = [...this.instances.values()].map((inst) => {
+      const s = this.interpolate && inst.hist ? sampleFrames(inst.hist, at) : null;
+      return s ? { ...inst, pts: s.pts, headP: s.headP, headQ: s.headQ } : inst;
+    });
     for (const v of this.views) {
       v.lo = this.framing.lo;
       v.hi = this.framing.hi;
       if (v.kind === 'orbit') Object.assign(v, { yaw: this.orbit.yaw, pitch: this.orbit.pitch });
       v.update();
-      drawView(ctx, v, list);
+      const f = drawView(ctx, v, list, { locks: this.locks });
+      if (v.kind === 'orbit') this.followersDrawn = f;
     }
     this.stats.renders++;
     requestAnimationFrame((tt) => this.frame(tt));
@@ -539,7 +567,7 @@ class App {
       get tick() { return Number(app.stats.tick); },
       get stats() {
         const s = app.stats;
-        return { fps: s.fps, tps: s.tps, kbs: s.kbs, latencyMs: s.latencyMs, rtt: s.rtt, frames: s.frames, decodeErrors: app.link.decodeErrors };
+        return { fps: s.fps, tps: s.tps, kbs: s.kbs, latencyMs: s.latencyMs, rtt: s.rtt, frames: s.frames, decodeErrors: app.link.decodeErrors, followers: app.followersDrawn };
       },
       // Points of an instance as [[x, y, z], ...] (all strands, flattened), or null.
       points(key) {
@@ -559,6 +587,11 @@ class App {
         if (!pr) return null;
         const r = app.canvas.getBoundingClientRect();
         return { x: r.left + pr[0] / app.dpr, y: r.top + pr[1] / app.dpr };
+      },
+      // The camera control: its status line, frames and faces seen, poses published.
+      get camera() {
+        const c = app.camera;
+        return { on: c.on, status: c.status, ...c.stats, published: app.cameraPublished };
       },
       ownHead() {
         const inst = app.own && app.instances.get(app.own.key);

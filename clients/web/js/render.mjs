@@ -7,6 +7,7 @@
 import {
   add, clamp, cross, dot, eigenSym2, hash32, headToWorld, normalize, rotate, scale, sub,
 } from './math.mjs';
+import { hairInstances, lockHairs } from './locks.mjs';
 
 // Hair colours as [hue, saturation %, lightness %]; an instance picks one by its id.
 const HAIR = [
@@ -40,37 +41,44 @@ export function hairColour(inst) {
   return inst.own ? OWN_HAIR : HAIR[hash32(inst.key ?? inst.id) % HAIR.length];
 }
 
-// Samples the plugin's curve (quadratic Béziers with the chain points as controls and
-// their midpoints as joins, from the root to the tip) in world space, then projects it.
-// Returns {x, y, d, k, u}[]: pixels, depth, pixels per metre, arc parameter 0..1.
-export function strandSamples(view, pts) {
+// The plugin's curve through a strand's points (quadratic Béziers with the chain points as
+// controls and their midpoints as joins, root to tip), sampled in world space.
+export function guideCurve(pts) {
   const n = pts.length;
-  if (n < 2) return [];
+  if (n < 2) return n ? [pts[0]] : [];
   const world = [pts[0]];
   if (n === 2) {
     for (let k = 1; k <= SAMPLES_PER_SEGMENT; k++) {
       const t = k / SAMPLES_PER_SEGMENT;
       world.push(add(scale(pts[0], 1 - t), scale(pts[1], t)));
     }
-  } else {
-    let start = pts[0];
-    for (let i = 1; i <= n - 2; i++) {
-      const c = pts[i];
-      const end = i === n - 2 ? pts[n - 1] : scale(add(pts[i], pts[i + 1]), 0.5);
-      for (let k = 1; k <= SAMPLES_PER_SEGMENT; k++) {
-        const t = k / SAMPLES_PER_SEGMENT;
-        const a = (1 - t) * (1 - t);
-        const b = 2 * (1 - t) * t;
-        const e = t * t;
-        world.push([
-          a * start[0] + b * c[0] + e * end[0],
-          a * start[1] + b * c[1] + e * end[1],
-          a * start[2] + b * c[2] + e * end[2],
-        ]);
-      }
-      start = end;
-    }
+    return world;
   }
+  let start = pts[0];
+  for (let i = 1; i <= n - 2; i++) {
+    const c = pts[i];
+    const end = i === n - 2 ? pts[n - 1] : scale(add(pts[i], pts[i + 1]), 0.5);
+    for (let k = 1; k <= SAMPLES_PER_SEGMENT; k++) {
+      const t = k / SAMPLES_PER_SEGMENT;
+      const a = (1 - t) * (1 - t);
+      const b = 2 * (1 - t) * t;
+      const e = t * t;
+      world.push([
+        a * start[0] + b * c[0] + e * end[0],
+        a * start[1] + b * c[1] + e * end[1],
+        a * start[2] + b * c[2] + e * end[2],
+      ]);
+    }
+    start = end;
+  }
+  return world;
+}
+
+// The guide curve projected. Returns {x, y, d, k, u}[]: pixels, depth, pixels per metre,
+// arc parameter 0..1.
+export function strandSamples(view, pts) {
+  if (pts.length < 2) return [];
+  const world = guideCurve(pts);
   const out = [];
   let total = 0;
   for (let i = 0; i < world.length; i++) {
@@ -402,8 +410,47 @@ function drawHair(ctx, layers, front) {
   }
 }
 
+// The follower hairs of every strand (locks.mjs), one path per shade and side of the head,
+// thin strokes over the guides' filled locks. Returns the number of hairs drawn.
+const LOCK_RADIUS_M = 0.016;
+const SHADES = [-12, 0, 10];
+const attrCache = new Map(); // "key:strand" -> hairInstances()
+function drawFollowers(ctx, view, layers, front) {
+  let drawn = 0;
+  for (const L of layers) {
+    const paths = SHADES.map(() => new Path2D());
+    for (const h of L.hairs) {
+      const path = paths[h.shade < -0.33 ? 0 : h.shade < 0.33 ? 1 : 2];
+      let prev = null;
+      let pen = false;
+      for (let k = 0; k < h.pts.length; k += 3) {
+        const p = view.project([h.pts[k], h.pts[k + 1], h.pts[k + 2]]);
+        if (!p) break;
+        if (prev && (prev[2] + p[2] > 2 * L.headDepth) === front) {
+          if (!pen) path.moveTo(prev[0], prev[1]);
+          path.lineTo(p[0], p[1]);
+          pen = true;
+        } else {
+          pen = false;
+        }
+        prev = p;
+      }
+      drawn++;
+    }
+    ctx.lineWidth = Math.max(0.5, 0.0011 * (L.S[0]?.k ?? 100));
+    ctx.lineCap = 'round';
+    SHADES.forEach((dl, i) => {
+      ctx.strokeStyle = hsl(L.colour[0], L.colour[1] + 4, L.colour[2] + dl, 0.9);
+      ctx.stroke(paths[i]);
+    });
+  }
+  return drawn;
+}
+
 // Draws one instance in one view. inst: {key, own, shape, def, pts, headP, headQ, name}.
-export function drawInstance(ctx, view, inst, labels = []) {
+// opts.locks: the 3D view draws follower hairs around the guides. Returns the number of
+// follower hairs drawn.
+export function drawInstance(ctx, view, inst, labels = [], opts = {}) {
   const headP = inst.headP ?? [0, 0, 0];
   const headQ = inst.headQ ?? [0, 0, 0, 1];
   const hp = view.project(headP);
@@ -411,11 +458,21 @@ export function drawInstance(ctx, view, inst, labels = []) {
   const headDepth = hp[2];
   const base = hairColour(inst);
   const strands = strandsOf(inst);
+  // Follower hairs only where they can be told apart: a lock at least 4 px across.
+  const locks = opts.locks && view.kind === 'orbit' && hp[3] * LOCK_RADIUS_M >= 2;
+  const refX = rotate(headQ, [1, 0, 0]);
   const layers = strands.map((pts, i) => {
     const S = strandSamples(view, pts);
     const shift = (i % 2 ? 1 : -1) * Math.min(i, 3) * 2.5;
-    return { S, runs: S.length ? runs(S, headDepth) : [], headDepth, colour: [base[0] + shift, base[1], base[2] + shift] };
+    let hairs = [];
+    if (locks && S.length > 1) {
+      const id = `${inst.key}:${i}`;
+      if (!attrCache.has(id)) attrCache.set(id, hairInstances(hash32(id)));
+      hairs = lockHairs(guideCurve(pts), refX, attrCache.get(id), LOCK_RADIUS_M);
+    }
+    return { S, runs: S.length ? runs(S, headDepth) : [], headDepth, colour: [base[0] + shift, base[1], base[2] + shift], hairs };
   }).filter((L) => L.S.length > 1);
+  let followers = 0;
 
   const head = mainHead(inst.def);
   const colliders = (inst.def?.colliders ?? []).map((c) => {
@@ -430,6 +487,7 @@ export function drawInstance(ctx, view, inst, labels = []) {
   placed.sort((x, y) => rank(x) - rank(y) || x.d - y.d || order[x.c.shape] - order[y.c.shape]);
 
   drawHair(ctx, layers, false);
+  if (locks) followers += drawFollowers(ctx, view, layers, false);
   for (const { c } of placed) {
     drawCollider(ctx, view, c, SKIN, inst.own);
     if (c.main) drawHairCap(ctx, view, c, headQ, base);
@@ -445,6 +503,7 @@ export function drawInstance(ctx, view, inst, labels = []) {
     ctx.setLineDash([]);
   }
   drawHair(ctx, layers, true);
+  if (locks) followers = Math.max(followers, drawFollowers(ctx, view, layers, true));
 
   const top = view.project(add(headP, [0, 0.17, 0]));
   if (top) {
@@ -459,6 +518,7 @@ export function drawInstance(ctx, view, inst, labels = []) {
     labels.push({ x: top[0], y, w });
     ctx.fillText(label, top[0], y);
   }
+  return followers;
 }
 
 function drawGrid(ctx, view) {
@@ -504,8 +564,9 @@ function drawGrid(ctx, view) {
   ctx.stroke();
 }
 
-// Draws a whole view: background, grid, then instances far to near.
-export function drawView(ctx, view, instances) {
+// Draws a whole view: background, grid, then instances far to near. Returns the number of
+// follower hairs drawn (opts.locks, 3D view only).
+export function drawView(ctx, view, instances, opts = {}) {
   const { x, y, w, h } = view.rect;
   ctx.save();
   ctx.beginPath();
@@ -520,10 +581,12 @@ export function drawView(ctx, view, instances) {
   const list = instances.filter((i) => i.pts && i.headP).map((i) => ({ i, d: view.project(i.headP)?.[2] ?? -Infinity }));
   list.sort((a, b) => a.d - b.d);
   const labels = [];
-  for (const { i } of list) drawInstance(ctx, view, i, labels);
+  let followers = 0;
+  for (const { i } of list) followers += drawInstance(ctx, view, i, labels, opts);
   ctx.font = '600 12px system-ui, sans-serif';
   ctx.textAlign = 'left';
   ctx.fillStyle = 'rgba(30,35,50,0.6)';
   ctx.fillText(view.title, x + 8, y + 16);
   ctx.restore();
+  return followers;
 }
