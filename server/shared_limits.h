@@ -31,10 +31,10 @@ enum {
 _Static_assert(PT_NAME_MAX - 1 <= PTP_MAX_NAME, "names longer than the wire carries");
 _Static_assert(PTP_MAX_NAME <= 255, "a str8 holds 255 bytes");
 
-/* Substeps: --substeps [1, SERVER_MAX_SUBSTEPS]; welcome carries a u8. Core's limit is
- * PT_MAX_SUBSTEPS in core/src/world_internal.h, private to core: it must move to
- * ponytail/types.h before this can be asserted equal to it (and the CLI can share it). */
+/* Substeps: --substeps [1, SERVER_MAX_SUBSTEPS] is what core steps (PT_MAX_SUBSTEPS);
+ * welcome carries a u8. */
 enum { SERVER_MAX_SUBSTEPS = 16 };
+_Static_assert((int)SERVER_MAX_SUBSTEPS == (int)PT_MAX_SUBSTEPS, "--substeps beyond what core steps");
 _Static_assert(SERVER_MAX_SUBSTEPS <= UINT8_MAX, "substeps do not fit welcome's u8");
 _Static_assert(SERVER_MAX_TICK_HZ <= UINT16_MAX, "tick_hz does not fit welcome's u16");
 

@@ -131,7 +131,7 @@ static int parse_args(int argc, char **argv, sim_opts *o)
 			if (r < 0 || cli_parse_real("sim", "--tick-hz", v, 1, 1000, &o->tick_hz))
 				return -1;
 		} else if ((r = cli_flag("sim", "--substeps", argc, argv, &i, &v)) != 0) {
-			if (r < 0 || cli_parse_int("sim", "--substeps", v, 1, 16, &o->substeps))
+			if (r < 0 || cli_parse_int("sim", "--substeps", v, 1, PT_MAX_SUBSTEPS, &o->substeps))
 				return -1;
 		} else if ((r = cli_flag("sim", "--format", argc, argv, &i, &v)) != 0) {
 			int f = r < 0 ? -1 : cli_parse_choice("sim", "--format", v, formats);

@@ -323,7 +323,7 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 		return e;
 	if ((unsigned)d->solver > PT_SOLVER_SPRINGBONE)
 		return fail(&c, "solver", "must be verlet or springbone"), e;
-	if (!check_int(&c, "substeps", d->substeps, 0, 16) ||
+	if (!check_int(&c, "substeps", d->substeps, 0, PT_MAX_SUBSTEPS) ||
 	    !check_range(&c, "prewarm_s", d->prewarm_s, 0.0f, 10.0f) ||
 	    !check_vec(&c, "gravity", d->gravity, 100.0f, 0) ||
 	    !check_vec(&c, "wind.velocity", d->wind.velocity, 100.0f, 0) ||

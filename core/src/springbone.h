@@ -3,7 +3,7 @@
  *
  * A chain is a straight strand of `joints` segments of equal length: point 0 is the root
  * (joint 0's position, pinned to the head), point j + 1 is the tail of joint j. Both
- * forms (DESIGN.md "springbone") are defined per 1/60 s frame; pt_sb_convert() turns the
+ * forms (README.md "The physics library", core/SCHEMA.md) are defined per 1/60 s frame; pt_sb_convert() turns the
  * per-frame parameters into the terms of one substep of any length, and at exactly
  * h = 1/60 s it gives the per-frame terms themselves.
  */

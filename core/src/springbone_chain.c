@@ -1,6 +1,6 @@
 /* The spring-bone chain step (both forms) and the per-substep form of its terms.
  *
- * Per substep, per joint j, root to tip (DESIGN.md "springbone"; VRMC_springBone 1.0):
+ * Per step, per joint j, root to tip (VRMC_springBone 1.0, core/SCHEMA.md):
  *   next = cur + (cur - prev) kept                       inertia
  *   vrm:  next += stiff axis_j + push                    stiffness, external
  *   pull: next += push; next += stiff (rest - next)      gravity, pull toward rest

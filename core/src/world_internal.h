@@ -13,7 +13,6 @@
 #include "ponytail/world.h"
 #include "vecmath.h"
 
-enum { PT_MAX_SUBSTEPS = 16 }; /* the validation limit of substeps */
 
 typedef struct pt_strand_rt {
 	pt_vec3 anchor;    /* head-local */

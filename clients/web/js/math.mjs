@@ -1,4 +1,4 @@
-// Small vector and quaternion helpers (DESIGN.md conventions: right-handed, +Y up, metres,
+// Small vector and quaternion helpers (README.md "Design essentials" conventions: right-handed, +Y up, metres,
 // quaternions [x, y, z, w]). Plain arrays; nothing here allocates more than its result.
 
 export const add = (a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];

@@ -2,7 +2,7 @@
  *
  * Box2D style: call pt_instance_def_default(), set the fields you care about, then
  * pt_instance_validate() and pt_world_create_instance(). The JSON form of this struct
- * (DESIGN.md's schema) is read and written by core/schema (pt_schema.h); field names
+ * (core/SCHEMA.md) is read and written by core/schema (ponytail/schema.h); field names
  * below are the JSON names.
  *
  * A definition is plain data: no pointers, so it can be copied, stored and compared.
@@ -15,8 +15,8 @@
 #include "ponytail/types.h"
 
 typedef enum pt_solver {
-	PT_SOLVER_VERLET = 0,     /* position-based particle chain (DESIGN.md "verlet") */
-	PT_SOLVER_SPRINGBONE = 1, /* VRMC_springBone 1.0 joints (DESIGN.md "springbone") */
+	PT_SOLVER_VERLET = 0,     /* position-based particle chain (core/src/solver_verlet.c) */
+	PT_SOLVER_SPRINGBONE = 1, /* VRMC_springBone 1.0 joints (core/src/springbone.h) */
 } pt_solver;
 
 typedef enum pt_springbone_form {
