@@ -164,6 +164,7 @@ typedef struct ptc_server_t {
 	int max_subscriptions;
 	uint64_t tick; /* server tick at welcome */
 	char version[PTP_MAX_TEXT + 1];
+	float max_error_m; /* decoded points lie within this of the server's, m (1.0: 0.001) */
 } ptc_server_t;
 
 /* Counters since ptc_connect(), over every reconnection. Bytes and messages count

@@ -3,7 +3,7 @@
 import { decodeMessage, encodeMessage, StrandDecoder } from '../../../proto/js/ponytail-proto.mjs';
 
 export class Client {
-  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1' } = {}) {
+  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1', minor = 0 } = {}) {
     const c = new Client();
     c.ws = new WebSocket(url, protocol);
     c.ws.binaryType = 'arraybuffer';
@@ -21,7 +21,7 @@ export class Client {
       c.ws.addEventListener('error', () => reject(new Error('websocket did not open')), { once: true });
     });
     if (hello) {
-      c.send({ type: 'hello', major: 1, minor: 0, client_name: name });
+      c.send({ type: 'hello', major: 1, minor, client_name: name });
       c.welcome = await c.next('welcome');
     }
     return c;
