@@ -308,6 +308,22 @@ streams.invalid_delta_without_key = {
 
 // ---- hand-made strand vectors: points from recon.mjs (PROTOCOL.md 7.3 read literally)
 
+let seed = 12;
+const rnd = () => { // mulberry32: the same vectors on every run
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const r = (a, b) => a + (b - a) * rnd();
+
+// A head position that cancels one point per axis to a few nanometres (the points at the
+// origin chosen at random), so that the last bits of the doubles show in binary32.
+function cancelling(strands, hq) {
+  const at0 = reconstruct(strands, [0, 0, 0], hq);
+  return [0, 1, 2].map((a) => f32(-at0[3 * Math.floor(r(0, at0.length / 3)) + a]));
+}
+
 // A strand that curls past 90 degrees from its rest direction (up to 160 at the tip), so
 // the encoder must use folded octahedral codes (|u| + |v| > M).
 function curl(tick, shape) {
@@ -342,15 +358,22 @@ function curl(tick, shape) {
   streams.folded = { note: 'strands curling up to 160 degrees from their rest direction: folded octahedral codes, keyframes every 10 ticks', shape, params: { max_error_m: 0.001, keyframe_interval: 10 }, steps };
 }
 
-// One decoder-only stream of key records with the given strands per tick (same shape).
+// Misreadings under which these strands decode to other floats.
+const caught = (strands, head_p, head_q, names = Object.keys(MISREADINGS)) => {
+  const want = reconstruct(strands, head_p, head_q);
+  return names.filter((m) => reconstruct(strands, head_p, head_q, { [m]: true }).some((x, i) => x !== want[i]));
+};
+
+// One decoder-only stream of key records with the given strands per tick (same shape);
+// each step lists the misreadings it catches.
 function keyStream(note, shape, ticks) {
-  const steps = ticks.map(({ tick, head_p, q, bits, codes, flags = 1, catches }) => {
+  const steps = ticks.map(({ tick, head_p, q, bits, codes, flags = 1 }) => {
     const strands = shape.map((s, i) => ({ ...s, bits: bits[i], codes: codes[i] }));
     const head_q = quat16Pack(q);
     const rec = encodeRecord({ id: 1n, flags, last_seq: tick, head_p: head_p.map(f32), head_q, data: keyData(strands) });
     const pts = reconstruct(strands, head_p, head_q);
     const step = { tick: String(tick), record: bytesToHex(rec), expect: 'ok' };
-    if (catches) step.catches = catches;
+    step.catches = caught(strands, head_p, head_q);
     step.decoded = Array.from({ length: pts.length / 3 }, (_, i) => pts.slice(3 * i, 3 * i + 3));
     return step;
   });
@@ -365,11 +388,26 @@ function keyStream(note, shape, ticks) {
     [M - 1, 1], [1, M - 1], [-(M - 1), -1], [M, 1], [1, -M], [-M, -1], [Math.ceil(M / 2), -Math.ceil(M / 2)],
   ].flat();
   const codes = (M) => edge(M).map((c) => Math.max(-M, Math.min(M, c)));
-  streams.oct_codes = keyStream('octahedral codes on the corners and edges of the grid, folded (|u| + |v| > M) and not, at b = 2, 3 and 16', shape, [
+  // Tick 4: (32766, 1) is on the edge |u| + |v| = M, yet its computed z is -2^-60, so it
+  // folds; a pose where that shows in binary32.
+  const edgeCodes = Array.from({ length: 32 }, (_, i) => (i % 4 < 2 ? [32766, 1] : [-32766, -1])[i % 2]);
+  let q4;
+  let p4;
+  for (let trial = 0; trial < 5000 && !p4; trial++) {
+    const q = [r(-1, 1), r(-1, 1), r(-1, 1), r(-1, 1)];
+    const st = [{ ...shape[0], bits: 16, codes: edgeCodes }];
+    const hp = cancelling(st, quat16Pack(q));
+    if (caught(st, hp, quat16Pack(q), ['fold_integer']).length) [q4, p4] = [q, hp];
+  }
+  if (!p4) throw new Error('oct_codes: no pose shows the edge fold');
+  streams.oct_codes = keyStream('octahedral codes on the corners and edges of the grid, folded (computed z < 0) and not, at b = 2, 3 and 16; tick 4: codes on the edge that fold by rounding', shape, [
     { tick: 1, head_p: [0, 1.5, 0], q: [0, 0, 0, 1], bits: [2], codes: [codes(1)] },
     { tick: 2, head_p: [0, 1.5, 0], q: [0.1, 0.7, -0.05, 0.7], bits: [3], codes: [codes(3)] },
     { tick: 3, head_p: [-0.2, 1.4, 0.3], q: [0.3, -0.2, 0.6, 0.7], bits: [16], codes: [codes(32767)] },
+    { tick: 4, head_p: p4, q: q4, bits: [16], codes: [edgeCodes] },
   ]);
+  const all = new Set(streams.oct_codes.steps.flatMap((st) => st.catches));
+  for (const m of ['fold_integer', 'fold_swapped']) if (!all.has(m)) throw new Error(`oct_codes does not catch ${m}`);
 }
 
 {
@@ -392,17 +430,7 @@ function keyStream(note, shape, ticks) {
 
 {
   // Records on which each misreading of "in the order written" (recon.mjs MISREADINGS)
-  // decodes at least one float differently. Random poses and codes (a fixed seed); the
-  // head position cancels one point per axis to a few nanometres, so that the last bits
-  // of the doubles show in the binary32 result.
-  let seed = 12;
-  const rnd = () => { // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const r = (a, b) => a + (b - a) * rnd();
+  // decodes at least one float differently: random poses and codes, cancelling heads.
   const shape = Array.from({ length: 4 }, () => ({
     points: 2 + Math.floor(r(1, 8)), segment_length: f32(r(0.01, 0.2)),
     anchor: [0, 0, 0].map(() => f32(r(-0.1, 0.1))), direction: [0, 0, 0].map(() => f32(r(-1, 1))),
@@ -412,7 +440,7 @@ function keyStream(note, shape, ticks) {
   while (!differs(shape[0].direction, 'basis_regrouped') || !differs(shape[0].direction, 'direction_reciprocal')) {
     shape[0].direction = [0, 0, 0].map(() => f32(r(-1, 1)));
   }
-  const left = new Set(Object.keys(MISREADINGS));
+  const left = new Set(Object.keys(MISREADINGS).filter((m) => m !== 'fold_integer')); // oct_codes has it
   const ticks = [];
   for (let trial = 0; left.size && trial < 20000; trial++) {
     const q = [r(-1, 1), r(-1, 1), r(-1, 1), r(-1, 1)];
@@ -423,17 +451,14 @@ function keyStream(note, shape, ticks) {
     });
     const strands = shape.map((s, i) => ({ ...s, bits: bits[i], codes: codes[i] }));
     const hq = quat16Pack(q);
-    const at0 = reconstruct(strands, [0, 0, 0], hq);
-    const np = at0.length / 3;
-    const head_p = [0, 1, 2].map((a) => f32(-at0[3 * Math.floor(r(0, np)) + a]));
-    const want = reconstruct(strands, head_p, hq);
-    const catches = [...left].filter((m) => reconstruct(strands, head_p, hq, { [m]: true }).some((x, i) => x !== want[i]));
+    const head_p = cancelling(strands, hq);
+    const catches = caught(strands, head_p, hq, [...left]);
     if (!catches.length) continue;
     catches.forEach((m) => left.delete(m));
-    ticks.push({ tick: ticks.length + 1, head_p, q, bits, codes, catches });
+    ticks.push({ tick: ticks.length + 1, head_p, q, bits, codes });
   }
   if (left.size) throw new Error(`order: no record found that tells apart ${[...left].join(', ')}`);
-  streams.order = keyStream('each step decodes differently under the misreadings of PROTOCOL.md 7.3 it lists in "catches"', shape, ticks);
+  streams.order = keyStream('each step decodes differently under the misreadings of PROTOCOL.md 7.3 it lists in "catches" (proto/vectors/recon.mjs)', shape, ticks);
 }
 
 // ---- write

@@ -17,6 +17,8 @@ export const MISREADINGS = {
   no_frame: 'R * (B * o) instead of (R * B) * o',
   grid_reciprocal: 'u as c * (1 / M) instead of c / M',
   z_grouped: 'z as 1 - (|x| + |y|) instead of (1 - |x|) - |y|',
+  fold_integer: 'folding when |u| + |v| > M instead of when the computed z < 0',
+  fold_swapped: 'folding to ((1 - |x|) sgn x, (1 - |y|) sgn y) instead of ((1 - |y|) sgn x, (1 - |x|) sgn y)',
   norm_reciprocal: 'oct direction scaled by 1 / sqrt(...) instead of divided',
   sums_reversed: 'every 3-term sum added right to left',
   root_chained: 'root as ((p + R0 a0) + R1 a1) + R2 a2 instead of p + ((R0 a0 + R1 a1) + R2 a2)',
@@ -78,7 +80,10 @@ export function oct(cu, cv, M, v = {}) {
   let x = v.grid_reciprocal ? cu * (1 / M) : cu / M;
   let y = v.grid_reciprocal ? cv * (1 / M) : cv / M;
   const z = v.z_grouped ? 1 - (Math.abs(x) + Math.abs(y)) : 1 - Math.abs(x) - Math.abs(y);
-  if (z < 0) [x, y] = [(1 - Math.abs(y)) * sgn(x), (1 - Math.abs(x)) * sgn(y)];
+  if (v.fold_integer ? Math.abs(cu) + Math.abs(cv) > M : z < 0) {
+    [x, y] = v.fold_swapped ? [(1 - Math.abs(x)) * sgn(x), (1 - Math.abs(y)) * sgn(y)]
+      : [(1 - Math.abs(y)) * sgn(x), (1 - Math.abs(x)) * sgn(y)];
+  }
   const n = Math.sqrt(sum3(x * x, y * y, z * z, v));
   if (v.norm_reciprocal) {
     const i = 1 / n;
