@@ -331,10 +331,11 @@ export function decodeMessage(bytes) {
   return m;
 }
 
-// Encodes a message object as version 1.`minor` (0..MINOR: a peer sends the minor hello
-// and welcome negotiated; fields a later minor added are left out). Throws ProtoError
-// for what the decoder would refuse.
-export function encodeMessage(m, minor = MINOR) {
+// Encodes a message object as version 1.`minor`: 0..MINOR, default 0 (1.0, which every
+// peer reads; fields a later minor added are left out), as a zeroed ptp_msg_t in C. A
+// peer passes the minor hello and welcome negotiated. Throws ProtoError for what the
+// decoder would refuse.
+export function encodeMessage(m, minor = 0) {
   const type = TYPES[m?.type];
   if (type === undefined) fail(E.TYPE);
   if (!isInt(minor, 0, MINOR)) fail(E.INVAL, `minor ${minor}`);

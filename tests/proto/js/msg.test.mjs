@@ -117,7 +117,7 @@ test('welcome: 1.1 appends max_error_m, 1.0 has none (the C test has the same by
   assert.deepEqual(encodeMessage(m, 0), v0);
   assert.equal(decodeMessage(v0).max_error_m, undefined);
   assert.deepEqual(encodeMessage({ ...m, minor: 1 }, 1), v1);
-  assert.deepEqual(encodeMessage({ ...m, minor: 1 }), v1); // default: our own minor
+  assert.deepEqual(encodeMessage(m), v0); // default: 1.0, which every peer reads
   assert.equal(decodeMessage(v1).max_error_m, Math.fround(0.001));
   assert.equal(code(() => encodeMessage(m, MINOR + 1)), 'invalid');
   assert.equal(code(() => encodeMessage({ ...m, max_error_m: 0 }, 1)), 'range');
