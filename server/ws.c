@@ -11,6 +11,7 @@
 #include "instances.h"
 #include "log.h"
 #include "metrics.h"
+#include "ptp/strand.h"
 #include "ws_internal.h"
 
 #ifndef PONYTAIL_VERSION
@@ -74,6 +75,7 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 	w->server_time_us = sim_wall_us();
 	w->tick = sim_tick_now(ws->app->sim, NULL);
 	w->server_version = (ptp_str_t){version, sizeof version - 1};
+	w->max_error_m = ptp_encoder_params_default().max_error_m; /* sim.c's encoders' */
 	conn_queue_msg(ws, c, &m);
 	LOG(LOG_DEBUG, "ws %s: hello from '%s' (1.%d)", c->ip, c->name, c->minor);
 }

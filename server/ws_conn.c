@@ -74,7 +74,9 @@ static size_t encode(ws_t *ws, const ptp_msg_t *m)
 
 void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m)
 {
-	size_t n = encode(ws, m);
+	ptp_msg_t v = *m;
+	v.minor = (uint8_t)c->minor; /* the negotiated version (1.0 before hello) */
+	size_t n = encode(ws, &v);
 	if (n)
 		queue_bytes(ws, c, ws->out + LWS_PRE, n);
 }
@@ -502,7 +504,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		lws_callback_on_writable(c->wsi);
 	if (count == 0)
 		return 0;
-	ptp_msg_t m = {.type = PTP_FRAME_BATCH};
+	ptp_msg_t m = {.type = PTP_FRAME_BATCH, .minor = (uint8_t)c->minor};
 	m.u.frame_batch = (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl};
 	size_t n = encode(ws, &m);
 	if (!n)

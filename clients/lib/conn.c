@@ -239,9 +239,11 @@ static void msg_append(ptc_conn_t *c, ptc_msg_t *m)
 		lws_callback_on_writable(c->wsi);
 }
 
-int ptc_conn_queue(ptc_conn_t *c, const ptp_msg_t *m)
+int ptc_conn_queue(ptc_conn_t *c, const ptp_msg_t *ms)
 {
 	size_t need = 0;
+	ptp_msg_t copy = *ms, *m = &copy;
+	copy.minor = (uint8_t)(c->state == PTC_READY ? c->server.minor : 0); /* negotiated */
 	if (ptp_msg_encode(m, NULL, 0, &need) != PTP_ENOSPACE)
 		return PTC_EINVAL;
 	if (c->q_len >= PTC_QUEUE_MAX_MSGS)
@@ -481,6 +483,7 @@ int ptc_publish(ptc_conn_t *c, uint64_t id, const ptc_pose_t *pose, uint32_t *se
 	ptp_msg_t m;
 	memset(&m, 0, sizeof m);
 	m.type = PTP_HEAD_POSE;
+	m.minor = (uint8_t)c->server.minor; /* negotiated (poses are sent only when ready) */
 	ptp_head_pose_t *h = &m.u.head_pose;
 	h->instance_id = id;
 	if (a->next_seq == 0)

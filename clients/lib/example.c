@@ -27,7 +27,8 @@ static void on_state(ptc_conn_t *c, ptc_state_t s, const char *why, void *user)
 	(void)user;
 	const ptc_server_t *srv = ptc_conn_server(c);
 	if (s == PTC_READY)
-		printf("connected: %s, %d Hz\n", srv->version, srv->tick_hz);
+		printf("connected: %s, protocol 1.%d, %d Hz, points within %g m\n", srv->version,
+		       srv->minor, srv->tick_hz, srv->max_error_m);
 	else if (s == PTC_RETRYING || s == PTC_CLOSED)
 		printf("%s: %s\n", ptc_state_name(s), why);
 }

@@ -164,6 +164,7 @@ typedef struct ptc_server_t {
 	int max_subscriptions;
 	uint64_t tick; /* server tick at welcome */
 	char version[PTP_MAX_TEXT + 1];
+	float max_error_m; /* decoded points lie within this of the server's, m (1.0: 0.001) */
 } ptc_server_t;
 
 /* Counters since ptc_connect(), over every reconnection. Bytes and messages count
@@ -238,6 +239,23 @@ int ptc_publish(ptc_conn_t *c, uint64_t id, const ptc_pose_t *pose, uint32_t *se
 
 /* Sends a ping now (pongs update rtt_us and the clock offset). */
 int ptc_ping(ptc_conn_t *c);
+
+/* Joint rotations for a skinned hair chain (joints.c; the JS module's jointRotations):
+ * joint i sits at point i, bone i runs to point i + 1; every joint's rest rotation is the
+ * identity, so bone i's rest direction is rest[i+1] - rest[i] in the frame of the chain's
+ * parent. out[i] (x, y, z, w) is joint i's local rotation, as a glTF node rotation: the
+ * shortest arc from the bone's rest direction to its direction in the frame (pts) seen
+ * from the parent joint, composed root to tip as VRMC_springBone does. With
+ * W_i = parent_q * out[0] * ... * out[i], p[0] = pts[0] and
+ * p[i+1] = p[i] + W_i (rest[i+1] - rest[i]) give back pts (when the segment lengths are the
+ * rest ones). out[n-1] is the identity (no bone to aim). For a joint with rest rotation
+ * I_i, use I_i * (C_i^-1 * out[i] * C_i), C_i = I_0 * ... * I_i.
+ * rest (parent frame), pts (world): n points (x, y, z); parent_q: the parent's world
+ * rotation (normalised here; NULL = identity). PTC_OK, or PTC_EINVAL (out untouched) for
+ * n < 2, a NULL array, a non-finite value, a segment shorter than 1 nm (rest or frame) or
+ * a parent rotation of norm ~0. Pure: any thread. */
+int ptc_joint_rotations(const float *rest, const float *pts, int n, const float parent_q[4],
+                        float *out);
 
 /* ws://host:port/path split into its parts (copied into the caller's buffers). 0, or -1
  * with a reason in err. Exposed for the CLI, which builds WebSocket URLs from REST ones. */

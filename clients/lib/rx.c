@@ -140,6 +140,7 @@ static void on_welcome(ptc_conn_t *c, const ptp_welcome_t *w)
 	s->max_message = w->max_message;
 	s->max_subscriptions = w->max_subscriptions;
 	s->tick = w->tick;
+	s->max_error_m = w->minor >= 1 ? w->max_error_m : 0.001f; /* 1.0 servers: 1 mm */
 	snprintf(s->version, sizeof s->version, "%.*s", (int)w->server_version.len,
 	         w->server_version.ptr);
 	c->have_server = 1;

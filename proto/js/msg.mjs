@@ -30,9 +30,10 @@ export const CODES = Object.freeze({
 const QUAT16_SCALE = 46340; // floor(32767 * sqrt(2))
 
 class DecIO {
-  constructor(reader, strict) {
+  constructor(reader, strict, minor = MINOR) {
     this.r = reader;
     this.strict = strict;
+    this.minor = minor; // the header's: fields a later minor added are absent
     this.writing = false;
   }
   check(cond, code) { if (!cond) fail(code); }
@@ -66,8 +67,9 @@ class DecIO {
 const isInt = (v, lo, hi) => Number.isInteger(v) && v >= lo && v <= hi;
 
 class EncIO {
-  constructor(writer) {
+  constructor(writer, minor = MINOR) {
     this.w = writer;
+    this.minor = minor;
     this.strict = true;
     this.writing = true;
   }
@@ -201,6 +203,7 @@ function record(io, m) {
 const WALKS = {
   hello(io, m) {
     io.u8(m, 'major');
+    io.check(m.major === MAJOR, E.VERSION); // PROTOCOL.md 3: the server closes
     io.u8(m, 'minor');
     io.str8(m, 'client_name', MAX_NAME);
   },
@@ -242,6 +245,12 @@ const WALKS = {
     io.i64(m, 'server_time_us');
     io.u64(m, 'tick');
     io.str8(m, 'server_version', MAX_TEXT);
+    if (io.minor < 1) {
+      if (!io.writing) delete m.max_error_m;
+      return;
+    }
+    io.f32(m, 'max_error_m');
+    io.check(f32(m.max_error_m) > 0 && f32(m.max_error_m) <= 1, E.RANGE);
   },
   frame_batch(io, m) {
     io.u64(m, 'tick');
@@ -316,19 +325,23 @@ export function decodeMessage(bytes) {
   if (!name) fail(E.TYPE);
   const r = new Reader(bytes, HEADER_SIZE, len);
   const m = { type: name };
-  WALKS[name](new DecIO(r, strict), m);
+  WALKS[name](new DecIO(r, strict, minor), m);
   if (strict && r.left !== 0) fail(E.TRAILING);
   Object.defineProperty(m, 'header_minor', { value: minor, enumerable: false });
   return m;
 }
 
-// Encodes a message object; throws ProtoError for what the decoder would refuse.
-export function encodeMessage(m) {
+// Encodes a message object as version 1.`minor`: 0..MINOR, default 0 (1.0, which every
+// peer reads; fields a later minor added are left out), as a zeroed ptp_msg_t in C. A
+// peer passes the minor hello and welcome negotiated. Throws ProtoError for what the
+// decoder would refuse.
+export function encodeMessage(m, minor = 0) {
   const type = TYPES[m?.type];
   if (type === undefined) fail(E.TYPE);
+  if (!isInt(minor, 0, MINOR)) fail(E.INVAL, `minor ${minor}`);
   const w = new Writer();
-  w.bytes([0x50, 0x54, MAJOR, MINOR, type, 0, 0, 0, 0, 0]);
-  WALKS[m.type](new EncIO(w), { ...m });
+  w.bytes([0x50, 0x54, MAJOR, minor, type, 0, 0, 0, 0, 0]);
+  WALKS[m.type](new EncIO(w, minor), { ...m });
   if (w.len - HEADER_SIZE > MAX_PAYLOAD) fail(E.TOOBIG);
   const out = w.result();
   new DataView(out.buffer).setUint32(6, out.length - HEADER_SIZE, true);

@@ -6,7 +6,11 @@
 //   const msg = decodeMessage(new Uint8Array(event.data));
 //   if (msg.type === 'frame_batch')
 //     for (const rec of msg.records) points = decoders.get(rec.id).apply(msg.tick, rec);
+//
+// jointRotations(restPoints, points, parentRotation) turns a strand's points into the
+// local rotations of a skinned hair chain's bones (joints.mjs).
 
 export * from './wire.mjs';
 export * from './msg.mjs';
 export * from './strand.mjs';
+export { jointRotations } from './joints.mjs';

@@ -15,6 +15,7 @@
 typedef struct io_t {
 	int writing;
 	int strict; /* 0 when decoding a newer minor: reserved bits and trailing bytes allowed */
+	int minor;  /* the header's minor: fields added by a later minor are absent */
 	ptp_reader_t r;
 	ptp_writer_t w;
 } io_t;
@@ -129,6 +130,7 @@ static void io_ids(io_t *io, ptp_ids_t *m)
 static void io_hello(io_t *io, ptp_hello_t *m)
 {
 	io_u8(io, &m->major);
+	io_check(io, m->major == PTP_MAJOR, PTP_EVERSION); /* PROTOCOL.md 3: closes */
 	io_u8(io, &m->minor);
 	io_str8(io, &m->client_name, PTP_MAX_NAME);
 }
@@ -199,6 +201,13 @@ static void io_welcome(io_t *io, ptp_welcome_t *m)
 	io_i64(io, &m->server_time_us);
 	io_u64(io, &m->tick);
 	io_str8(io, &m->server_version, PTP_MAX_TEXT);
+	if (io->minor < 1) {
+		if (!io->writing)
+			m->max_error_m = 0.0f;
+		return;
+	}
+	io_f32s(io, &m->max_error_m, 1);
+	io_check(io, m->max_error_m > 0.0f && m->max_error_m <= 1.0f, PTP_ERANGE);
 }
 
 /* 46340 = floor(32767 * sqrt(2)): a dropped-largest component is at most 1/sqrt(2). */
@@ -399,6 +408,7 @@ ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out)
 		return PTP_ELENGTH;
 	memset(&io, 0, sizeof io);
 	io.strict = minor <= PTP_MINOR;
+	io.minor = minor;
 	if (io.strict && reserved != 0)
 		return PTP_EFLAGS;
 	if (!ptp_type_name(type))
@@ -423,13 +433,16 @@ ptp_err_t ptp_msg_encode(const ptp_msg_t *m, uint8_t *buf, size_t cap, size_t *n
 	memset(&io, 0, sizeof io);
 	io.writing = 1;
 	io.strict = 1;
+	io.minor = m->minor;
 	ptp_writer_init(&io.w, buf, cap);
 	if (!ptp_type_name(m->type))
 		return PTP_ETYPE;
+	if (m->minor > PTP_MINOR)
+		return PTP_EINVAL;
 	ptp_put_u8(&io.w, 'P');
 	ptp_put_u8(&io.w, 'T');
 	ptp_put_u8(&io.w, PTP_MAJOR);
-	ptp_put_u8(&io.w, PTP_MINOR);
+	ptp_put_u8(&io.w, m->minor);
 	ptp_put_u8(&io.w, (uint8_t)m->type);
 	ptp_put_u8(&io.w, 0);
 	ptp_put_u32(&io.w, 0); /* patched below */

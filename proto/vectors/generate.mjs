@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { bytesToHex, decodeMessage, encodeMessage, encodeRecord, hexToBytes, quat16Pack, toJSONable } from '../js/msg.mjs';
 import { StrandDecoder, StrandEncoder } from '../js/strand.mjs';
+import { MISREADINGS, basis, keyData, reconstruct } from './recon.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const f32 = Math.fround;
@@ -45,8 +46,14 @@ const record = (id, seq, data) => ({
 });
 const twin = [-0.05, 0.05].map((x) => ({ points: 12, segment_length: 0.03, anchor: [x, 0.04, -0.11], direction: [0, -1, 0] }));
 
+// header_minor: the minor written in the header (0 unless given).
+const welcome = {
+  type: 'welcome', major: 1, minor: 0, tick_hz: 60, substeps: 4, keyframe_interval: 60, max_message: 4096,
+  max_subscriptions: 1024, server_time_us: 1700000000000000n, tick: 3600n, server_version: 'ponytaild 0.1.0',
+};
 const valid = {
   hello: { type: 'hello', major: 1, minor: 0, client_name: 'ponytail-web/0.1' },
+  hello_v1: { type: 'hello', header_minor: 1, major: 1, minor: 1, client_name: 'ponytail-py/1.1' },
   hello_empty_name: { type: 'hello', major: 1, minor: 3, client_name: '' },
   authorize: { type: 'authorize', instance_id: (3n << 32n) | 17n, token: 'pt_4f9a0c1e8b7d6a5f' },
   subscribe_ids: { type: 'subscribe', room: '', ids: [1n, (1n << 32n) | 2n, 0xffffffffffffffffn] },
@@ -62,10 +69,8 @@ const valid = {
   },
   keyframe_request: { type: 'keyframe_request', ids: [7n, 8n] },
   ping: { type: 'ping', client_time_us: 123456789n },
-  welcome: {
-    type: 'welcome', major: 1, minor: 0, tick_hz: 60, substeps: 4, keyframe_interval: 60, max_message: 4096,
-    max_subscriptions: 1024, server_time_us: 1700000000000000n, tick: 3600n, server_version: 'ponytaild 0.1.0',
-  },
+  welcome,
+  welcome_v1: { ...welcome, header_minor: 1, minor: 1, max_error_m: f32(0.001) },
   frame_batch_empty: { type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [] },
   frame_batch: {
     type: 'frame_batch', tick: 12n, server_time_us: 200000n,
@@ -89,7 +94,7 @@ const valid = {
 
 // ---- invalid messages: [bytes, expected error, what it shows]
 
-const bytesOf = (name) => encodeMessage(valid[name]);
+const bytesOf = (name) => encodeMessage(valid[name], valid[name].header_minor ?? 0);
 const patch = (b, at, ...v) => {
   const c = Uint8Array.from(b);
   c.set(v, at);
@@ -127,7 +132,7 @@ const invalid = {
   ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
   ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
   name_over_limit: [(() => {
-    const b = encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'x'.repeat(64) });
+    const b = encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'x'.repeat(64) }, 0);
     return setLen(Uint8Array.of(...b.subarray(0, 12), 65, ...b.subarray(13), 0x78), 68);
   })(), 'limit', 'client name of 65 bytes (limit 64)'],
   name_over_bytes: [patch(hello, 12, 60), 'truncated', 'name length 60, 16 bytes present'],
@@ -153,6 +158,17 @@ const invalid = {
   event_direction_zero: [patch(ev, 61, 0, 0, 0, 0), 'range', 'rest direction (0, 0, 0)'],
   error_flags: [patch(bytesOf('error'), 12, 2), 'flags', 'error flag bit 1 set'],
   welcome_tick_hz: [patch(bytesOf('welcome'), 12, 0, 0), 'range', 'tick rate 0'],
+  hello_major_2: [patch(hello, 10, 2), 'version', 'hello payload major 2 (header major 1): the server answers error version and closes'],
+  hello_major_0: [patch(hello, 10, 0), 'version', 'hello payload major 0'],
+  welcome_v1_cut: [(() => {
+    const b = bytesOf('welcome_v1');
+    return setLen(b.subarray(0, b.length - 4), b.length - 14);
+  })(), 'truncated', 'header minor 1 but no max_error_m'],
+  welcome_v1_error_zero: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0, 0), 'range', 'max_error_m 0'],
+  welcome_v1_error_over: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0xc0, 0x3f), 'range', 'max_error_m 1.5'],
+  welcome_v1_error_nan: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0xc0, 0x7f), 'non_finite', 'max_error_m NaN'],
+  welcome_v0_trailing: [setLen(Uint8Array.of(...bytesOf('welcome_v1').subarray(0, 3), 0, ...bytesOf('welcome_v1').subarray(4)),
+    bytesOf('welcome_v1').length - 10), 'trailing', 'header minor 0 carrying the 1.1 field: in 1.0 it is a byte too many'],
 };
 
 // ---- strand streams
@@ -290,15 +306,172 @@ streams.invalid_delta_without_key = {
   steps: [{ tick: '2', record: bytesToHex(keyRec.d2), expect: 'no_key' }, { tick: '1', record: bytesToHex(keyRec.k1), expect: 'ok' }],
 };
 
+// ---- hand-made strand vectors: points from recon.mjs (PROTOCOL.md 7.3 read literally)
+
+let seed = 12;
+const rnd = () => { // mulberry32: the same vectors on every run
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const r = (a, b) => a + (b - a) * rnd();
+
+// A head position that cancels one point per axis to a few nanometres (the points at the
+// origin chosen at random), so that the last bits of the doubles show in binary32.
+function cancelling(strands, hq) {
+  const at0 = reconstruct(strands, [0, 0, 0], hq);
+  return [0, 1, 2].map((a) => f32(-at0[3 * Math.floor(r(0, at0.length / 3)) + a]));
+}
+
+// A strand that curls past 90 degrees from its rest direction (up to 160 at the tip), so
+// the encoder must use folded octahedral codes (|u| + |v| > M).
+function curl(tick, shape) {
+  const t = tick / 60;
+  const pts = [];
+  for (const s of shape) {
+    const d = s.direction.map((v) => v / Math.hypot(...s.direction));
+    const u0 = Math.abs(d[0]) < 0.9 ? [1, 0, 0] : [0, 1, 0]; // u = normalised u0 - (u0.d) d
+    const k = u0[0] * d[0] + u0[1] * d[1] + u0[2] * d[2];
+    const u = u0.map((x, i) => x - k * d[i]).map((x, _, a) => x / Math.hypot(...a));
+    let x = s.anchor.map((c, i) => c + [0.1, 1.6, 0][i]);
+    for (let i = 0; i < s.points; i++) {
+      pts.push(x.map(f32));
+      const th = Math.min(2.8, (i + 1) * (0.3 + 0.1 * Math.sin(2 * Math.PI * t)));
+      x = x.map((c, j) => c + s.segment_length * (Math.cos(th) * d[j] + Math.sin(th) * u[j]));
+    }
+  }
+  return { head_p: [0.1, 1.6, 0].map(f32), head_q: [0, 0, 0, 1], points: pts };
+}
+{
+  const shape = [
+    { points: 14, segment_length: f32(0.03), anchor: [0, 0.05, -0.1].map(f32), direction: [0, -1, 0] },
+    { points: 9, segment_length: f32(0.05), anchor: [0.06, 0, 0].map(f32), direction: [1, -1, 0.5].map(f32) },
+  ];
+  const enc = new StrandEncoder(shape, { max_error_m: 0.001, keyframe_interval: 10 });
+  const steps = [];
+  for (let tick = 1; tick <= 20; tick++) {
+    const input = curl(tick, shape);
+    enc.tick(input.head_p, input.head_q, input.points.flat());
+    steps.push({ tick: String(tick), input, key: false, record: bytesToHex(enc.record(false, 1n, tick)), expect: 'ok' });
+  }
+  streams.folded = { note: 'strands curling up to 160 degrees from their rest direction: folded octahedral codes, keyframes every 10 ticks', shape, params: { max_error_m: 0.001, keyframe_interval: 10 }, steps };
+}
+
+// Misreadings under which these strands decode to other floats.
+const caught = (strands, head_p, head_q, names = Object.keys(MISREADINGS)) => {
+  const want = reconstruct(strands, head_p, head_q);
+  return names.filter((m) => reconstruct(strands, head_p, head_q, { [m]: true }).some((x, i) => x !== want[i]));
+};
+
+// One decoder-only stream of key records with the given strands per tick (same shape);
+// each step lists the misreadings it catches.
+function keyStream(note, shape, ticks) {
+  const steps = ticks.map(({ tick, head_p, q, bits, codes, flags = 1 }) => {
+    const strands = shape.map((s, i) => ({ ...s, bits: bits[i], codes: codes[i] }));
+    const head_q = quat16Pack(q);
+    const rec = encodeRecord({ id: 1n, flags, last_seq: tick, head_p: head_p.map(f32), head_q, data: keyData(strands) });
+    const pts = reconstruct(strands, head_p, head_q);
+    const step = { tick: String(tick), record: bytesToHex(rec), expect: 'ok' };
+    step.catches = caught(strands, head_p, head_q);
+    step.decoded = Array.from({ length: pts.length / 3 }, (_, i) => pts.slice(3 * i, 3 * i + 3));
+    return step;
+  });
+  return { note, shape, steps };
+}
+
+{
+  // Every corner and edge of the octahedral square, folded and not, at b = 2, 3 and 16.
+  const shape = [{ points: 17, segment_length: f32(0.02), anchor: [0.01, 0.02, 0.03].map(f32), direction: [0.3, -1, 0.2].map(f32) }];
+  const edge = (M) => [
+    [M, M], [-M, M], [M, -M], [-M, -M], [M, 0], [-M, 0], [0, M], [0, -M], [0, 0],
+    [M - 1, 1], [1, M - 1], [-(M - 1), -1], [M, 1], [1, -M], [-M, -1], [Math.ceil(M / 2), -Math.ceil(M / 2)],
+  ].flat();
+  const codes = (M) => edge(M).map((c) => Math.max(-M, Math.min(M, c)));
+  // Tick 4: (32766, 1) is on the edge |u| + |v| = M, yet its computed z is -2^-60, so it
+  // folds; a pose where that shows in binary32.
+  const edgeCodes = Array.from({ length: 32 }, (_, i) => (i % 4 < 2 ? [32766, 1] : [-32766, -1])[i % 2]);
+  let q4;
+  let p4;
+  for (let trial = 0; trial < 5000 && !p4; trial++) {
+    const q = [r(-1, 1), r(-1, 1), r(-1, 1), r(-1, 1)];
+    const st = [{ ...shape[0], bits: 16, codes: edgeCodes }];
+    const hp = cancelling(st, quat16Pack(q));
+    if (caught(st, hp, quat16Pack(q), ['fold_integer']).length) [q4, p4] = [q, hp];
+  }
+  if (!p4) throw new Error('oct_codes: no pose shows the edge fold');
+  streams.oct_codes = keyStream('octahedral codes on the corners and edges of the grid, folded (computed z < 0) and not, at b = 2, 3 and 16; tick 4: codes on the edge that fold by rounding', shape, [
+    { tick: 1, head_p: [0, 1.5, 0], q: [0, 0, 0, 1], bits: [2], codes: [codes(1)] },
+    { tick: 2, head_p: [0, 1.5, 0], q: [0.1, 0.7, -0.05, 0.7], bits: [3], codes: [codes(3)] },
+    { tick: 3, head_p: [-0.2, 1.4, 0.3], q: [0.3, -0.2, 0.6, 0.7], bits: [16], codes: [codes(32767)] },
+    { tick: 4, head_p: p4, q: q4, bits: [16], codes: [edgeCodes] },
+  ]);
+  const all = new Set(streams.oct_codes.steps.flatMap((st) => st.catches));
+  for (const m of ['fold_integer', 'fold_swapped']) if (!all.has(m)) throw new Error(`oct_codes does not catch ${m}`);
+}
+
+{
+  // The record flag `key` is the sender's summary of the blocks; a decoder goes by the
+  // blocks' modes. Tick 1: key blocks, flag clear. Tick 2: hold blocks, flag set (decodes,
+  // from tick 1). Tick 4: hold blocks, flag set, tick 3 missed: no_key.
+  const shape = [{ points: 3, segment_length: f32(0.04), anchor: [0, 0, 0], direction: [0, -1, 0] }];
+  const base = keyStream('', shape, [{ tick: 1, head_p: [0, 1.5, 0], q: [0, 0, 0, 1], bits: [8], codes: [[10, -20, 30, 5]], flags: 0 }]);
+  const head = { id: 1n, flags: 1, head_p: [0, 1.5, 0], head_q: quat16Pack([0, 0, 0, 1]), data: Uint8Array.of(1, 0) };
+  streams.key_flag = {
+    note: 'the record key flag does not change decoding: an unflagged record of key blocks decodes, a flagged record of hold blocks needs the previous tick',
+    shape,
+    steps: [
+      base.steps[0],
+      { tick: '2', record: bytesToHex(encodeRecord({ ...head, last_seq: 2 })), expect: 'ok', decoded: base.steps[0].decoded },
+      { tick: '4', record: bytesToHex(encodeRecord({ ...head, last_seq: 4 })), expect: 'no_key' },
+    ],
+  };
+}
+
+{
+  // Records on which each misreading of "in the order written" (recon.mjs MISREADINGS)
+  // decodes at least one float differently: random poses and codes, cancelling heads.
+  const shape = Array.from({ length: 4 }, () => ({
+    points: 2 + Math.floor(r(1, 8)), segment_length: f32(r(0.01, 0.2)),
+    anchor: [0, 0, 0].map(() => f32(r(-0.1, 0.1))), direction: [0, 0, 0].map(() => f32(r(-1, 1))),
+  }));
+  // the basis is fixed by the shape: make strand 0's differ under the two misreadings of it
+  const differs = (d, m) => basis(d, { [m]: true }).some((x, i) => x !== basis(d)[i]);
+  while (!differs(shape[0].direction, 'basis_regrouped') || !differs(shape[0].direction, 'direction_reciprocal')) {
+    shape[0].direction = [0, 0, 0].map(() => f32(r(-1, 1)));
+  }
+  const left = new Set(Object.keys(MISREADINGS).filter((m) => m !== 'fold_integer')); // oct_codes has it
+  const ticks = [];
+  for (let trial = 0; left.size && trial < 20000; trial++) {
+    const q = [r(-1, 1), r(-1, 1), r(-1, 1), r(-1, 1)];
+    const bits = shape.map(() => 3 + Math.floor(r(0, 14)));
+    const codes = shape.map((s, i) => {
+      const M = 2 ** (bits[i] - 1) - 1;
+      return Array.from({ length: 2 * (s.points - 1) }, () => Math.round(r(-M, M)));
+    });
+    const strands = shape.map((s, i) => ({ ...s, bits: bits[i], codes: codes[i] }));
+    const hq = quat16Pack(q);
+    const head_p = cancelling(strands, hq);
+    const catches = caught(strands, head_p, hq, [...left]);
+    if (!catches.length) continue;
+    catches.forEach((m) => left.delete(m));
+    ticks.push({ tick: ticks.length + 1, head_p, q, bits, codes });
+  }
+  if (left.size) throw new Error(`order: no record found that tells apart ${[...left].join(', ')}`);
+  streams.order = keyStream('each step decodes differently under the misreadings of PROTOCOL.md 7.3 it lists in "catches" (proto/vectors/recon.mjs)', shape, ticks);
+}
+
 // ---- write
 
 clean('valid');
 clean('invalid');
 clean('stream');
 for (const [name, m] of Object.entries(valid)) {
-  const b = encodeMessage(m);
+  const b = encodeMessage(m, m.header_minor ?? 0);
   writeFileSync(join(root, 'valid', `${name}.bin`), b);
-  json(`valid/${name}.json`, toJSONable(decodeMessage(b)));
+  const d = decodeMessage(b);
+  const { type, ...fields } = toJSONable(d);
+  json(`valid/${name}.json`, d.header_minor ? { type, header_minor: d.header_minor, ...fields } : { type, ...fields });
 }
 for (const [name, [b, error, note]] of Object.entries(invalid)) {
   if (!b) throw new Error(`invalid/${name}: no bytes`);
@@ -328,7 +501,13 @@ for (const [name, v] of Object.entries(streams)) {
       got = e.code;
     }
     if (got !== step.expect) throw new Error(`stream/${name} tick ${step.tick}: expected ${step.expect}, got ${got}`);
-    if (pts) step.decoded = Array.from({ length: pts.length / 3 }, (_, i) => Array.from(pts.subarray(3 * i, 3 * i + 3)));
+    if (!pts) continue;
+    const decoded = Array.from({ length: pts.length / 3 }, (_, i) => Array.from(pts.subarray(3 * i, 3 * i + 3)));
+    // hand-made vectors bring their points from recon.mjs: the module must agree to the bit
+    if (step.decoded && JSON.stringify(step.decoded) !== JSON.stringify(decoded)) {
+      throw new Error(`stream/${name} tick ${step.tick}: proto/js decodes ${JSON.stringify(decoded)}, recon.mjs ${JSON.stringify(step.decoded)}`);
+    }
+    step.decoded = decoded;
   }
   json(`stream/${name}.json`, v);
 }

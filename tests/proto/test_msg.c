@@ -235,6 +235,8 @@ static void test_welcome_pong_authorize_roundtrip(void **state)
 	assert_int_equal(ptp_msg_decode(buf, n, &d), PTP_OK);
 	assert_true(d.u.welcome.tick == 1ull << 40 && d.u.welcome.server_time_us == -5);
 
+	assert_true(d.u.welcome.max_error_m == 0.0f); /* minor 0: not sent */
+
 	memset(&m, 0, sizeof m);
 	m.type = PTP_PONG;
 	m.u.pong.client_time_us = 1;
@@ -252,6 +254,65 @@ static void test_welcome_pong_authorize_roundtrip(void **state)
 	m.u.authorize.token = str("s3cret");
 	assert_int_equal(ptp_msg_encode(&m, buf, sizeof buf, &n), PTP_OK);
 	assert_int_equal(ptp_msg_decode(buf, n, &d), PTP_OK);
+}
+
+/* welcome 1.1 appends f32 max_error_m; 1.0 has none. Bytes from PROTOCOL.md 5 by hand:
+ * 0.001f = 0x3a83126f. */
+static void test_welcome_minors(void **state)
+{
+	static const uint8_t v0[] = {
+	    0x50, 0x54, 1, 0, 0x81, 0, 31, 0, 0, 0, 1, 0, 60, 0, 4, 60, 0,
+	    0, 0x10, 0, 0, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 1, 0x76};
+	static const uint8_t v1[] = {
+	    0x50, 0x54, 1, 1, 0x81, 0, 35, 0, 0, 0, 1, 1, 60, 0, 4, 60, 0,
+	    0, 0x10, 0, 0, 0, 4, 1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0, 0, 1, 0x76,
+	    0x6f, 0x12, 0x83, 0x3a};
+	uint8_t b[sizeof v1];
+	ptp_msg_t m, d;
+	size_t n;
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PTP_WELCOME;
+	m.u.welcome = (ptp_welcome_t){1, 0, 60, 4, 60, 4096, 1024, 1, 9, str("v"), 0.001f};
+	expect_bytes(&m, v0, sizeof v0, &d); /* a zeroed minor is 1.0: max_error_m left out */
+	assert_true(d.minor == 0 && d.u.welcome.max_error_m == 0.0f);
+	m.minor = 1;
+	m.u.welcome.minor = 1;
+	expect_bytes(&m, v1, sizeof v1, &d);
+	assert_true(d.minor == 1 && d.u.welcome.max_error_m == 0.001f);
+	m.minor = PTP_MINOR + 1; /* a minor this library cannot write */
+	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_EINVAL);
+	m.minor = 1;
+	m.u.welcome.max_error_m = 0.0f;
+	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_ERANGE);
+	m.u.welcome.max_error_m = 1.5f;
+	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_ERANGE);
+	memcpy(b, v1, sizeof v1);
+	b[sizeof v1 - 1] = 0x7f, b[sizeof v1 - 2] = 0xc0; /* a NaN */
+	assert_int_equal(ptp_msg_decode(b, sizeof v1, &d), PTP_EFLOAT);
+	b[6] = 31; /* 1.1 header without the field */
+	assert_int_equal(ptp_msg_decode(b, sizeof v0, &d), PTP_ETRUNC);
+}
+
+/* A hello whose payload major is not ours is a version error, as a header major is. */
+static void test_hello_major(void **state)
+{
+	uint8_t b[32];
+	ptp_msg_t m, d;
+	size_t n;
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PTP_HELLO;
+	m.u.hello = (ptp_hello_t){2, 0, str("x")};
+	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_EVERSION);
+	m.u.hello.major = 1;
+	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_OK);
+	b[10] = 2;
+	assert_int_equal(ptp_msg_decode(b, n, &d), PTP_EVERSION);
+	b[10] = 0;
+	assert_int_equal(ptp_msg_decode(b, n, &d), PTP_EVERSION);
+	b[3] = PTP_MINOR + 1; /* a newer minor does not change what the major means */
+	assert_int_equal(ptp_msg_decode(b, n, &d), PTP_EVERSION);
 }
 
 /* Every prefix of a valid message is rejected (as truncated, or by the length check),
@@ -297,15 +358,17 @@ static void test_header_errors(void **state)
 	FRESH();
 	b[sizeof pose_bytes] = 0; /* one byte more than the header declares */
 	assert_int_equal(ptp_msg_decode(b, sizeof pose_bytes + 1, &d), PTP_ELENGTH);
-	/* a payload with a byte after its fields: trailing in minor 0, ignored from minor 1 */
+	/* a payload with a byte after its fields: trailing up to our minor, ignored after */
 	FRESH();
 	b[6] = 62;
 	b[sizeof pose_bytes] = 0x55;
 	assert_int_equal(ptp_msg_decode(b, sizeof pose_bytes + 1, &d), PTP_ETRAILING);
-	b[3] = 1;
-	b[5] = 0xff; /* reserved byte: may mean something in minor 1 */
+	b[3] = PTP_MINOR;
+	assert_int_equal(ptp_msg_decode(b, sizeof pose_bytes + 1, &d), PTP_ETRAILING);
+	b[3] = PTP_MINOR + 1;
+	b[5] = 0xff; /* reserved byte: may mean something in a newer minor */
 	assert_int_equal(ptp_msg_decode(b, sizeof pose_bytes + 1, &d), PTP_OK);
-	assert_int_equal(d.minor, 1);
+	assert_int_equal(d.minor, PTP_MINOR + 1);
 	assert_true(d.u.head_pose.v[0] == -2.0f);
 #undef FRESH
 }
@@ -445,6 +508,8 @@ int main(void)
 	    cmocka_unit_test(test_frame_batch_bytes),
 	    cmocka_unit_test(test_instance_event_roundtrip),
 	    cmocka_unit_test(test_welcome_pong_authorize_roundtrip),
+	    cmocka_unit_test(test_welcome_minors),
+	    cmocka_unit_test(test_hello_major),
 	    cmocka_unit_test(test_every_truncation),
 	    cmocka_unit_test(test_header_errors),
 	    cmocka_unit_test(test_field_errors),

@@ -114,6 +114,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 	json_t *o = json_object();
 #define SET(k, v) json_object_set_new(o, k, v)
 	SET("type", json_string(ptp_type_name(m->type)));
+	if (m->minor != 0)
+		SET("header_minor", json_integer(m->minor));
 	switch (m->type) {
 	case PTP_HELLO:
 		SET("major", json_integer(m->u.hello.major));
@@ -161,6 +163,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 		SET("server_time_us", vj_i64(w->server_time_us));
 		SET("tick", vj_u64(w->tick));
 		SET("server_version", vj_str(w->server_version));
+		if (m->minor >= 1)
+			SET("max_error_m", json_real(w->max_error_m));
 		break;
 	}
 	case PTP_FRAME_BATCH: {
@@ -368,6 +372,7 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 	if (type < 0)
 		return 0;
 	m->type = (ptp_type_t)type;
+	m->minor = (uint8_t)vj_get_int(o, "header_minor"); /* absent: 0 */
 	switch (m->type) {
 	case PTP_HELLO:
 		m->u.hello.major = (uint8_t)vj_get_int(o, "major");
@@ -414,6 +419,11 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 		w->server_time_us = vj_get_i64(o, "server_time_us");
 		w->tick = vj_get_u64(o, "tick");
 		w->server_version = vj_get_str(o, "server_version");
+		if (m->minor >= 1) {
+			json_t *e = json_object_get(o, "max_error_m");
+			w->max_error_m = (float)json_number_value(e);
+			return json_is_number(e) && (double)w->max_error_m == json_number_value(e);
+		}
 		return 1;
 	}
 	case PTP_FRAME_BATCH:

@@ -17,7 +17,7 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 0,                 /* newer minors only append; see PROTOCOL.md */
+	PTP_MINOR = 1,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
@@ -169,7 +169,8 @@ typedef struct ptp_record_t {
 } ptp_record_t;
 
 typedef struct ptp_hello_t {
-	uint8_t major, minor;  /* highest version the client speaks */
+	uint8_t major, minor;  /* the version the client speaks: major must be PTP_MAJOR
+	                          (PTP_EVERSION), minor its highest */
 	ptp_str_t client_name; /* <= PTP_MAX_NAME bytes */
 } ptp_hello_t;
 
@@ -210,6 +211,9 @@ typedef struct ptp_welcome_t {
 	int64_t server_time_us;     /* server clock at sending, microseconds */
 	uint64_t tick;              /* the current tick number */
 	ptp_str_t server_version;   /* free text, <= PTP_MAX_TEXT bytes */
+	float max_error_m;          /* minor >= 1: every decoded point is within this distance
+	                               of the server's point, m, (0, 1]; 0 in a minor-0 message
+	                               (not sent: a client then assumes 0.001) */
 } ptp_welcome_t;
 
 /* Records are kept as validated bytes; walk them with ptp_record_next(). */
@@ -245,7 +249,11 @@ typedef struct ptp_error_t {
 
 typedef struct ptp_msg_t {
 	ptp_type_t type;
-	uint8_t minor; /* decode: minor version in the header; encode: ignored (PTP_MINOR) */
+	/* decode: the minor version in the header. encode: the minor to write in the header,
+	 * 0..PTP_MINOR (else PTP_EINVAL); fields a later minor added are left out, so a
+	 * zeroed message encodes as minor 0. A peer sends the minor negotiated by hello and
+	 * welcome (PROTOCOL.md section 3). */
+	uint8_t minor;
 	union {
 		ptp_hello_t hello;
 		ptp_authorize_t authorize;

@@ -26,8 +26,11 @@ for (const name of names('valid', '.bin')) {
   test(`valid/${name}`, () => {
     const b = bin('valid', `${name}.bin`);
     const want = json('valid', `${name}.json`);
-    assert.deepEqual(toJSONable(decodeMessage(b)), want);
-    assert.equal(bytesToHex(encodeMessage(want)), bytesToHex(b));
+    const m = decodeMessage(b);
+    const got = toJSONable(m);
+    if (m.header_minor !== 0) got.header_minor = m.header_minor;
+    assert.deepEqual(got, want);
+    assert.equal(bytesToHex(encodeMessage(want, want.header_minor ?? 0)), bytesToHex(b));
   });
 }
 

@@ -1,11 +1,12 @@
 // Test helper: a WebSocket client speaking proto/PROTOCOL.md through the JS codec, with a
 // queue of decoded messages to await.
-import { decodeMessage, encodeMessage, StrandDecoder } from '../../../proto/js/ponytail-proto.mjs';
+import { MINOR, decodeMessage, encodeMessage, StrandDecoder } from '../../../proto/js/ponytail-proto.mjs';
 
 export class Client {
-  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1' } = {}) {
+  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1', minor = 0 } = {}) {
     const c = new Client();
     c.ws = new WebSocket(url, protocol);
+    c.minor = minor;
     c.ws.binaryType = 'arraybuffer';
     c.msgs = [];
     c.waiters = [];
@@ -21,13 +22,14 @@ export class Client {
       c.ws.addEventListener('error', () => reject(new Error('websocket did not open')), { once: true });
     });
     if (hello) {
-      c.send({ type: 'hello', major: 1, minor: 0, client_name: name });
+      c.send({ type: 'hello', major: 1, minor, client_name: name });
       c.welcome = await c.next('welcome');
     }
     return c;
   }
 
-  send(m) { this.ws.send(encodeMessage(m)); }
+  // In the negotiated minor once welcome came (PROTOCOL.md 3), before it in the hello's.
+  send(m) { this.ws.send(encodeMessage(m, this.welcome?.minor ?? Math.min(this.minor, MINOR))); }
   sendRaw(bytes) { this.ws.send(bytes); }
 
   // Resolves with the first message (already received or coming) matching type and pred.

@@ -5,7 +5,9 @@ import net from 'node:net';
 import { decodeMessage, encodeMessage } from '../../../proto/js/ponytail-proto.mjs';
 
 export class RawWs {
-  static open(port, { protocol = 'ponytail.v1', autoPong = true } = {}) {
+  // protocol null: no Sec-WebSocket-Protocol header. Rejects when the server answers
+  // anything but 101, or closes before answering.
+  static open(port, { protocol = 'ponytail.v1', autoPong = true, path = '/' } = {}) {
     const w = new RawWs();
     w.autoPong = autoPong;
     w.msgs = [];
@@ -29,10 +31,11 @@ export class RawWs {
         resolve(w);
       };
       w.sock.on('data', onData);
+      w.sock.on('close', () => reject(new Error(`closed before an answer: '${head}'`)));
       w.sock.on('connect', () => w.sock.write(
-        `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
-        `Sec-WebSocket-Protocol: ${protocol}\r\n\r\n`));
+        (protocol === null ? '' : `Sec-WebSocket-Protocol: ${protocol}\r\n`) + '\r\n'));
     });
   }
 

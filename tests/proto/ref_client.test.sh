@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# A third-party client written from PROTOCOL.md alone (tests/proto/ref_client.py, Python
+# stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.1, subscribe, three
+# seconds of frames of an instance shaken by the built-in driver (twin strands, a collider),
+# every decoded tick within the welcome's max_error_m of the daemon's own points for that
+# tick (GET /v1/instances/{id}/frame).
+. "$(dirname "$0")/../client/lib.sh"
+start_daemon
+ID=$(python3 - "$S" <<'PY'
+import json, sys, urllib.request
+body = {"name": "ref", "room": "ref", "prewarm_s": 0.2,
+        "driver": {"motion": "shake", "amplitude": 45, "period": 0.6},
+        "strands": [{"anchor": [-0.05, 0.04, -0.11], "direction": [0, -1, 0], "points": 12, "segment_length": 0.03},
+                    {"anchor": [0.05, 0.04, -0.11], "direction": [0.3, -1, 0.2], "points": 9, "segment_length": 0.045}],
+        "colliders": [{"shape": "sphere", "attach": "head", "center": [0, 0, 0], "radius": 0.1}]}
+req = urllib.request.Request(sys.argv[1] + "/v1/instances", json.dumps(body).encode(), {"Content-Type": "application/json"})
+print(json.load(urllib.request.urlopen(req, timeout=10))["id"])
+PY
+) || fail "create the instance"
+timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 || fail "ref_client.py"
+finish ref_client
