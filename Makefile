@@ -2,6 +2,7 @@
 #
 #   make            build libraries and binaries (build/bin/)
 #   make test       build and run every test (installs missing Debian packages as root)
+#   make test-scale only the scale-out test: 3 daemons behind nginx on loopback (tests/scale/)
 #   make bench      run the benchmarks, write build/bench/results.json
 #                   (BENCH_SCRIPTS= to skip the live-daemon ones)
 #   make run        build and start ponytaild on its embedded defaults
