@@ -57,6 +57,7 @@ static const route_t routes[] = {
     {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/pose"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
+    {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
     {"GET", "/readyz", h_readyz, 0, "GET /readyz"},
     {"GET", "/metrics", h_metrics, 0, "GET /metrics"},
