@@ -7,6 +7,8 @@ export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "FAIL: $PT_BUILD/bin/ponytaild not built"; exit 1; }
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
 	{ echo "FAIL: nginx is not installed (.ci/deps test installs nginx-light)"; exit 1; }
+# The pinned validator packages (responses are checked against server/openapi.json).
+bash tests/server/npm-deps.sh || exit 1
 # Its own process group, so every daemon and nginx it started dies with it.
 setsid node --experimental-websocket --no-warnings --test --test-concurrency=1 --test-reporter=spec \
 	tests/scale/scale.test.mjs &

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { check } from './contract.mjs';
 
 const BUILD = process.env.PT_BUILD || 'build';
 export const BIN = join(BUILD, 'bin', 'ponytaild');
@@ -75,7 +76,8 @@ export async function startDaemon(opts = {}) {
   return d;
 }
 
-// REST call: body objects are sent as JSON; returns {status, headers, json, text}.
+// REST call: body objects are sent as JSON; returns {status, headers, json, text}. Every
+// answer is checked against the REST contract, server/openapi.json (contract.mjs).
 export async function request(base, method, path, body, headers = {}) {
   const h = { ...headers };
   let payload;
@@ -87,7 +89,9 @@ export async function request(base, method, path, body, headers = {}) {
   const text = await r.text();
   let json = null;
   try { json = JSON.parse(text); } catch {}
-  return { status: r.status, headers: r.headers, json, text };
+  const res = { status: r.status, headers: r.headers, json, text };
+  check(method, base + path, res);
+  return res;
 }
 
 export const bearer = (token) => ({ Authorization: `Bearer ${token}` });
