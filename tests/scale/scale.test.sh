@@ -11,7 +11,7 @@ command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
 bash tests/server/npm-deps.sh || exit 1
 # Its own process group, so every daemon and nginx it started dies with it.
 setsid node --experimental-websocket --no-warnings --test --test-concurrency=1 --test-reporter=spec \
-	tests/scale/scale.test.mjs &
+	tests/scale/docker.test.mjs tests/scale/scale.test.mjs &
 pid=$!
 trap 'kill -KILL -- -"$pid" 2>/dev/null' EXIT
 deadline=$((SECONDS + 120))
