@@ -83,7 +83,7 @@ test('Dockerfile: its install step, run as written, gives every file the runtime
 
 test('compose: three nodes with their own ids and volumes, an edge each, the front, Prometheus on all three', () => {
   const c = YAML.parse(read('docker/compose.yaml'), { merge: true });
-  const ring = [...read('docker/nginx.conf').matchAll(/^\s+server (node\d+):80;$/gm)].map((m) => m[1]);
+  const ring = [...read('docker/nginx.conf').matchAll(/^\s+server (node\d+):80 max_fails=0;$/gm)].map((m) => m[1]);
   const nodes = Object.keys(c.services).filter((s) => /^node\d+$/.test(s));
   assert.deepEqual(nodes, ['node1', 'node2', 'node3']);
   assert.deepEqual([...new Set(ring)].sort(), nodes, 'nginx.conf names the compose nodes');
@@ -128,7 +128,7 @@ test('k8s: StatefulSet with stable names and volumes, headless service, the same
   assert.equal(read(join('docker/k8s', files['ponytail-edge'])), read('docker/edge.conf'));
   const front = read('docker/nginx.conf').replace(/node(\d+):80/g, (_, n) => `ponytail-${n - 1}.${svc.metadata.name}:80`);
   assert.equal(read(join('docker/k8s', files['ponytail-front'])), front, 'k8s/front.conf is docker/nginx.conf with pod names');
-  const ring = [...front.matchAll(/^\s+server (ponytail-\d+)\.ponytail:80;$/gm)].map((m) => m[1]);
+  const ring = [...front.matchAll(/^\s+server (ponytail-\d+)\.ponytail:80 max_fails=0;$/gm)].map((m) => m[1]);
   assert.equal(new Set(ring).size, sts.spec.replicas, 'the ring has every replica');
   const dep = get('Deployment', 'ponytail-front');
   assert.equal(dep.spec.template.spec.volumes[0].configMap.name, 'ponytail-front');

@@ -69,26 +69,32 @@ export class Topology {
     const data = join(this.dir, `node${k}-data`);
     const d = await startDaemon({ data, args: ['--node-id', String(k), '--ws-public-url', '/ws'] });
     const edgePort = await freePort();
-    await this.nginx(`edge${k}`, readFileSync('docker/edge.conf', 'utf8')
+    const edgeConf = readFileSync('docker/edge.conf', 'utf8')
       .replace(/listen 80;/, `listen 127.0.0.1:${edgePort};`)
       .replace(/127\.0\.0\.1:8081/g, `127.0.0.1:${d.wsPort}`)
-      .replace(/127\.0\.0\.1:8080/g, `127.0.0.1:${d.httpPort}`), edgePort);
-    this.nodes.set(k, { d, data, edgePort });
+      .replace(/127\.0\.0\.1:8080/g, `127.0.0.1:${d.httpPort}`);
+    const edge = await this.nginx(`edge${k}`, edgeConf, edgePort);
+    this.nodes.set(k, { d, data, edgePort, edgeConf, edge });
     return d;
   }
 
-  // Stops node k's daemon (its edge stays, as a container's would); restart() brings it
-  // back on the same ports and data directory.
+  // Stops node k's daemon and its edge (in compose they share a network namespace, so
+  // they go together); restartNode brings both back on the same ports and data directory.
   async stopNode(k) {
     const n = this.nodes.get(k);
     const e = await n.d.stop('SIGTERM');
     if (e.code !== 0) throw new Error(`node ${k} exited ${JSON.stringify(e)}:\n${n.d.log.slice(-2000)}`);
+    const gone = new Promise((r) => n.edge.on('exit', r));
+    n.edge.kill('SIGTERM');
+    await gone;
+    this.procs.delete(n.edge);
   }
 
   async restartNode(k) {
     const n = this.nodes.get(k);
     n.d = await startDaemon({ data: n.data, args: ['--node-id', String(k), '--ws-public-url', '/ws',
       '--http-port', String(n.d.httpPort), '--ws-port', String(n.d.wsPort)] });
+    n.edge = await this.nginx(`edge${k}`, n.edgeConf, n.edgePort);
     return n.d;
   }
 
