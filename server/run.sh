@@ -48,17 +48,17 @@ def alive():
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
-def call(method, path, body=None):
+def call(method, path, body=None, timeout=5):
     req = urllib.request.Request(base + path, method=method,
                                  data=json.dumps(body).encode() if body is not None else None,
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=5) as r:
+    with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.loads(r.read() or b"null")
 for _ in range(100):
     if not alive():
         sys.exit(1)
     try:
-        call("GET", "/readyz")
+        call("GET", "/readyz", timeout=0.3)  # short: the port may be another program's
         break
     except Exception:
         time.sleep(0.1)
