@@ -51,7 +51,7 @@ export async function startDaemon(opts = {}) {
   });
   // Wait for the first tick so readiness holds.
   for (let i = 0; i < 100; i++) {
-    const r = await fetch(d.http + '/readyz').catch(() => null);
+    const r = await request(d.http, 'GET', '/readyz').catch((e) => { if (/contract/.test(e.message)) throw e; return null; });
     if (r && r.status === 200) break;
     await sleep(20);
   }
@@ -81,11 +81,12 @@ export async function startDaemon(opts = {}) {
 export async function request(base, method, path, body, headers = {}) {
   const h = { ...headers };
   let payload;
+  const stream = body instanceof ReadableStream; // sent chunked, without Content-Length
   if (body !== undefined) {
-    payload = typeof body === 'string' ? body : JSON.stringify(body);
+    payload = typeof body === 'string' || stream ? body : JSON.stringify(body);
     if (!('Content-Type' in h)) h['Content-Type'] = 'application/json';
   }
-  const r = await fetch(base + path, { method, headers: h, body: payload });
+  const r = await fetch(base + path, { method, headers: h, body: payload, ...(stream ? { duplex: 'half' } : {}) });
   const text = await r.text();
   let json = null;
   try { json = JSON.parse(text); } catch {}
