@@ -87,6 +87,14 @@ test('compose: three nodes with their own ids and volumes, an edge each, the fro
   const nodes = Object.keys(c.services).filter((s) => /^node\d+$/.test(s));
   assert.deepEqual(nodes, ['node1', 'node2', 'node3']);
   assert.deepEqual([...new Set(ring)].sort(), nodes, 'nginx.conf names the compose nodes');
+  /* Node k's ids (k * 10^12 + n) route to the upstream of compose service nodek. */
+  const conf = read('docker/nginx.conf');
+  for (const n of nodes) {
+    const k = n.slice(4);
+    assert.ok(conf.includes(`"~^/v1/instances/${k}[0-9]{12}(/|$)"  ponytail_node${k};`), `${n}: path map line`);
+    assert.ok(conf.includes(`"~^${k}[0-9]{12}$"`), `${n}: ?instance= map line`);
+    assert.ok(conf.includes(`upstream ponytail_node${k} { server ${n}:80 max_fails=0;`), `${n}: its upstream`);
+  }
   const vols = new Set();
   for (const n of nodes) {
     const s = c.services[n];
