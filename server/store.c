@@ -56,8 +56,8 @@ static sqlite3_int64 query_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	sqlite3_int64 v = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
-	    sqlite3_column_type(st, 0) != SQLITE_NULL)
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
@@ -69,7 +69,8 @@ static int claim_node_range(store_t *s, const char *path, int node, char *err, s
 {
 	uint64_t lo = (uint64_t)node * STORE_NODE_SPAN;
 	s->id_end = lo + STORE_NODE_SPAN;
-	sqlite3_int64 seq = query_int(s->db, "SELECT seq FROM sqlite_sequence WHERE name = 'instances'");
+	sqlite3_int64 seq =
+	    query_int(s->db, "SELECT seq FROM sqlite_sequence WHERE name = 'instances'");
 	sqlite3_int64 hi = query_int(s->db, "SELECT MAX(id) FROM instances");
 	sqlite3_int64 low = query_int(s->db, "SELECT MIN(id) FROM instances");
 	if (seq > hi)
@@ -79,7 +80,8 @@ static int claim_node_range(store_t *s, const char *path, int node, char *err, s
 		snprintf(err, errlen,
 		         "%s: holds instance id %lld, of node %llu's range, but this daemon is "
 		         "--node-id %d (each node needs its own data directory)",
-		         path, (long long)bad, (unsigned long long)((uint64_t)bad / STORE_NODE_SPAN), node);
+		         path, (long long)bad,
+		         (unsigned long long)((uint64_t)bad / STORE_NODE_SPAN), node);
 		return -1;
 	}
 	if (node == 0 || (seq >= 0 && (uint64_t)seq >= lo))
@@ -185,7 +187,8 @@ int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN]
 	if (rc == 0)
 		*id = (uint64_t)sqlite3_last_insert_rowid(s->db);
 	if (rc == 0 && *id >= s->id_end) { /* 10^12 creates on one node: refuse, keep the range */
-		LOG(LOG_ERROR, "insert: id %llu is beyond this node's range", (unsigned long long)*id);
+		LOG(LOG_ERROR, "insert: id %llu is beyond this node's range",
+		    (unsigned long long)*id);
 		sqlite3_bind_int64(s->del, 1, (sqlite3_int64)*id);
 		run(s, s->del, "delete");
 		rc = -1;
