@@ -33,14 +33,17 @@ grep -qx 'EnvironmentFile=-/opt/pt/etc/default/ponytaild' "$T/inst/opt/pt/lib/sy
 [ -z "$(find "$T/inst" -path "$T/inst/opt" -prune -o -type f -print)" ] || fail "make install wrote outside PREFIX"
 
 R="$T/root"
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+lib="usr/lib/$multiarch"
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates"
 : >"$R/var/lib/dpkg/status"
 dpkg --root="$R" --force-script-chrootless --force-depends --log=/dev/null -i "$deb" >"$T/dpkg.log" 2>&1 ||
 	{ cat "$T/dpkg.log"; die "dpkg --root -i"; }
 dpkg --root="$R" -s ponytail 2>/dev/null | grep -q '^Status: install ok installed' || fail "dpkg does not list ponytail as installed"
 
-for f in usr/sbin/ponytaild usr/bin/ponytail usr/lib/libponytail_client.a usr/include/ponytail/ponytail_client.h \
-	usr/include/ponytail/ptp/proto.h usr/lib/pkgconfig/ponytail-client.pc usr/share/ponytail/web/index.html \
+for f in usr/sbin/ponytaild usr/bin/ponytail $lib/libponytail_client.a usr/include/ponytail/ponytail_client.h \
+	usr/include/ponytail/ptp/proto.h $lib/pkgconfig/ponytail-client.pc usr/share/ponytail/web/index.html \
+	usr/share/doc/ponytail/copyright usr/share/doc/ponytail/changelog.gz \
 	usr/share/ponytail/proto/js/ponytail-proto.mjs usr/share/man/man8/ponytaild.8.gz usr/share/man/man1/ponytail.1.gz \
 	usr/lib/systemd/system/ponytaild.service etc/default/ponytaild; do
 	[ -e "$R/$f" ] || fail "not installed: /$f"
@@ -79,9 +82,17 @@ if command -v systemd-analyze >/dev/null; then
 	grep -o 'Overall exposure level.*' "$T/security"
 fi
 
+# Where lintian is installed: no errors (warnings are printed, not failed on).
+if command -v lintian >/dev/null; then
+	lintian --tag-display-limit 0 "$deb" >"$T/lintian" 2>/dev/null
+	grep '^[EW]: ' "$T/lintian"
+	grep -q '^E: ' "$T/lintian" && fail "lintian reports errors"
+fi
+
 # The example, built from a copy (so only the installed header can be found).
 cp clients/lib/example.c "$T/example.c"
-export PKG_CONFIG_SYSROOT_DIR="$R" PKG_CONFIG_PATH="$R/usr/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$R" PKG_CONFIG_PATH="$R/$lib/pkgconfig"
+pkg-config --validate ponytail-client || fail "pkg-config --validate ponytail-client"
 flags=$(pkg-config --cflags --libs ponytail-client) || die "pkg-config ponytail-client"
 extra=""
 [ "$san" = 1 ] && extra="-fsanitize=address,undefined"
