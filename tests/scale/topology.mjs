@@ -119,7 +119,7 @@ export async function nodeFor(front, room) {
   for (let i = 0; ; i++) {
     const r = await request(front, 'GET', room === undefined ? '/v1/info' : `/v1/info?room=${encodeURIComponent(room)}`);
     if (r.status === 200) return r.json.node_id;
-    if (r.status !== 503 || i > 20) throw new Error(`GET /v1/info?room=${room}: ${r.status} ${r.text}`);
+    if (r.status !== 429 || i > 20) throw new Error(`GET /v1/info?room=${room}: ${r.status} ${r.text}`);
     await sleep(100); // the front's per-client rate limit
   }
 }
