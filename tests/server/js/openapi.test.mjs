@@ -71,6 +71,20 @@ test('the response checker rejects what the contract does not allow', async () =
   bad({ url: '/v1/instances/1', status: 404, headers: h('application/json'), json: e, text: JSON.stringify(e) }, /must be equal to one of the allowed values/);
 });
 
+test('every part of a definition is in the contract: rest shapes, per-point values, drivers', async () => {
+  /* The canonical document answered back (checked by request()) names what it holds. */
+  const full = def({
+    strands: [{ rest: [[0, 0.06, -0.09], [0, 0.03, -0.1], [0, 0, -0.12]], mass: [2, 3], radius: [0.01, 0.02], gravity_scale: 0.5 },
+      { points: 4, colliders: [], springbone: { stiffness: [1, 0.8, 0.6], limit: [{ type: 'cone', angle_deg: 30 }, {}, {}] } }],
+    colliders: [{ shape: 'capsule', attach: 'head', a: [0, -0.08, 0], b: [0, -0.2, 0], radius: 0.05, radius_b: 0.04 }],
+    driver: { motion: 'nod' },
+  });
+  const r = await d.req('POST', '/v1/instances', full);
+  assert.equal(r.status, 201, r.text);
+  assert.deepEqual(r.json.definition.strands[0].rest[2], [0, 0, -0.12]);
+  assert.equal((await d.req('GET', `/v1/instances/${r.json.id}`)).status, 200);
+});
+
 test('error answers of every kind match the contract (checked by request())', async () => {
   for (const [m, p, body, want] of [
     ['GET', '/v1/instances/abc', undefined, 400], ['GET', '/v1/instances/999', undefined, 404],
