@@ -76,6 +76,11 @@ test('REST and WebSocket through nginx by id alone: no room, no lookup service',
     const p = await request(front, 'PATCH', `/v1/instances/${a.id}`, { name: `${a.name}-p` }, bearer(a.token));
     assert.equal(p.status, 200, p.text);
     a.name = `${a.name}-p`;
+    /* Its room cannot change here: the new room may live on another node. */
+    const moved = await request(front, 'PATCH', `/v1/instances/${a.id}`, { room: other }, bearer(a.token));
+    assert.equal(moved.status, 422, moved.text);
+    assert.equal(moved.json.error.field, 'room');
+    assert.match(moved.json.error.message, /create the instance there/);
     assert.equal((await request(front, 'GET', `/v1/instances/${a.id}/frame`)).status, 200);
     assert.equal((await request(front, 'PUT', `/v1/instances/${a.id}/pose`, { p: [0, 1.6, 0], q: [0, 0, 0, 1] }, bearer(a.token))).status, 204);
     /* A WebSocket for one instance: ?instance=ID, then subscribe and publish a pose. */
