@@ -85,6 +85,17 @@ test('every part of a definition is in the contract: rest shapes, per-point valu
   assert.equal((await d.req('GET', `/v1/instances/${r.json.id}`)).status, 200);
 });
 
+test('the enumerations the daemon accepts are the document\'s', async () => {
+  /* Driver motions: each one the document lists is accepted, and the daemon's list of
+   * the accepted ones (its 422 message) is exactly the document's. */
+  const motions = doc.components.schemas.Driver.properties.motion.enum;
+  for (const motion of motions)
+    assert.equal((await d.req('POST', '/v1/instances', def({ driver: { motion } }))).status, 201, motion);
+  const bad = await d.req('POST', '/v1/instances', def({ driver: { motion: 'fly' } }));
+  assert.equal(bad.status, 422);
+  assert.deepEqual(/expected one of (.*)$/.exec(bad.json.error.message)[1].split(', '), motions);
+});
+
 test('error answers of every kind match the contract (checked by request())', async () => {
   for (const [m, p, body, want] of [
     ['GET', '/v1/instances/abc', undefined, 400], ['GET', '/v1/instances/999', undefined, 404],
