@@ -43,8 +43,10 @@ install: all $(MAN_PAGES) $(PTC_DIST_LIB)
 	install -m 644 clients/lib/ponytail_client.h $(DESTDIR)$(PREFIX)/include/ponytail/
 	install -m 644 proto/include/ptp/proto.h proto/include/ptp/strand.h $(DESTDIR)$(PREFIX)/include/ponytail/ptp/
 	$(DIST_SUBST) dist/ponytail-client.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/ponytail-client.pc
+	rm -rf $(DESTDIR)$(PREFIX)/share/ponytail/web
 	cp -R clients/web $(DESTDIR)$(PREFIX)/share/ponytail/
-	rm -f $(DESTDIR)$(PREFIX)/share/ponytail/web/screenshot.png
+	cd $(DESTDIR)$(PREFIX)/share/ponytail/web && rm -f screenshot.png install-deps.sh package.json \
+	  package-lock.json node_modules/.package-lock.json && chmod -R a-x,u=rwX,go=rX .
 	install -m 644 proto/js/*.mjs $(DESTDIR)$(PREFIX)/share/ponytail/proto/js/
 	install -m 644 clients/lib/example.c $(DESTDIR)$(PREFIX)/share/doc/ponytail/examples/
 	$(DIST_SUBST) dist/ponytaild.service.in >$(DESTDIR)$(UNITDIR)/ponytaild.service

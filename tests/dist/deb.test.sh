@@ -49,6 +49,16 @@ for f in usr/sbin/ponytaild usr/bin/ponytail $lib/libponytail_client.a usr/inclu
 	[ -e "$R/$f" ] || fail "not installed: /$f"
 done
 
+# The web client's npm assets (camera control), when the build has them, without the
+# build's npm files; nothing in the web root is executable.
+if [ -f clients/web/node_modules/@mediapipe/face_mesh/face_mesh.js ]; then
+	[ -f "$R/usr/share/ponytail/web/node_modules/@mediapipe/face_mesh/face_mesh.js" ] || fail "web client lacks MediaPipe"
+fi
+for f in install-deps.sh package.json package-lock.json screenshot.png; do
+	[ ! -e "$R/usr/share/ponytail/web/$f" ] || fail "build file installed: /usr/share/ponytail/web/$f"
+done
+[ -z "$(find "$R/usr/share/ponytail" -type f -perm /111)" ] || fail "executable files under /usr/share/ponytail"
+
 # The man pages come from the option tables: every option --help lists is in them.
 zcat "$R/usr/share/man/man8/ponytaild.8.gz" >"$T/ponytaild.8"
 for flag in $("$R/usr/sbin/ponytaild" --help | grep -oE '^  --[a-z-]+'); do
