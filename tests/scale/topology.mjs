@@ -37,6 +37,10 @@ export function frontConf(n) {
   return out.join('\n');
 }
 
+// Every nginx started here dies with the test process, whatever ends it.
+const live = new Set();
+process.on('exit', () => { for (const p of live) try { p.kill('SIGKILL'); } catch {} });
+
 export class Topology {
   constructor() {
     this.dir = mkdtempSync(join(tmpdir(), 'pt-scale-'));
@@ -56,6 +60,8 @@ export class Topology {
     p.log = '';
     p.stderr.on('data', (s) => { p.log += s; });
     this.procs.add(p);
+    live.add(p);
+    p.on('exit', () => live.delete(p));
     for (let i = 0; i < 200; i++) {
       if (await listening(port)) return p;
       if (p.exitCode !== null) break;
