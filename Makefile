@@ -2,9 +2,13 @@
 #
 #   make            build libraries and binaries (build/bin/)
 #   make test       build and run every test (installs missing Debian packages as root)
+#   make test-scale only the scale-out test: 3 daemons behind nginx on loopback (tests/scale/)
 #   make bench      run the benchmarks, write build/bench/results.json
 #                   (BENCH_SCRIPTS= to skip the live-daemon ones)
 #   make run        build and start ponytaild on its embedded defaults
+#   make install    PREFIX=/usr/local DESTDIR=: binaries, web client, man pages, C client
+#                   library + header + pkg-config file, systemd unit (dist/dist.mk)
+#   make deb        build/ponytail_VERSION_ARCH.deb with dpkg-deb
 #   make fuzz       run the libFuzzer targets for a bounded time
 #   make format     clang-format every C file
 #
@@ -60,6 +64,7 @@ include core/core.mk
 -include proto/proto.mk
 -include clients/clients.mk
 -include server/server.mk
+-include dist/dist.mk
 include tests/tests.mk
 
 all: $(ALL_TARGETS)

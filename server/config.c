@@ -47,6 +47,8 @@ static const option_t options[] = {
      "", 0, "WebSocket URL /v1/info tells clients, when a proxy serves it (e.g. /ws)"},
     {"data", "PONYTAIL_DATA", OPT_STR, F(data), 1, CONFIG_STR_MAX - 1, "./var", 0,
      "directory of the SQLite store (created when missing)"},
+    {"node-id", "PONYTAIL_NODE_ID", OPT_INT, F(node_id), 0, 9000 /* STORE_NODE_MAX */, "0", 0,
+     "this node's number behind a proxy: its ids are node-id * 10^12 + n (0 = alone)"},
     {"web-root", "PONYTAIL_WEB_ROOT", OPT_STR, F(web_root), 1, CONFIG_STR_MAX - 1, "clients/web", 0,
      "directory served at / (a placeholder page when it has no index.html)"},
     {"proto-js", "PONYTAIL_PROTO_JS", OPT_STR, F(proto_js), 1, CONFIG_STR_MAX - 1, "proto/js", 0,

@@ -27,6 +27,7 @@ typedef struct config_t {
 	char
 	    ws_public_url[CONFIG_STR_MAX]; /* WebSocket URL for clients behind a proxy, "" = none */
 	char data[CONFIG_STR_MAX];         /* directory of the SQLite store, "./var" */
+	int node_id;                       /* ids are node_id * 10^12 + n (store.h), 0 = alone */
 	char web_root[CONFIG_STR_MAX];     /* files served at "/", "clients/web" */
 	char proto_js[CONFIG_STR_MAX];     /* files served at "/proto/js/", "proto/js" */
 	int tick_hz;                       /* server ticks per second, usually 60 */

@@ -242,6 +242,16 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		pthread_mutex_unlock(&writer);
 		goto out;
 	}
+	/* Behind the proxy (--node-id) each room lives on one node, maybe not this one for
+	 * the new room: moving an instance to another room is a create there. */
+	if (app->cfg->node_id != 0 && strcmp(def->room, info.room) != 0) {
+		pthread_mutex_unlock(&writer);
+		st = refuse(err, INST_INVALID, "room",
+		            "room: stays '%s' on a node behind the proxy (--node-id %d); the room "
+		            "'%s' may live on another node: create the instance there",
+		            info.room, app->cfg->node_id, def->room);
+		goto out;
+	}
 	if (strcmp(out->doc, old) == 0) {
 		/* Nothing changes: no write, no command, same answer. */
 		pthread_mutex_unlock(&writer);

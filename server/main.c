@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	ws_t *ws = NULL;
 	int status = 1;
 
-	app.store = store_open(cfg.data, err, sizeof err);
+	app.store = store_open(cfg.data, cfg.node_id, err, sizeof err);
 	if (!app.store)
 		goto fail;
 	app.reg = registry_create();

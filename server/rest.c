@@ -57,6 +57,7 @@ static const route_t routes[] = {
     {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/pose"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
+    {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
     {"GET", "/readyz", h_readyz, 0, "GET /readyz"},
     {"GET", "/metrics", h_metrics, 0, "GET /metrics"},
@@ -314,6 +315,21 @@ static int media_ok(const char *ct, int flags)
 	        strncasecmp(ct, "application/merge-patch+json", 28) == 0);
 }
 
+/* 1 when the Allow list "GET, HEAD, PUT" names method. */
+static int allow_lists(const char *list, const char *method)
+{
+	size_t n = strlen(method);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, method, n) == 0)
+			return 1;
+		p += len;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return 0;
+}
+
 /* First call of a request: route it and apply every check that needs no body. Returns 1
  * when *rs holds an answer to send now. */
 static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *method,
@@ -334,7 +350,10 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 			bad_id = bad;
 			break;
 		}
-		/* Collect the methods this path allows, for 405's Allow header. */
+		/* Collect the methods this path allows, for 405's Allow header (once each: a
+		 * path like /metrics also matches the static route's GET). */
+		if (allow_lists(x->allow, routes[i].method))
+			continue;
 		size_t n = strlen(x->allow);
 		snprintf(x->allow + n, sizeof x->allow - n, "%s%s%s", n ? ", " : "",
 		         routes[i].method, strcmp(routes[i].method, "GET") == 0 ? ", HEAD" : "");

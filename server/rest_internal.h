@@ -75,6 +75,9 @@ void h_readyz(const req_t *rq, resp_t *rs);
 void h_metrics(const req_t *rq, resp_t *rs);
 void h_info(const req_t *rq, resp_t *rs);
 
+/* rest_openapi.c: server/openapi.json */
+void h_openapi(const req_t *rq, resp_t *rs);
+
 /* rest_static.c: files of --web-root at "/", of --proto-js at "/proto/js/". */
 void h_static(const req_t *rq, resp_t *rs);
 

@@ -61,10 +61,11 @@ void h_info(const req_t *rq, resp_t *rs)
 	const app_t *app = rq->app;
 	const char *url = app->cfg->ws_public_url;
 	resp_json(rs, 200,
-	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild",
-	                    "version", PONYTAIL_VERSION, "tick_hz", app->cfg->tick_hz, "substeps",
-	                    app->cfg->substeps, "ws_port", app->ws_port, "ws_url",
-	                    *url ? url : NULL, "ws_subprotocol", "ponytail.v1", "max_instances",
-	                    app->cfg->max_instances, "instances", instances_count(app), "tick",
+	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild",
+	                    "version", PONYTAIL_VERSION, "node_id", app->cfg->node_id, "tick_hz",
+	                    app->cfg->tick_hz, "substeps", app->cfg->substeps, "ws_port",
+	                    app->ws_port, "ws_url", *url ? url : NULL, "ws_subprotocol",
+	                    "ponytail.v1", "max_instances", app->cfg->max_instances, "instances",
+	                    instances_count(app), "tick",
 	                    (json_int_t)sim_tick_now(app->sim, NULL)));
 }

@@ -1,6 +1,6 @@
 # server/: ponytaild, the daemon (REST + WebSocket + tick thread + SQLite store).
 SERVER_SRC := $(wildcard server/*.c)
-SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/openapi_json.o
 SERVER_BIN := $(B)/bin/ponytaild
 SERVER_PKGS := libmicrohttpd libwebsockets jansson sqlite3
 
@@ -21,6 +21,21 @@ server-door-check:
 	@! grep -nE '\<(store|registry|cmdq)_[a-z_]+ *\(' $(SERVER_EDGES) \
 	  || { echo "server: REST and WebSocket code must go through instances.h, not store_/registry_/cmdq_"; exit 1; }
 .PHONY: server-door-check
+
+# server/openapi.json as bytes in the binary (GET /v1/openapi.json), NUL-terminated.
+$(B)/gen/openapi_json.c: server/openapi.json
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* Generated from server/openapi.json by server/server.mk. */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'extern const unsigned char openapi_json[];'; \
+	  echo 'extern const size_t openapi_json_len;'; \
+	  echo 'const unsigned char openapi_json[] = {'; \
+	  od -An -v -tx1 $< | sed -e 's/\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0x00};'; \
+	  echo 'const size_t openapi_json_len = sizeof openapi_json - 1;'; } >$@.tmp && mv $@.tmp $@
+$(B)/obj/gen/openapi_json.o: $(B)/gen/openapi_json.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 # `make run`: build, start on the embedded defaults, print the URLs, and create a demo
 # instance moved by a built-in motion when the store is empty.

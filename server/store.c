@@ -13,6 +13,7 @@
 
 struct store_t {
 	sqlite3 *db;
+	uint64_t id_end; /* first id beyond this node's range */
 	pthread_mutex_t mu;
 	sqlite3_stmt *ins, *upd, *del;
 };
@@ -50,7 +51,57 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-store_t *store_open(const char *dir, char *err, size_t errlen)
+/* One integer from a query, or -1 when it yields NULL or no row. */
+static sqlite3_int64 query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3_int64 v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Checks that every id the store holds or has handed out is node's, then makes the next
+ * AUTOINCREMENT id the first of node's range. Returns 0, or -1 with err. */
+static int claim_node_range(store_t *s, const char *path, int node, char *err, size_t errlen)
+{
+	uint64_t lo = (uint64_t)node * STORE_NODE_SPAN;
+	s->id_end = lo + STORE_NODE_SPAN;
+	sqlite3_int64 seq =
+	    query_int(s->db, "SELECT seq FROM sqlite_sequence WHERE name = 'instances'");
+	sqlite3_int64 hi = query_int(s->db, "SELECT MAX(id) FROM instances");
+	sqlite3_int64 low = query_int(s->db, "SELECT MIN(id) FROM instances");
+	if (seq > hi)
+		hi = seq;
+	if ((hi >= 0 && (uint64_t)hi >= s->id_end) || (low >= 0 && (uint64_t)low <= lo)) {
+		sqlite3_int64 bad = (low >= 0 && (uint64_t)low <= lo) ? low : hi;
+		snprintf(err, errlen,
+		         "%s: holds instance id %lld, of node %llu's range, but this daemon is "
+		         "--node-id %d (each node needs its own data directory)",
+		         path, (long long)bad,
+		         (unsigned long long)((uint64_t)bad / STORE_NODE_SPAN), node);
+		return -1;
+	}
+	if (node == 0 || (seq >= 0 && (uint64_t)seq >= lo))
+		return 0;
+	char sql[200];
+	snprintf(sql, sizeof sql,
+	         "DELETE FROM sqlite_sequence WHERE name = 'instances';"
+	         "INSERT INTO sqlite_sequence(name, seq) VALUES ('instances', %llu);",
+	         (unsigned long long)lo);
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: cannot claim node %d's ids: %s", path, node,
+		         msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+store_t *store_open(const char *dir, int node, char *err, size_t errlen)
 {
 	char path[1100];
 	if (make_dirs(dir) != 0) {
@@ -87,7 +138,12 @@ store_t *store_open(const char *dir, char *err, size_t errlen)
 		store_close(s);
 		return NULL;
 	}
-	LOG(LOG_INFO, "opened %s (WAL, synchronous=FULL)", path);
+	if (claim_node_range(s, path, node, err, errlen) != 0) {
+		store_close(s);
+		return NULL;
+	}
+	LOG(LOG_INFO, "opened %s (WAL, synchronous=FULL), node %d: ids from %llu", path, node,
+	    (unsigned long long)((uint64_t)node * STORE_NODE_SPAN + 1));
 	return s;
 }
 
@@ -130,6 +186,13 @@ int store_insert(store_t *s, const char *doc, const uint8_t hash[TOKEN_HASH_LEN]
 	int rc = run(s, s->ins, "insert");
 	if (rc == 0)
 		*id = (uint64_t)sqlite3_last_insert_rowid(s->db);
+	if (rc == 0 && *id >= s->id_end) { /* 10^12 creates on one node: refuse, keep the range */
+		LOG(LOG_ERROR, "insert: id %llu is beyond this node's range",
+		    (unsigned long long)*id);
+		sqlite3_bind_int64(s->del, 1, (sqlite3_int64)*id);
+		run(s, s->del, "delete");
+		rc = -1;
+	}
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }

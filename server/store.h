@@ -6,6 +6,12 @@
  * after deletes and restarts, so a stale id held by a client can never name a newer
  * instance. (Core's pt_id is internal to the sim thread and is not persisted.)
  *
+ * Ids name their node (scale-out, docker/README.md): with --node-id N the ids are
+ * N * 10^12 + 1, N * 10^12 + 2, ... so the decimal id's digits above the last twelve are the
+ * node (no digits: node 0, a lone daemon, whose ids are 1, 2, ...). A proxy can route a
+ * request for an instance by the id alone, with a regular expression on the path. The
+ * largest node id keeps every id below 2^53, exact in a JavaScript number.
+ *
  * Durability: journal_mode=WAL with synchronous=FULL, so every committed write has been
  * fsync'ed when the call returns: a created or patched instance survives kill -9 and a
  * power cut once the REST call that made it has answered.
@@ -23,9 +29,15 @@
 
 typedef struct store_t store_t;
 
-/* Opens (creating the directory and the schema) <dir>/ponytail.db. NULL with a message
- * in err on failure. Close with store_close (NULL ok), which checkpoints the WAL. */
-store_t *store_open(const char *dir, char *err, size_t errlen);
+#define STORE_NODE_SPAN 1000000000000ULL /* ids per node: 10^12 */
+enum { STORE_NODE_MAX = 9000 };          /* 9001 * 10^12 < 2^53 */
+
+/* Opens (creating the directory and the schema) <dir>/ponytail.db as node `node`
+ * (0..STORE_NODE_MAX): new ids come from that node's range. A store that already holds,
+ * or has handed out, ids of another node's range is refused (a data directory moved to
+ * the wrong node would serve ids the proxy routes elsewhere). NULL with a message in err
+ * on failure. Close with store_close (NULL ok), which checkpoints the WAL. */
+store_t *store_open(const char *dir, int node, char *err, size_t errlen);
 void store_close(store_t *s);
 
 /* Inserts a new instance; *id receives its new public id. Returns 0 or -1 (logged). */

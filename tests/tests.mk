@@ -19,3 +19,9 @@ $(B)/tests/%: $(B)/obj/tests/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
 $(B)/bench/%: $(B)/obj/tests/bench/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_HELPER_OBJ) $(LIBS_ALL) $(PKG_JANSSON) -lm
+
+# make test-scale: three daemons behind docker/'s nginx configs on loopback, then a fourth
+# joining the ring (tests/scale/). `make test` runs it too, as one of TEST_SCRIPTS.
+.PHONY: test-scale
+test-scale: deps-test all
+	@tests/run-tests.sh $(B) -- tests/scale/scale.test.sh

@@ -5,6 +5,8 @@
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "FAIL: $PT_BUILD/bin/ponytaild not built"; exit 1; }
+# The pinned validator packages (responses are checked against server/openapi.json).
+bash tests/server/npm-deps.sh || exit 1
 # Node runs in its own process group so that, whatever happens, every daemon it started
 # is killed with it; the whole run is bounded to 300 s.
 setsid node --experimental-websocket --no-warnings --test --test-concurrency=1 --test-reporter=spec \

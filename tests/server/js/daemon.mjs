@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { check } from './contract.mjs';
 
 const BUILD = process.env.PT_BUILD || 'build';
 export const BIN = join(BUILD, 'bin', 'ponytaild');
@@ -50,7 +51,7 @@ export async function startDaemon(opts = {}) {
   });
   // Wait for the first tick so readiness holds.
   for (let i = 0; i < 100; i++) {
-    const r = await fetch(d.http + '/readyz').catch(() => null);
+    const r = await request(d.http, 'GET', '/readyz').catch((e) => { if (/contract/.test(e.message)) throw e; return null; });
     if (r && r.status === 200) break;
     await sleep(20);
   }
@@ -75,19 +76,23 @@ export async function startDaemon(opts = {}) {
   return d;
 }
 
-// REST call: body objects are sent as JSON; returns {status, headers, json, text}.
+// REST call: body objects are sent as JSON; returns {status, headers, json, text}. Every
+// answer is checked against the REST contract, server/openapi.json (contract.mjs).
 export async function request(base, method, path, body, headers = {}) {
   const h = { ...headers };
   let payload;
+  const stream = body instanceof ReadableStream; // sent chunked, without Content-Length
   if (body !== undefined) {
-    payload = typeof body === 'string' ? body : JSON.stringify(body);
+    payload = typeof body === 'string' || stream ? body : JSON.stringify(body);
     if (!('Content-Type' in h)) h['Content-Type'] = 'application/json';
   }
-  const r = await fetch(base + path, { method, headers: h, body: payload });
+  const r = await fetch(base + path, { method, headers: h, body: payload, ...(stream ? { duplex: 'half' } : {}) });
   const text = await r.text();
   let json = null;
   try { json = JSON.parse(text); } catch {}
-  return { status: r.status, headers: r.headers, json, text };
+  const res = { status: r.status, headers: r.headers, json, text };
+  check(method, base + path, res);
+  return res;
 }
 
 export const bearer = (token) => ({ Authorization: `Bearer ${token}` });

@@ -57,7 +57,9 @@ before(async () => {
   }
   const frontPort = await freePort();
   let frontConf = readFileSync('docker/nginx.conf', 'utf8').replace(/listen 80;/, `listen 127.0.0.1:${frontPort};`);
-  frontConf = frontConf.replace(/(\s*server node\d:80;)+/, edgePorts.map((p) => `\n        server 127.0.0.1:${p};`).join(''));
+  /* Two nodes: node3's lines go, node1 and node2 become the edges. */
+  frontConf = frontConf.split('\n').filter((l) => !/node3/.test(l)).join('\n')
+    .replace(/node([12]):80/g, (_, k) => `127.0.0.1:${edgePorts[k - 1]}`);
   await nginx('front', frontConf, frontPort);
   front = `http://127.0.0.1:${frontPort}`;
 });

@@ -117,7 +117,7 @@ describe('create, read, list', () => {
   test('413 also for a chunked body without Content-Length', async () => {
     const big = 'x'.repeat(6000);
     const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(`{"name":"${big}"}`)); c.close(); } });
-    const r = await fetch(d.http + '/v1/instances', { method: 'POST', body: stream, duplex: 'half', headers: { 'Content-Type': 'application/json' } });
+    const r = await d.req('POST', '/v1/instances', stream);
     assert.equal(r.status, 413);
   });
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# make test-scale (also part of make test): three ponytaild nodes behind the real nginx
+# configs of docker/ on loopback, then a fourth (tests/scale/scale.test.mjs). Run from the
+# repository root; PT_BUILD is the build directory. Bounded to 120 s.
+set -u
+export PT_BUILD="${PT_BUILD:-build}"
+[ -x "$PT_BUILD/bin/ponytaild" ] || { echo "FAIL: $PT_BUILD/bin/ponytaild not built"; exit 1; }
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] ||
+	{ echo "FAIL: nginx is not installed (.ci/deps test installs nginx-light)"; exit 1; }
+# The pinned validator packages (responses are checked against server/openapi.json).
+bash tests/server/npm-deps.sh || exit 1
+# Its own process group, so every daemon and nginx it started dies with it.
+setsid node --experimental-websocket --no-warnings --test --test-concurrency=1 --test-reporter=spec \
+	tests/scale/docker.test.mjs tests/scale/scale.test.mjs &
+pid=$!
+trap 'kill -KILL -- -"$pid" 2>/dev/null' EXIT
+deadline=$((SECONDS + 120))
+while kill -0 "$pid" 2>/dev/null; do
+	if [ "$SECONDS" -ge "$deadline" ]; then
+		echo "FAIL: the scale test took over 120 s"
+		kill -KILL -- -"$pid" 2>/dev/null
+		break
+	fi
+	sleep 0.2
+done
+wait "$pid"
