@@ -3,14 +3,17 @@
 #include "rest.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "instances.h"
@@ -305,6 +308,75 @@ static enum MHD_Result send_resp(struct MHD_Connection *c, ctx_t *x, resp_t *rs,
 	return ok;
 }
 
+/* Writes all of buf to a (possibly non-blocking) socket within a second. 0 or -1. */
+static int send_all(int fd, const char *buf, size_t len)
+{
+	int64_t until = sim_mono_ns() + 1000000000;
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return -1;
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		if (sim_mono_ns() >= until || poll(&p, 1, 100) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Reads and drops what arrives on fd for up to ms milliseconds (or until EOF). */
+static void drain(int fd, int ms)
+{
+	char buf[4096];
+	int64_t until = sim_mono_ns() + (int64_t)ms * 1000000;
+	for (;;) {
+		int64_t left = (until - sim_mono_ns()) / 1000000;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return;
+		ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+	}
+}
+
+/* libmicrohttpd 0.9.75 queues responses only before the body or after all of it, so a
+ * refusal in the middle of a body is written to the socket here, with "Connection:
+ * close"; the caller then returns MHD_NO and MHD closes the connection. What the client
+ * sends meanwhile is read and dropped for up to half a second, so that the close does
+ * not reset the connection before the client has read the answer. Plain HTTP only: under
+ * TLS the bytes would have to go through the TLS session, so there it is a close. */
+static void refuse_mid_body(struct MHD_Connection *c, ctx_t *x, resp_t *rs, const char *method,
+                            const char *url)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *tls =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_PROTOCOL);
+	x->responded = 1;
+	metrics_http(x->route, rs->status);
+	LOG(LOG_INFO, "%s %s %u, connection closed mid-body (%s)", method, url, rs->status, x->ip);
+	if (ci && !tls) {
+		char head[256];
+		int n = snprintf(head, sizeof head,
+		                 "HTTP/1.1 %u Payload Too Large\r\nContent-Type: %s\r\n"
+		                 "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+		                 "Connection: close\r\n\r\n",
+		                 rs->status, rs->content_type, rs->len);
+		int fd = ci->connect_fd;
+		if (send_all(fd, head, (size_t)n) == 0 && send_all(fd, rs->body, rs->len) == 0) {
+			shutdown(fd, SHUT_WR);
+			drain(fd, 500);
+		}
+	}
+	free(rs->body);
+	rs->body = NULL;
+}
+
 static int media_ok(const char *ct, int flags)
 {
 	if (!ct)
@@ -438,10 +510,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (!x->responded && !x->too_large) {
 			size_t need = x->len + *upload_size + 1;
 			if (need > (size_t)app->cfg->max_body + 1) {
-				x->too_large = 1;
-				free(x->body);
-				x->body = NULL;
-				x->len = x->cap = 0;
+				/* A body without Content-Length (chunked) passed the cap: answer
+				 * now and close, rather than read it to its end (which may never
+				 * come). */
+				resp_error(&rs, 413, NULL, "body larger than %d bytes",
+				           app->cfg->max_body);
+				refuse_mid_body(c, x, &rs, method, url);
+				return MHD_NO;
 			} else {
 				if (need > x->cap) {
 					size_t nc = x->cap ? x->cap * 2 : 4096;
