@@ -35,8 +35,9 @@ enum { STORE_NODE_MAX = 9000 };          /* 9001 * 10^12 < 2^53 */
 /* Opens (creating the directory and the schema) <dir>/ponytail.db as node `node`
  * (0..STORE_NODE_MAX): new ids come from that node's range. A store that already holds,
  * or has handed out, ids of another node's range is refused (a data directory moved to
- * the wrong node would serve ids the proxy routes elsewhere). NULL with a message in err
- * on failure. Close with store_close (NULL ok), which checkpoints the WAL. */
+ * the wrong node would serve ids the proxy routes elsewhere). First, before anything is
+ * written, PRAGMA quick_check: a store that is corrupt or not a database is refused and
+ * left byte for byte as it was. NULL with a message in err on any failure. Close with store_close (NULL ok), which checkpoints the WAL. */
 store_t *store_open(const char *dir, int node, char *err, size_t errlen);
 void store_close(store_t *s);
 
