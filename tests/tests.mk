@@ -25,3 +25,5 @@ $(B)/bench/%: $(B)/obj/tests/bench/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
 .PHONY: test-scale
 test-scale: deps-test all
 	@tests/run-tests.sh $(B) -- tests/scale/scale.test.sh
+
+include tests/fuzz/fuzz.mk
