@@ -175,6 +175,10 @@ static void test_watched_instance_is_never_encoded_non_finite(void **state)
 	fs = frame_ring_acquire(f->ring, NULL, &ev, &nev);
 	assert_true(fs->entries[slot].len > 0); /* encoded again, from rest */
 	frame_ring_release(f->ring, fs);
+	for (int i = 0; i < nev; i++) { /* the events' references are ours */
+		meta_unref(ev[i].meta);
+		meta_unref(ev[i].old);
+	}
 }
 
 static void test_rest_frame_read_gets_the_rest_pose(void **state)
