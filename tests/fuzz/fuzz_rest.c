@@ -34,6 +34,7 @@ struct MHD_Connection {
 	int nhdr, narg;
 	int answers;
 	unsigned status;
+	int probe; /* /healthz or /readyz */
 	struct sockaddr_in peer;
 };
 struct MHD_Response {
@@ -101,7 +102,8 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *c, unsigned int status
 	c->status = status;
 	if (status == 500)
 		abort(); /* "internal": a bug, never a client's doing */
-	if (status >= 400 && r->buf) {
+	/* Errors have the documented shape (the probes' 503 is their own: {"ready": false}). */
+	if (status >= 400 && r->buf && !c->probe) {
 		json_error_t e;
 		json_t *j = json_loadb(r->buf, r->len, 0, &e);
 		json_t *err = json_object_get(j, "error");
@@ -194,6 +196,7 @@ static unsigned serve(struct MHD_Connection *c, const char *method, const char *
 {
 	void *cls = NULL;
 	size_t zero = 0;
+	c->probe = strcmp(path, "/healthz") == 0 || strcmp(path, "/readyz") == 0;
 	c->peer.sin_family = AF_INET;
 	c->peer.sin_addr.s_addr = htonl(0x7f000001);
 	enum MHD_Result r = on_request(&app, c, path, method, "HTTP/1.1", NULL, &zero, &cls);

@@ -68,8 +68,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (inst) {
 		static pt_instance_def d;
 		pt_error e;
-		if (pt_schema_parse(inst, &d, NULL, &e) != 0 || !pt_instance_validate(&d).ok)
-			abort(); /* the importer wrote something the daemon would refuse */
+		pt_error v = pt_schema_parse(inst, &d, NULL, &e) != 0 ? e : pt_instance_validate(&d);
+		if (!v.ok) {
+			fprintf(stderr, "the importer wrote an invalid definition: %s\n", v.message);
+			abort(); /* ... which the daemon would refuse */
+		}
 		json_decref(inst);
 	}
 	vrm_report_free(&report);
