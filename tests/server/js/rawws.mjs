@@ -31,7 +31,8 @@ export class RawWs {
         resolve(w);
       };
       w.sock.on('data', onData);
-      w.sock.on('close', () => reject(new Error(`closed before an answer: '${head}'`)));
+      /* Closed before the handshake answered: refused (head holds any HTTP answer). */
+      w.sock.on('close', () => { const e = new Error(head.split('\r\n')[0] || 'closed'); e.head = head; reject(e); });
       w.sock.on('connect', () => w.sock.write(
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
