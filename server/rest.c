@@ -162,6 +162,34 @@ static const char *code_name(unsigned status)
 	}
 }
 
+/* Replaces every byte that is not part of well-formed UTF-8 with '?', in place: messages
+ * quote the client's method and path, and jansson refuses a string that is not UTF-8
+ * (which made `GET /v1/%ff` a 500; found by tests/fuzz/fuzz_rest.c). */
+static void utf8_scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80             ? 0
+		        : (*p & 0xe0) == 0xc0 ? 1
+		        : (*p & 0xf0) == 0xe0 ? 2
+		        : (*p & 0xf8) == 0xf0 ? 3
+		                              : -1;
+		int ok = n >= 0 && !(n == 1 && *p < 0xc2) && !(n == 3 && *p > 0xf4);
+		for (int i = 1; ok && i <= n; i++)
+			ok = (p[i] & 0xc0) == 0x80;
+		/* No overlong 3- and 4-byte forms, no surrogates, nothing beyond U+10FFFF. */
+		if (ok && n == 2)
+			ok = !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0);
+		if (ok && n == 3)
+			ok = !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90);
+		if (!ok) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
+	}
+}
+
 void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt, ...)
 {
 	char msg[512];
@@ -169,6 +197,7 @@ void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	utf8_scrub(msg);
 	resp_json(rs, status,
 	          json_pack("{s:{s:s,s:s,s:o}}", "error", "code", code_name(status), "message", msg,
 	                    "field", field ? json_string(field) : json_null()));
@@ -605,8 +634,8 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	while (n > 0 && (msg[n - 1] == ' ' || msg[n - 1] == '\n'))
 		msg[--n] = '\0';
 	if (held)
-		LOG(LOG_WARN, "libmicrohttpd: %s (and %llu more like it since the last report)", msg,
-		    (unsigned long long)held);
+		LOG(LOG_WARN, "libmicrohttpd: %s (and %llu more like it since the last report)",
+		    msg, (unsigned long long)held);
 	else
 		LOG(LOG_WARN, "libmicrohttpd: %s", msg);
 }

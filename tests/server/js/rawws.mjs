@@ -23,8 +23,8 @@ export class RawWs {
         head += chunk.toString('latin1');
         const end = head.indexOf('\r\n\r\n');
         if (end < 0) return;
+        if (!/^HTTP\/1\.1 101/.test(head)) return; /* refused: rejected at close, with the body */
         w.sock.off('data', onData);
-        if (!/^HTTP\/1\.1 101/.test(head)) return reject(new Error(head.split('\r\n')[0]));
         w.sock.on('data', (c) => w.onData(c));
         const rest = Buffer.from(head.slice(end + 4), 'latin1');
         if (rest.length) w.onData(rest);
