@@ -321,7 +321,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Requests are separated by a line "=="; "@" in a path is the newest instance's id. */
 	size_t start = 0;
 	for (size_t i = 0; i + 4 <= size; i++)
-		if (memcmp(data + i, "\n==\n", 4) == 0) {
+		if (i >= start && memcmp(data + i, "\n==\n", 4) == 0) {
 			one(data + start, i - start);
 			start = i + 4;
 		}
