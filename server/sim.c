@@ -43,6 +43,7 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 	s->q = q;
 	s->ring = ring;
 	s->dt = 1.0f / (float)cfg->tick_hz;
+	s->tick = cfg->first_tick;
 	pt_world_def wd = pt_world_def_default();
 	wd.initial_capacity = 256;
 	wd.prewarm_tick_hz = (float)cfg->tick_hz;

@@ -327,3 +327,49 @@ int store_load(store_t *s, store_row_fn fn, void *ctx)
 	pthread_mutex_unlock(&s->mu);
 	return rc;
 }
+
+int store_meta_get_u64(store_t *s, const char *key, uint64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int r = -1;
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			*v = t ? strtoull(t, NULL, 10) : 0;
+			r = 1;
+		} else if (rc == SQLITE_DONE) {
+			r = 0;
+		}
+	}
+	if (r < 0)
+		LOG(LOG_ERROR, "meta %s: %s", key, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+int store_meta_set_u64(store_t *s, const char *key, uint64_t v)
+{
+	sqlite3_stmt *st = NULL;
+	char text[24];
+	snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1,
+	                            &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		LOG(LOG_ERROR, "meta %s: %s", key, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return rc == SQLITE_DONE ? 0 : -1;
+}

@@ -58,4 +58,10 @@ typedef int (*store_row_fn)(void *ctx, uint64_t id, const char *doc,
                             int64_t updated_at);
 int store_load(store_t *s, store_row_fn fn, void *ctx);
 
+/* meta(key, value) as unsigned integers: main.c keeps the tick floor there. get returns 1
+ * and sets *v when the key exists, 0 when it does not, -1 on error; set returns 0 or -1
+ * (durable when it returns, like every write). */
+int store_meta_get_u64(store_t *s, const char *key, uint64_t *v);
+int store_meta_set_u64(store_t *s, const char *key, uint64_t v);
+
 #endif

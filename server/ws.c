@@ -302,7 +302,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		char ip[64] = "";
 		lws_get_peer_simple(wsi, ip, sizeof ip);
 		int *n = per_ip_count(ws, ip, 0);
-		const char *why = ws->draining            ? "shutting down"
+		int draining = ws->draining || __atomic_load_n(&ws->app->draining, __ATOMIC_ACQUIRE);
+		const char *why = draining                ? "shutting down"
 		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
 		                  : ws->nconns >= ws->app->cfg->max_ws_conns
 		                      ? "too many connections"
