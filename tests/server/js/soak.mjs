@@ -43,17 +43,19 @@ const end = performance.now() + DURATION * 1000;
 const ops = { create: 0, patch: 0, delete: 0, clients: 0, poses: 0, errors: 0 };
 const live = [];
 async function restChurn() {
+  const mine = []; /* each writer patches and deletes only its own instances */
   while (performance.now() < end) {
     const r = rnd(10);
-    if (live.length < 30 && (r < 4 || live.length === 0)) {
+    if (mine.length < 15 && (r < 4 || mine.length === 0)) {
       const x = await d.req('POST', '/v1/instances', def({ name: `c${ops.create}`, room: `churn${rnd(5)}`, prewarm_s: 0 }));
-      if (x.status === 201) { live.push(x.json); ops.create++; } else ops.errors++;
+      if (x.status === 201) { live.push(x.json); mine.push(x.json); ops.create++; } else ops.errors++;
     } else if (r < 8) {
-      const a = live[rnd(live.length)];
+      const a = mine[rnd(mine.length)];
       const x = await d.req('PATCH', `/v1/instances/${a.id}`, { name: `p${ops.patch}`, verlet: { damping: 0.5 + Math.random() * 0.5 } }, bearer(a.token));
       if (x.status === 200) ops.patch++; else ops.errors++;
     } else {
-      const a = live.splice(rnd(live.length), 1)[0];
+      const a = mine.splice(rnd(mine.length), 1)[0];
+      live.splice(live.indexOf(a), 1);
       const x = await d.req('DELETE', `/v1/instances/${a.id}`, undefined, bearer(a.token));
       if (x.status === 204) ops.delete++; else ops.errors++;
     }
