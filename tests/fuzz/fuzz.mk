@@ -16,8 +16,9 @@ FUZZ_SRC_fuzz_proto_decode := $(PROTO_SRC)
 FUZZ_SRC_fuzz_proto_strand := $(PROTO_SRC)
 FUZZ_SRC_fuzz_schema := $(SCHEMA_SRC) $(CORE_SRC)
 FUZZ_SRC_fuzz_vrm    := $(SCHEMA_SRC) $(CORE_SRC)
+FUZZ_SRC_fuzz_vmc    := clients/cli/vmc_parse.c clients/cli/vmc_convert.c
 FUZZ_SRC_fuzz_rest   := $(FUZZ_SERVER_SRC) $(SCHEMA_SRC) $(CORE_SRC) $(PROTO_SRC)
-FUZZ_LDLIBS := $(PKG_JANSSON) -lsqlite3 -lpthread -lm
+FUZZ_LDLIBS := $(PKG_JANSSON) -lsqlite3 $(PKG_LO) -lpthread -lm
 FUZZ_INC := -D_POSIX_C_SOURCE=200809L -Icore/include -Icore/src -Iproto/include -Iserver -Iclients/cli
 
 build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h server/*.h core/include/*/*.h proto/include/*/*.h)
