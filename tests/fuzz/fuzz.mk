@@ -6,6 +6,7 @@
 #   make test              replays every corpus and crash file: the same targets built with
 #                          $(CC) (and the sanitizers under SANITIZE=1) and replay.c's main()
 FUZZ_S ?= $(FUZZ_TIME)
+.SECONDEXPANSION:
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
@@ -18,12 +19,15 @@ FUZZ_SRC_fuzz_schema := $(SCHEMA_SRC) $(CORE_SRC)
 FUZZ_SRC_fuzz_vrm    := $(SCHEMA_SRC) $(CORE_SRC)
 FUZZ_SRC_fuzz_vmc    := clients/cli/vmc_parse.c clients/cli/vmc_convert.c
 FUZZ_SRC_fuzz_rest   := $(FUZZ_SERVER_SRC) $(SCHEMA_SRC) $(CORE_SRC) $(PROTO_SRC)
+# Generated sources (server.mk embeds openapi.json): as .c for clang, as objects for replay.
+FUZZ_GEN_fuzz_rest    := $(B)/gen/openapi_json.c
+FUZZ_GENOBJ_fuzz_rest := $(B)/obj/gen/openapi_json.o
 FUZZ_LDLIBS := $(PKG_JANSSON) -lsqlite3 $(PKG_LO) -lpthread -lm
 FUZZ_INC := -D_POSIX_C_SOURCE=200809L -Icore/include -Icore/src -Iproto/include -Iserver -Iclients/cli
 
-build/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h server/*.h core/include/*/*.h proto/include/*/*.h)
+build/fuzz/%: tests/fuzz/%.c $$(FUZZ_GEN_$$*) $(wildcard tests/fuzz/*.h server/*.h core/include/*/*.h proto/include/*/*.h)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) $(FUZZ_INC) -o $@ $< $(FUZZ_SRC_$*) $(FUZZ_LDLIBS)
+	clang $(FUZZ_FLAGS) $(FUZZ_INC) -o $@ $< $(FUZZ_SRC_$*) $(FUZZ_GEN_$*) $(FUZZ_LDLIBS)
 
 # Replay builds link the ordinary objects (so SANITIZE=1 applies) and replay.c.
 $(B)/fuzz-replay/%: $(B)/obj/tests/fuzz/%.o $(B)/obj/tests/fuzz/replay-%.o
@@ -33,8 +37,7 @@ $(B)/obj/tests/fuzz/replay-%.o: tests/fuzz/replay.c
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -DFUZZ_NAME='"$*"' -c $< -o $@
 $(B)/obj/tests/fuzz/%.o: CFLAGS_tests += -Iserver -Iclients/cli
-.SECONDEXPANSION:
-$(FUZZ_REPLAY): $$(patsubst %.c,$(B)/obj/%.o,$$(FUZZ_SRC_$$(notdir $$@)))
+$(FUZZ_REPLAY): $$(patsubst %.c,$(B)/obj/%.o,$$(FUZZ_SRC_$$(notdir $$@))) $$(FUZZ_GENOBJ_$$(notdir $$@))
 TESTS += $(FUZZ_REPLAY)
 
 fuzz:

@@ -173,7 +173,7 @@ static void boot(void)
 	cfg.write_rate = 0;
 	log_set_level(LOG_OFF);
 	app.cfg = &cfg;
-	app.store = store_open(cfg.data, err, sizeof err);
+	app.store = store_open(cfg.data, 0, err, sizeof err);
 	app.reg = registry_create();
 	app.q = cmdq_create(1024);
 	app.ring = frame_ring_create(cfg.max_instances);
