@@ -32,7 +32,9 @@ before(async () => {
 after(async () => {
   await stillHealthy();
   assert.equal(viewer.errors, 0, `the watcher failed to decode ${viewer.errors} records: ${viewer.lastError}`);
-  assert.ok(maxGapMs < 1500, `the watcher went ${maxGapMs.toFixed(0)} ms without a batch`);
+  /* Under ASan (build/san) the 2,100-connection case stalls the service thread ~1.1 s. */
+  const limit = /san/.test(process.env.PT_BUILD ?? '') ? 3000 : 1500;
+  assert.ok(maxGapMs < limit, `the watcher went ${maxGapMs.toFixed(0)} ms without a batch`);
   console.log(`abuse: watcher decoded ${batches} batches, longest gap ${maxGapMs.toFixed(0)} ms`);
   watcher.close();
   await d.cleanup();
