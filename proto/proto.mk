@@ -19,26 +19,10 @@ proto-deps-check:
 
 ALL_TARGETS += $(PROTO_LIB)
 
-# libFuzzer targets (tests/fuzz/fuzz_proto_*.c) built straight from the sources with clang.
-# New inputs go to build/fuzz/corpus-*/; the committed corpus is read-only seed input.
+# libFuzzer targets: tests/fuzz/fuzz.mk (fuzz_proto_* are built from PROTO_SRC). The codec's
+# fuzz flags, kept here because they follow the codec's rounding rules.
 FUZZ_TIME ?= 60
-FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_proto_*.c)
-FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_FLAGS := -std=c11 -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined -Iproto/include
-
-build/fuzz/%: tests/fuzz/%.c $(PROTO_SRC) $(wildcard proto/src/*.h proto/include/ptp/*.h)
-	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ $< $(PROTO_SRC) -lm
-
-fuzz:
-	@.ci/deps fuzz
-	@$(MAKE) --no-print-directory $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do \
-	  n=$$(basename $$f); mkdir -p build/fuzz/corpus-$$n; \
-	  echo "== $$f ($(FUZZ_TIME) s)"; \
-	  $$f -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	    build/fuzz/corpus-$$n tests/fuzz/corpus/$$n || exit 1; \
-	done
 
 .PHONY: proto-deps-check

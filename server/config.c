@@ -84,6 +84,8 @@ static const option_t options[] = {
      "REST writes per second per client address (more: 429; 0 = unlimited)"},
     {"keyframe-interval", "PONYTAIL_KEYFRAME_INTERVAL", OPT_INT, F(keyframe_interval), 1,
      SERVER_MAX_U16, "60", 0, "ticks between periodic keyframes"},
+    {"drain-timeout", "PONYTAIL_DRAIN_TIMEOUT", OPT_INT, F(drain_timeout), 2, 3600, "10", 0,
+     "s from SIGTERM to exit: readiness 503 at once, writes refused, then close (exit 1 beyond)"},
     {"log-level", "PONYTAIL_LOG_LEVEL", OPT_LEVEL, F(log_level), 0, 0, "info", 0,
      "debug, info, warn or error"},
 };

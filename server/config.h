@@ -45,6 +45,7 @@ typedef struct config_t {
 	int pose_rate;         /* head poses per second per WebSocket connection */
 	int write_rate;        /* REST writes per second per client address, 0 = off */
 	int keyframe_interval; /* ticks between periodic keyframes */
+	int drain_timeout;     /* s from SIGTERM to exit at the latest (exit 1 beyond) */
 	int log_level;         /* LOG_DEBUG .. LOG_ERROR (log.h) */
 } config_t;
 

@@ -65,3 +65,19 @@ void log_emit(int level, const char *file, const char *fmt, ...)
 	ssize_t w = write(STDERR_FILENO, line, len);
 	(void)w;
 }
+
+int log_limit(log_limit_t *l, uint64_t *held)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + 1; /* never 0 */
+	int64_t last = __atomic_load_n(&l->last_ns, __ATOMIC_RELAXED);
+	if ((last == 0 || now - last >= 1000000000) &&
+	    __atomic_compare_exchange_n(&l->last_ns, &last, now, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_RELAXED)) {
+		*held = __atomic_exchange_n(&l->held, 0, __ATOMIC_ACQ_REL);
+		return 1;
+	}
+	__atomic_add_fetch(&l->held, 1, __ATOMIC_RELAXED);
+	return 0;
+}

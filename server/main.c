@@ -1,9 +1,10 @@
 /* ponytaild: wires the modules together and owns their lifetimes. No logic lives here.
  *
  * Start-up: configuration -> store -> registry + sim loaded from the store -> WebSocket
- * -> tick thread -> HTTP. Shutdown (SIGTERM/SIGINT): stop accepting HTTP, finish the
- * requests in flight, finish the tick and stop the sim, close every WebSocket with 1001,
- * close (checkpoint) the store, exit 0. A watchdog turns a shutdown that hangs into exit 1.
+ * -> tick thread -> HTTP. Shutdown (SIGTERM/SIGINT, drain.h): readiness 503 and writes
+ * refused at once, a grace period, then stop accepting HTTP, finish the requests in
+ * flight, finish the tick and stop the sim, close every WebSocket with 1012, close
+ * (checkpoint) the store, exit 0. Beyond --drain-timeout a watchdog exits 1.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -14,20 +15,13 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "drain.h"
 #include "instances.h"
 #include "log.h"
 #include "rest.h"
 #include "ws.h"
 
-enum { POSE_INBOX = 1 << 16, SHUTDOWN_LIMIT_S = 20 };
-
-static void *watchdog(void *arg)
-{
-	(void)arg;
-	sleep(SHUTDOWN_LIMIT_S);
-	LOG(LOG_ERROR, "shutdown took longer than %d s: exiting now", SHUTDOWN_LIMIT_S);
-	_exit(1);
-}
+enum { POSE_INBOX = 1 << 16 };
 
 int main(int argc, char **argv)
 {
@@ -60,7 +54,7 @@ int main(int argc, char **argv)
 	memset(&app, 0, sizeof app);
 	app.cfg = &cfg;
 	int loaded = 0, skipped = 0;
-	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval};
+	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval, 0};
 	rest_t *rest = NULL;
 	ws_t *ws = NULL;
 	int status = 1;
@@ -68,6 +62,7 @@ int main(int argc, char **argv)
 	app.store = store_open(cfg.data, cfg.node_id, err, sizeof err);
 	if (!app.store)
 		goto fail;
+	sc.first_tick = drain_first_tick(app.store);
 	app.reg = registry_create();
 	app.q = cmdq_create(POSE_INBOX);
 	app.ring = frame_ring_create(cfg.max_instances);
@@ -95,13 +90,9 @@ int main(int argc, char **argv)
 	LOG(LOG_INFO, "listening: http://%s:%d/ ws://%s:%d/ (pid %d)", cfg.bind, app.http_port,
 	    cfg.bind, app.ws_port, (int)getpid());
 
-	int sig = 0;
-	sigwait(&sigs, &sig);
+	int sig = drain_wait(&app, &sigs);
 	LOG(LOG_INFO, "%s: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
-	pthread_t wd;
-	if (pthread_create(&wd, NULL, watchdog, NULL) == 0)
-		pthread_detach(wd);
-	__atomic_store_n(&app.draining, 1, __ATOMIC_RELEASE);
+	drain_begin(&app);
 	rest_quiesce(rest);
 	rest_stop(rest); /* requests in flight finish: the sim is still ticking */
 	rest = NULL;
@@ -111,7 +102,9 @@ fail:
 		fprintf(stderr, "ponytaild: %s\n", err);
 	rest_stop(rest);
 	sim_stop(app.sim); /* finishes its tick; queued commands fail with 503 */
-	ws_shutdown(ws);   /* error "shutdown", close 1001 */
+	if (status == 0)
+		drain_end(&app);
+	ws_shutdown(ws); /* error "shutdown", close 1012 */
 	store_close(app.store);
 	sim_destroy(app.sim);
 	frame_ring_destroy(app.ring);

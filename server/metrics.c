@@ -166,6 +166,9 @@ char *metrics_render(size_t *len)
 	gauge(&o, "ponytail_instances", "Instances hosted.", &metrics.instances);
 	counter(&o, "ponytail_commands_total", "REST commands applied by the sim.",
 	        &metrics.commands);
+	counter(&o, "ponytail_instances_nonfinite_resets_total",
+	        "Instances found with non-finite points and put back at rest.",
+	        &metrics.instances_nonfinite_resets);
 	counter(&o, "ponytail_keyframes_encoded_total", "Keyframe records encoded on request.",
 	        &metrics.keyframes_encoded);
 	counter(&o, "ponytail_frame_bytes_encoded_total", "Bytes of frame records encoded.",

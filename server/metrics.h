@@ -27,6 +27,7 @@ typedef struct metrics_t {
 	uint64_t tick_work_ns_last, tick_step_ns_last, tick_encode_ns_last;
 	uint64_t tick_window[METRICS_WINDOW]; /* work ns of the newest ticks, a ring */
 	uint64_t instances, commands, keyframes_encoded, frame_bytes_encoded;
+	uint64_t instances_nonfinite_resets; /* sim_guard.c */
 	/* poses (WebSocket and REST) */
 	uint64_t poses_received, poses_rejected_invalid, poses_rejected_auth, poses_rejected_rate,
 	    poses_rejected_full;

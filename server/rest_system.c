@@ -18,7 +18,7 @@ void h_healthz(const req_t *rq, resp_t *rs)
 	int64_t limit = 10 * 1000000000LL / rq->app->cfg->tick_hz;
 	if (limit < 2000000000LL)
 		limit = 2000000000LL;
-	int alive = tick == 0 || sim_mono_ns() - done_ns < limit;
+	int alive = done_ns == 0 || sim_mono_ns() - done_ns < limit; /* 0: not ticked yet */
 	resp_json(
 	    rs, alive ? 200 : 503,
 	    json_pack("{s:s,s:I}", "status", alive ? "ok" : "stalled", "tick", (json_int_t)tick));
@@ -30,11 +30,12 @@ void h_readyz(const req_t *rq, resp_t *rs)
 	const app_t *app = rq->app;
 	int draining = __atomic_load_n(&app->draining, __ATOMIC_ACQUIRE);
 	int ws = __atomic_load_n(&app->ws_ready, __ATOMIC_ACQUIRE);
-	uint64_t tick = sim_tick_now(app->sim, NULL);
-	const char *why = draining    ? "shutting down"
-	                  : !ws       ? "websocket not listening"
-	                  : tick == 0 ? "no tick yet"
-	                              : NULL;
+	int64_t done_ns; /* 0 until the first tick completes (numbers start above 0, drain.h) */
+	sim_tick_now(app->sim, &done_ns);
+	const char *why = draining       ? "shutting down"
+	                  : !ws          ? "websocket not listening"
+	                  : done_ns == 0 ? "no tick yet"
+	                                 : NULL;
 	resp_json(rs, why ? 503 : 200,
 	          json_pack("{s:s,s:s?}", "status", why ? "not ready" : "ready", "reason", why));
 }

@@ -43,6 +43,7 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 	s->q = q;
 	s->ring = ring;
 	s->dt = 1.0f / (float)cfg->tick_hz;
+	s->tick = cfg->first_tick;
 	pt_world_def wd = pt_world_def_default();
 	wd.initial_capacity = 256;
 	wd.prewarm_tick_hz = (float)cfg->tick_hz;
@@ -181,9 +182,7 @@ static ptp_encoder_t *make_encoder(const sim_t *s, const inst_meta_t *m)
 	return ptp_encoder_create(&m->shape, &p);
 }
 
-/* Queues an event for this tick's publish; takes the caller's references (old: CHANGED
- * only, else NULL). */
-static void push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old)
+void sim_push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old)
 {
 	if (s->nev == s->cap_ev) {
 		int nc = s->cap_ev ? s->cap_ev * 2 : 64;
@@ -233,7 +232,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	s->nindex++;
 	s->order_dirty = 1;
 	metrics_set(&metrics.instances, (uint64_t)s->nindex);
-	push_event(s, PTP_EVENT_ADDED, meta_ref(m), NULL);
+	sim_push_event(s, PTP_EVENT_ADDED, meta_ref(m), NULL);
 	return CMD_OK;
 }
 
@@ -272,7 +271,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	                     memcmp(&drv->motion, &in->driver.motion, sizeof drv->motion) != 0))
 		in->drive_origin = s->tick + 1;
 	in->driver = *drv;
-	push_event(s, PTP_EVENT_CHANGED, meta_ref(m), in->meta); /* the old meta moves */
+	sim_push_event(s, PTP_EVENT_CHANGED, meta_ref(m), in->meta); /* the old meta moves */
 	in->meta = m;
 	return CMD_OK;
 }
@@ -282,7 +281,7 @@ static void inst_delete(sim_t *s, int slot)
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_destroy_instance(s->world, in->pid);
 	ptp_encoder_destroy(in->enc);
-	push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
+	sim_push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
 	int p = index_pos(s, in->id);
 	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
 	s->nindex--;
@@ -305,6 +304,11 @@ static cmd_result_t read_frame(sim_t *s, int slot, cmd_frame_t *f)
 	if (!f->xyz)
 		return CMD_NO_MEMORY;
 	f->n = pt_world_read_points(s->world, in->pid, f->xyz, n);
+	/* Never hand REST a NaN (it would answer 500): reset and serve the rest pose. */
+	if (f->n > 0 && !sim_points_finite(f->xyz, f->n)) {
+		sim_guard_reset(s, slot, "a REST frame read");
+		f->n = pt_world_read_points(s->world, in->pid, f->xyz, n);
+	}
 	return CMD_OK;
 }
 
@@ -324,7 +328,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
 		ptp_encoder_force_key(s->inst[slot].enc);
-		push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
+		sim_push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
 	case CMD_FRAME:
 		return read_frame(s, slot, &c->frame);
@@ -471,6 +475,7 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	int64_t t2 = sim_mono_ns();
 	s->tick++;
 	sim_publish(s, deadline_ns);
+	sim_guard_sweep(s);
 	int64_t t3 = sim_mono_ns();
 	__atomic_store_n(&s->tick_done_ns, t3, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->tick, s->tick, __ATOMIC_RELEASE);

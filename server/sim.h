@@ -30,6 +30,8 @@ typedef struct sim_config_t {
 	int substeps;          /* usually 4 */
 	int workers;           /* >= 1 */
 	int keyframe_interval; /* ticks */
+	uint64_t first_tick;   /* the tick before the first one: numbering continues across
+	                        * restarts (main.c keeps a floor in the store) */
 } sim_config_t;
 
 typedef struct sim_t sim_t;

@@ -113,6 +113,11 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	float hp[3] = {head.p.x, head.p.y, head.p.z},
 	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	ptp_err_t err = PTP_EINVAL;
+	if (n > 0 && !sim_points_finite(sc->pts, n)) {
+		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
+		e->len = 0;
+		return;
+	}
 	if (n > 0) {
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
 		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);

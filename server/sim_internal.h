@@ -29,6 +29,7 @@ typedef struct sim_inst_t {
 	int key_wanted;     /* a subscriber needs a keyframe record this tick */
 	int enc_gap;        /* ticks were not encoded (nobody watched): next record is a key */
 	int encode_failed;  /* logged once */
+	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
 	ptp_encoder_t *enc;
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
@@ -75,6 +76,10 @@ struct sim_t {
 	int nev, cap_ev;
 	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
+
+	int guard_next;           /* sim_guard_sweep's round-robin cursor (a slot) */
+	uint64_t guard_unlogged;  /* non-finite resets since the last log line */
+	int64_t guard_logged_ns;  /* when that line was written */
 };
 
 /* Work over sim slots is dealt to the pool in blocks of SIM_BLOCK consecutive slots, block
@@ -89,6 +94,24 @@ enum { SIM_BLOCK = 32 };
 
 /* Slot of a public id, or -1. */
 int sim_slot_of(const sim_t *s, uint64_t id);
+
+/* Queues an instance event for the next tick's publish; takes the caller's references
+ * (old: CHANGED only, else NULL). sim.c. */
+void sim_push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old);
+
+/* sim_guard.c (see there): 1 when the n points are all finite. */
+int sim_points_finite(const pt_vec3 *p, int n);
+
+/* Puts the instance in slot at rest: a keyframe and a RESET event next, logged (at most
+ * once a second) and counted. found_by names the check, for the log. */
+void sim_guard_reset(sim_t *s, int slot, const char *found_by);
+
+/* Reads the instance's points into scratch (room for PT_MAX_STRANDS x PT_MAX_POINTS);
+ * resets it when one is not finite. Returns 1 when it was reset. */
+int sim_guard_check(sim_t *s, int slot, pt_vec3 *scratch, const char *found_by);
+
+/* Once per tick, after publishing: resets what encode_one flagged, checks a few more. */
+void sim_guard_sweep(sim_t *s);
 
 /* Encodes every instance's record for tick s->tick and publishes the frame set and the
  * pending events (sim_frame.c). deadline_ns: the tick's CLOCK_MONOTONIC deadline. */

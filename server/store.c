@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -101,6 +102,76 @@ static int claim_node_range(store_t *s, const char *path, int node, char *err, s
 	return 0;
 }
 
+/* PRAGMA quick_check before anything is written: a store that is corrupt or is not a
+ * database stops start-up, and the file is left exactly as it was (no schema statements,
+ * no checkpoint on close) for the operator to inspect or restore. Returns 0, or -1 with
+ * the reason in err. */
+static int check_store(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(5)", -1, &st, NULL);
+	char what[300] = "";
+	size_t n = 0;
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *row = (const char *)sqlite3_column_text(st, 0);
+		if (row && strcmp(row, "ok") == 0 && n == 0) {
+			sqlite3_finalize(st);
+			return 0;
+		}
+		int k = snprintf(what + n, sizeof what - n, "%s%s", n ? "; " : "", row ? row : "?");
+		n = k < 0 ? n : n + (size_t)k < sizeof what ? n + (size_t)k : sizeof what - 1;
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_OK && rc != SQLITE_DONE && n == 0)
+		snprintf(what, sizeof what, "%s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	for (char *c = what; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	snprintf(err, errlen,
+	         "%s is unreadable or corrupt (PRAGMA quick_check: %s); start-up stopped, "
+	         "the file left untouched: restore a backup, or move it aside to start empty",
+	         path, what[0] ? what : "no answer");
+	return -1;
+}
+
+static int exists(const char *path, const char *suffix)
+{
+	char p[1200];
+	struct stat st;
+	snprintf(p, sizeof p, "%s%s", path, suffix);
+	return stat(p, &st) == 0;
+}
+
+/* Opens s->db on path and checks it before anything is written. On failure the
+ * connection is closed without a checkpoint, and the -wal and -shm files that opening
+ * created (empty of data: nothing was written) are removed again, so the directory is
+ * as it was. Returns 0, or -1 with err set. */
+static int open_checked(store_t *s, const char *path, char *err, size_t errlen)
+{
+	int had_wal = exists(path, "-wal"), had_shm = exists(path, "-shm");
+	if (sqlite3_open_v2(path, &s->db,
+	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+	                    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+	} else {
+		sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+		sqlite3_busy_timeout(s->db, 5000);
+		if (check_store(s->db, path, err, errlen) == 0) {
+			sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, (int *)NULL);
+			return 0;
+		}
+	}
+	sqlite3_close(s->db);
+	s->db = NULL;
+	char p[1200];
+	if (!had_wal && snprintf(p, sizeof p, "%s-wal", path) > 0)
+		unlink(p);
+	if (!had_shm && snprintf(p, sizeof p, "%s-shm", path) > 0)
+		unlink(p);
+	return -1;
+}
+
 store_t *store_open(const char *dir, int node, char *err, size_t errlen)
 {
 	char path[1100];
@@ -117,11 +188,11 @@ store_t *store_open(const char *dir, int node, char *err, size_t errlen)
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	char *msg = NULL;
-	if (sqlite3_open_v2(path, &s->db,
-	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-	                    NULL) != SQLITE_OK ||
-	    sqlite3_busy_timeout(s->db, 5000) != SQLITE_OK ||
-	    sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+	if (open_checked(s, path, err, errlen) != 0) {
+		store_close(s);
+		return NULL;
+	}
+	if (sqlite3_exec(s->db, schema, NULL, NULL, &msg) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db,
 	                       "INSERT INTO instances(doc, token_hash, created_at, updated_at) "
 	                       "VALUES (?, ?, ?, ?)",
@@ -255,4 +326,50 @@ int store_load(store_t *s, store_row_fn fn, void *ctx)
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->mu);
 	return rc;
+}
+
+int store_meta_get_u64(store_t *s, const char *key, uint64_t *v)
+{
+	sqlite3_stmt *st = NULL;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	int r = -1;
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(st, 0);
+			*v = t ? strtoull(t, NULL, 10) : 0;
+			r = 1;
+		} else if (rc == SQLITE_DONE) {
+			r = 0;
+		}
+	}
+	if (r < 0)
+		LOG(LOG_ERROR, "meta %s: %s", key, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+int store_meta_set_u64(store_t *s, const char *key, uint64_t v)
+{
+	sqlite3_stmt *st = NULL;
+	char text[24];
+	snprintf(text, sizeof text, "%llu", (unsigned long long)v);
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1,
+	                            &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		LOG(LOG_ERROR, "meta %s: %s", key, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

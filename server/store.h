@@ -35,8 +35,9 @@ enum { STORE_NODE_MAX = 9000 };          /* 9001 * 10^12 < 2^53 */
 /* Opens (creating the directory and the schema) <dir>/ponytail.db as node `node`
  * (0..STORE_NODE_MAX): new ids come from that node's range. A store that already holds,
  * or has handed out, ids of another node's range is refused (a data directory moved to
- * the wrong node would serve ids the proxy routes elsewhere). NULL with a message in err
- * on failure. Close with store_close (NULL ok), which checkpoints the WAL. */
+ * the wrong node would serve ids the proxy routes elsewhere). First, before anything is
+ * written, PRAGMA quick_check: a store that is corrupt or not a database is refused and
+ * left byte for byte as it was. NULL with a message in err on any failure. Close with store_close (NULL ok), which checkpoints the WAL. */
 store_t *store_open(const char *dir, int node, char *err, size_t errlen);
 void store_close(store_t *s);
 
@@ -56,5 +57,11 @@ typedef int (*store_row_fn)(void *ctx, uint64_t id, const char *doc,
                             const uint8_t hash[TOKEN_HASH_LEN], int64_t created_at,
                             int64_t updated_at);
 int store_load(store_t *s, store_row_fn fn, void *ctx);
+
+/* meta(key, value) as unsigned integers: main.c keeps the tick floor there. get returns 1
+ * and sets *v when the key exists, 0 when it does not, -1 on error; set returns 0 or -1
+ * (durable when it returns, like every write). */
+int store_meta_get_u64(store_t *s, const char *key, uint64_t *v);
+int store_meta_set_u64(store_t *s, const char *key, uint64_t v);
 
 #endif

@@ -302,7 +302,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		char ip[64] = "";
 		lws_get_peer_simple(wsi, ip, sizeof ip);
 		int *n = per_ip_count(ws, ip, 0);
-		const char *why = ws->draining            ? "shutting down"
+		int draining = ws->draining || __atomic_load_n(&ws->app->draining, __ATOMIC_ACQUIRE);
+		const char *why = draining                ? "shutting down"
 		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
 		                  : ws->nconns >= ws->app->cfg->max_ws_conns
 		                      ? "too many connections"
@@ -310,8 +311,15 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		                      ? "too many connections from this address"
 		                      : NULL;
 		if (why) {
+			/* An HTTP answer with the reason, not just a closed socket; logged at most
+			 * once a second (a client decides how often this happens). */
+			static log_limit_t lim;
+			uint64_t held;
 			metrics_add(&metrics.ws_refused, 1);
-			LOG(LOG_INFO, "ws %s: refused: %s", ip, why);
+			if (log_limit(&lim, &held))
+				LOG(LOG_INFO, "ws %s: refused: %s (and %llu more refusals since the last report)",
+				    ip, why, (unsigned long long)held);
+			lws_return_http_status(wsi, has_subprotocol(wsi) ? 503 : 400, why);
 			return 1;
 		}
 		return 0;

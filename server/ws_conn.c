@@ -103,7 +103,7 @@ void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t 
 		close = LWS_CLOSE_STATUS_UNEXPECTED_CONDITION;
 		break;
 	case PTP_CODE_SHUTDOWN:
-		close = LWS_CLOSE_STATUS_GOINGAWAY;
+		close = 1012; /* "service restart": come back (RFC 6455 registry) */
 		break;
 	default:
 		break;
@@ -539,9 +539,9 @@ int conn_write(ws_t *ws, conn_t *c)
 		return 0;
 	}
 	if (c->closing) {
-		static const char *const why[] = {"going away", "protocol error", "too large",
+		static const char *const why[] = {"service restart", "protocol error", "too large",
 		                                  "error"};
-		const char *r = c->closing == LWS_CLOSE_STATUS_GOINGAWAY           ? why[0]
+		const char *r = c->closing == 1012                                 ? why[0]
 		                : c->closing == LWS_CLOSE_STATUS_PROTOCOL_ERR      ? why[1]
 		                : c->closing == LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE ? why[2]
 		                                                                   : why[3];

@@ -25,3 +25,12 @@ $(B)/bench/%: $(B)/obj/tests/bench/%.o $(TEST_HELPER_OBJ) $(LIBS_ALL)
 .PHONY: test-scale
 test-scale: deps-test all
 	@tests/run-tests.sh $(B) -- tests/scale/scale.test.sh
+
+include tests/fuzz/fuzz.mk
+
+# Long runs on demand: `make soak DURATION=3600`, `make crash-trials TRIALS=100`.
+.PHONY: soak crash-trials
+soak: deps-test all
+	@PT_BUILD=$(B) DURATION=$(or $(DURATION),600) bash tests/server/soak.test.sh
+crash-trials: deps-test all
+	@PT_BUILD=$(B) TRIALS=$(or $(TRIALS),100) bash tests/server/crash.test.sh

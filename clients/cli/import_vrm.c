@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "ponytail/schema.h"
 #include "vrm_gltf.h"
 #include "vrm_springs.h"
 
@@ -702,6 +703,18 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 	}
 	choose_colliders(&c);
 	inst = build_instance(&c);
+	/* Whatever the file says (a bone 20 m from the head, say), never emit a definition the
+	 * daemon would refuse: found by tests/fuzz/fuzz_vrm.c. */
+	pt_instance_def *def = malloc(sizeof *def);
+	pt_error e = {0};
+	if (!def || pt_schema_parse(inst, def, NULL, &e) != 0 || !(e = pt_instance_validate(def)).ok) {
+		vrm_fail(err, errlen, "the avatar does not fit an instance definition (%s)",
+		         def ? e.message : "out of memory");
+		free(def);
+		json_decref(inst);
+		goto fail;
+	}
+	free(def);
 	report->json = build_report(&c, len);
 	vrm_diag_flush(&c.d);
 	report->warning_count = (int)json_array_size(c.d.warnings);

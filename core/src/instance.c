@@ -226,8 +226,8 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	    !check_int(c, "points", s->points, 2, PT_MAX_POINTS) ||
 	    (!s->has_rest && !check_range(c, "segment_length", s->segment_length, 0.001f, 1.0f)) ||
 	    !check_string(c, "anchor_bone", s->anchor_bone, 0) ||
-	    !check_open_low(c, "mass.root", s->mass_root, 0.0f, 100.0f) ||
-	    !check_open_low(c, "mass.tip", s->mass_tip, 0.0f, 100.0f) ||
+	    !check_range(c, "mass.root", s->mass_root, 0.001f, 100.0f) ||
+	    !check_range(c, "mass.tip", s->mass_tip, 0.001f, 100.0f) ||
 	    !check_range(c, "radius", s->radius, 0.0f, 0.1f))
 		return 0;
 	if (!check_range(c, "gravity_scale", s->gravity_scale, -10.0f, 10.0f) ||

@@ -110,8 +110,8 @@ typedef struct pt_strand_def {
 	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
 	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
 	/* verlet */
-	float mass_root;      /* relative mass of point 1, (0, 100]; masses interpolate linearly */
-	float mass_tip;       /* relative mass of the tip, (0, 100] */
+	float mass_root;      /* relative mass of point 1, [0.001, 100]; masses interpolate linearly */
+	float mass_tip;       /* relative mass of the tip, [0.001, 100] */
 	float radius;         /* particle radius for colliders and self-collision, m, [0, 0.1] */
 	/* springbone: one entry per joint, joints 0 .. points-2 */
 	pt_joint_def joints[PT_MAX_POINTS - 1];

@@ -23,7 +23,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export async function startDaemon(opts = {}) {
   const data = opts.data ?? tempDir();
   const args = ['--http-port', '0', '--ws-port', '0', '--data', data, '--tick-hz', '60',
-    '--log-level', 'info', ...(opts.args ?? [])];
+    '--log-level', 'info', '--drain-timeout', '2', ...(opts.args ?? [])];
   const proc = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
   live.add(proc);
   const d = { proc, data, log: '', exited: null };

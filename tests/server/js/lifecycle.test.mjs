@@ -1,5 +1,5 @@
 // The daemon's life: persistence across restarts (clean and kill -9), slow consumers,
-// idle connections, and a clean SIGTERM shutdown that closes WebSockets with 1001.
+// idle connections, and a graceful SIGTERM drain that closes WebSockets with 1012.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -48,7 +48,7 @@ test('a restarted daemon serves the same instances, ids and tokens (SIGTERM and 
   } finally { rmSync(data, { recursive: true, force: true }); }
 });
 
-test('SIGTERM: WebSockets get error shutdown and close 1001; exit 0', async () => {
+test('SIGTERM: WebSockets get error shutdown and close 1012; exit 0', async () => {
   const d = await startDaemon();
   const a = (await d.req('POST', '/v1/instances', def({ room: 'bye' }))).json;
   const c = await Client.open(d.ws);
@@ -57,12 +57,51 @@ test('SIGTERM: WebSockets get error shutdown and close 1001; exit 0', async () =
   const exit = d.stop('SIGTERM');
   const e = await c.next('error', (m) => m.code === 11);
   assert.equal(e.flags & 1, 1);
-  assert.equal((await c.closed).code, 1001);
+  assert.equal((await c.closed).code, 1012);
   assert.deepEqual(await exit, { code: 0, signal: null });
   assert.match(d.log, /SIGTERM: shutting down/);
   assert.match(d.log, /stopped cleanly/);
   assert.ok(a.id > 0);
   await d.cleanup();
+});
+
+test('graceful drain: readyz 503 at once, new work refused with a reason, exit in time; ticks continue', async () => {
+  const data = tempDir();
+  try {
+    const d = await startDaemon({ data, args: ['--drain-timeout', '4'] });
+    const a = (await d.req('POST', '/v1/instances', def({ room: 'drain' }))).json;
+    const c = await Client.open(d.ws);
+    c.send({ type: 'subscribe', room: 'drain', ids: [] });
+    const lastTick = (await c.next('frame_batch')).tick;
+    const t0 = performance.now();
+    const exit = d.stop('SIGTERM');
+    await sleep(100);
+    const ready = await d.req('GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.json.reason, 'shutting down');
+    const w = await d.req('POST', '/v1/instances', def());
+    assert.equal(w.status, 503, w.text);
+    assert.match(w.json.error.message, /shutting down/);
+    assert.equal((await d.req('GET', `/v1/instances/${a.id}`)).status, 200); /* reads still served */
+    const refused = await RawWs.open(d.wsPort).then(() => null, (e) => e);
+    assert.match(refused.head, /^HTTP\/1\.[01] 503 [^]*shutting down/);
+    assert.equal((await c.closed).code, 1012);
+    assert.deepEqual(await exit, { code: 0, signal: null });
+    assert.ok(performance.now() - t0 < 4000, 'exit within --drain-timeout');
+    /* Tick numbers go on from where they were, after a clean stop and after kill -9. */
+    let seen = 0n;
+    for (const how of ['SIGKILL', 'SIGTERM']) {
+      const d2 = await startDaemon({ data });
+      const c2 = await Client.open(d2.ws);
+      c2.send({ type: 'subscribe', room: 'drain', ids: [] });
+      const t = (await c2.next('frame_batch')).tick;
+      assert.ok(t > lastTick && t > seen, `tick ${t} after a restart; before it: ${lastTick}, ${seen}`);
+      await sleep(300);
+      seen = (await c2.next('frame_batch')).tick;
+      c2.close();
+      await d2.stop(how);
+    }
+  } finally { rmSync(data, { recursive: true, force: true }); }
 });
 
 test('a slow consumer skips to the newest tick, gets keyframes, and memory stays bounded', async () => {

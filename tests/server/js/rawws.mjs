@@ -23,15 +23,16 @@ export class RawWs {
         head += chunk.toString('latin1');
         const end = head.indexOf('\r\n\r\n');
         if (end < 0) return;
+        if (!/^HTTP\/1\.1 101/.test(head)) return; /* refused: rejected at close, with the body */
         w.sock.off('data', onData);
-        if (!/^HTTP\/1\.1 101/.test(head)) return reject(new Error(head.split('\r\n')[0]));
         w.sock.on('data', (c) => w.onData(c));
         const rest = Buffer.from(head.slice(end + 4), 'latin1');
         if (rest.length) w.onData(rest);
         resolve(w);
       };
       w.sock.on('data', onData);
-      w.sock.on('close', () => reject(new Error(`closed before an answer: '${head}'`)));
+      /* Closed before the handshake answered: refused (head holds any HTTP answer). */
+      w.sock.on('close', () => { const e = new Error(head.split('\r\n')[0] || 'closed'); e.head = head; reject(e); });
       w.sock.on('connect', () => w.sock.write(
         `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
