@@ -9,9 +9,10 @@
 int instdoc_parse(const json_t *doc, pt_instance_def *def, driver_t *drv, pt_error *err)
 {
 	static const char *const extra[] = {"driver", NULL};
-	if (pt_schema_parse(doc, def, extra, err) != 0)
-		return -1;
-	return driver_parse(doc, drv, err);
+	int rc = pt_schema_parse(doc, def, extra, err);
+	if (rc != 0)
+		return rc;
+	return driver_parse(doc, drv, err) != 0 ? -1 : 0;
 }
 
 char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv)
@@ -44,7 +45,7 @@ int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def,
 	int rc = instdoc_parse(merged, def, drv, err);
 	json_decref(merged);
 	if (rc != 0)
-		return -1;
+		return rc;
 	*canonical = instdoc_canonical(def, drv);
 	return *canonical ? 0 : -2;
 }
