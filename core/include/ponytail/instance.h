@@ -9,13 +9,15 @@
  * per-joint data of its strands (strands[i].joints points into it, PT_MAX_POINTS - 1
  * joints per strand, so a strand's `points` may change freely). Hence:
  *   - init before use, fini after (fini of a zeroed definition is a no-op);
- *   - never copy a definition or a strand with `=` or memcpy: pt_instance_def_copy()
- *     (deep), pt_instance_def_swap(), pt_strand_def_copy(); a shallow copy is caught by
+ *   - never copy a definition or a strand with `=` or memcpy, nor move one (return it by
+ *     value, realloc an array of them): pt_instance_def_copy() (deep),
+ *     pt_instance_def_swap(), pt_strand_def_copy(); a shallow copy is caught by
  *     pt_instance_validate() (an error) and by _copy / _fini (an assert);
  *   - change strand_count only through pt_instance_def_set_strand_count() or
  *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory).
- * A const pt_instance_def * may be read by several threads at once; nothing here keeps
- * a pointer to a definition after the call returns.
+ * No global state: any thread may call these on its own definitions, and several may
+ * read one const pt_instance_def * at once; nothing keeps a pointer to a definition
+ * after the call returns.
  */
 #ifndef PONYTAIL_INSTANCE_H
 #define PONYTAIL_INSTANCE_H
@@ -186,8 +188,9 @@ int pt_instance_def_init(pt_instance_def *def);
  * def is not a shallow copy of another. */
 void pt_instance_def_fini(pt_instance_def *def);
 
-/* Makes *dst (an initialised definition) a deep copy of *src. Returns 1; 0 when out of
- * memory, *dst then unchanged. dst == src is a no-op. */
+/* Makes *dst (an initialised definition, or a zeroed one: `pt_instance_def d = {0}`) a
+ * deep copy of *src (initialised). Returns 1; 0 when out of memory, *dst then unchanged
+ * (and still to be finished). dst == src is a no-op. */
 int pt_instance_def_copy(pt_instance_def *dst, const pt_instance_def *src);
 
 /* Exchanges two initialised definitions (storage included); cannot fail. */
