@@ -708,7 +708,8 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 	pt_instance_def *def = malloc(sizeof *def);
 	pt_error e = {0};
 	int have = def && pt_instance_def_init(def);
-	if (!have || pt_schema_parse(inst, def, NULL, &e) != 0 || !(e = pt_instance_validate(def)).ok) {
+	if (!have || pt_schema_parse(inst, def, NULL, &e) != 0 ||
+	    !(e = pt_instance_validate(def)).ok) {
 		vrm_fail(err, errlen, "the avatar does not fit an instance definition (%s)",
 		         have ? e.message : "out of memory");
 		pt_instance_def_fini(def);

@@ -315,7 +315,8 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	int ns = clampi(d->strand_count, 0, PT_MAX_STRANDS);
 	int nc = clampi(d->collider_count, 0, PT_MAX_COLLIDERS);
 	pt_joint_def dflt = pt_joint_def_default();
-	const pt_joint_def *base = ns > 0 && d->strands[0].joints ? &d->strands[0].joints[0] : &dflt;
+	const pt_joint_def *base =
+	    ns > 0 && d->strands[0].joints ? &d->strands[0].joints[0] : &dflt;
 
 	put(w, o, "name", text(d->name, sizeof d->name));
 	put(w, o, "room", text(d->room, sizeof d->room));

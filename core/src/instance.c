@@ -179,8 +179,9 @@ int pt_instance_def_copy(pt_instance_def *dst, const pt_instance_def *src)
 	assert(dst && src && owned_or_zero(dst) && src->store.self == src);
 	if (dst == src)
 		return 1;
-	int n = src->strand_count < 0 ? 0 : src->strand_count > PT_MAX_STRANDS ? PT_MAX_STRANDS
-	                                                                         : src->strand_count;
+	int n = src->strand_count < 0                ? 0
+	        : src->strand_count > PT_MAX_STRANDS ? PT_MAX_STRANDS
+	                                             : src->strand_count;
 	/* reserve first: on failure dst is untouched */
 	struct pt_instance_def_store keep = dst->store;
 	keep.self = dst;
@@ -480,14 +481,14 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 	}
 	/* before any joint is read: a shallow copy's joints may be freed memory */
 	if (d->store.self != d)
-		return fail(&c, "", "not initialised, or a shallow copy (see pt_instance_def_copy)"),
+		return fail(&c, "", "not initialised, or a shallow copy (pt_instance_def_copy)"),
 		       e;
 	for (int i = 0; i < d->strand_count; i++) {
 		set_prefix(&c, "strands", i);
 		if (i >= d->store.slots ||
 		    d->strands[i].joints != d->store.joints + (size_t)i * JOINTS_PER_STRAND)
-			return fail(&c, "joints",
-			            "not this definition's storage (see pt_instance_def_set_strand_count)"),
+			return fail(&c, "joints", "not this definition's storage (strand_count or "
+			                          "a strand assigned directly?)"),
 			       e;
 		if (!validate_strand(&c, d, &d->strands[i]))
 			return e;

@@ -77,7 +77,8 @@ static void random_def(pt_instance_def *d)
 		st->radius = edge(0, 0.1f);
 		for (int j = 0; j < st->points - 1; j++) {
 			pt_joint_def *jt = &st->joints[j];
-			jt->stiffness = d->springbone.form == PT_SPRINGBONE_PULL ? edge(0, 1) : edge(0, 100);
+			jt->stiffness =
+			    d->springbone.form == PT_SPRINGBONE_PULL ? edge(0, 1) : edge(0, 100);
 			jt->drag_force = edge(0, 1);
 			jt->gravity_power = edge(0, 100);
 			jt->hit_radius = edge(0, 0.3f);

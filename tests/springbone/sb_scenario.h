@@ -11,10 +11,10 @@
 #include "ponytail/world.h"
 #include "scenario.h"
 
-/* Initialise *d (the caller finishes it) as a springbone instance with one strand of `points` x `seg` m from `anchor` along
- * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`, stepped
- * at every substep ("rate": "substep": these tests measure the per-substep conversion;
- * test_sb_rate.c covers the default frame rate). */
+/* Initialises *d (the caller finishes it) as a springbone instance with one strand of
+ * `points` x `seg` m from `anchor` along `dir`, joints `j`, no colliders, no prewarm, its
+ * own substep count `substeps`, stepped at every substep ("rate": "substep": these tests
+ * measure the per-substep conversion; test_sb_rate.c covers the default frame rate). */
 static inline void sb_def_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir, int points,
                                  float seg, pt_joint_def j, int substeps)
 {
@@ -30,8 +30,9 @@ static inline void sb_def_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir
 	pt_strand_set_joints(&d->strands[0], j);
 }
 
-/* Initialises *d (the caller finishes it) as the benchmark's avatar: 4 chains of `joints` joints (12 in the bench) round the back
- * of the head, a head sphere (r 0.1) and a neck capsule (r 0.05), vrm form, 1 substep. */
+/* Initialises *d (the caller finishes it) as the benchmark's avatar: 4 chains of
+ * `joints` joints (12 in the bench) round the back of the head, a head sphere (r 0.1)
+ * and a neck capsule (r 0.05), vrm form, 1 substep. */
 static inline void sb_def_avatar(pt_instance_def *d, int joints)
 {
 	tdef_init(d);

@@ -55,7 +55,8 @@ static void test_center_head_moves_rigidly(void **state)
 		for (int center = 0; center < 2; center++)
 			for (int k = 0; k < 3; k++) {
 				pt_instance_def d;
-				sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9, 0.03f, joint(1.0f, 0.4f, 0.0f), n);
+				sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9,
+				              0.03f, joint(1.0f, 0.4f, 0.0f), n);
 				d.springbone.center_head = center;
 				d.teleport.angle_deg = 180.0f;
 				pt_motion m = pt_motion_default(kinds[k]);
@@ -91,7 +92,8 @@ static void test_teleport_keep(void **state)
 	(void)state;
 	for (int center = 0; center < 2; center++) {
 		pt_instance_def d;
-		sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, 0, -1), 7, 0.04f, joint(1.0f, 0.4f, 0.6f), 2);
+		sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, 0, -1), 7, 0.04f,
+		              joint(1.0f, 0.4f, 0.6f), 2);
 		d.springbone.center_head = center;
 		d.prewarm_s = 3.0f;
 		pt_world *w = pt_world_create(NULL);
@@ -222,7 +224,8 @@ static void test_colliders_push_out(void **state)
 	c[6].radii = pt_v3(0.08f, 0.04f, 0.05f);
 	for (int s = 0; s < 7; s++) {
 		pt_instance_def d;
-		sb_def_strand(&d, pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9, 0.03f, joint(0.5f, 0.4f, 0.5f), 2);
+		sb_def_strand(&d, pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9, 0.03f,
+		              joint(0.5f, 0.4f, 0.5f), 2);
 		pt_strand_set_joints(&d.strands[0], joint(0.5f, 0.4f, 0.5f));
 		d.collider_count = 1;
 		d.colliders[0] = c[s];
