@@ -133,8 +133,10 @@ static void test_each_range_end_stays_finite(void **state)
 				pt_instance_def d;
 				base(&d, (pt_solver)solver);
 				set(&d, f, ends[k]);
-				if (!pt_instance_validate(&d).ok)
+				if (!pt_instance_validate(&d).ok) {
+					pt_instance_def_fini(&d);
 					continue; /* refused: fine */
+				}
 				int bad = run(w, &d);
 				if (bad >= 0) {
 					printf("FAIL %s = %g (solver %d): point %d not finite or far away\n",
