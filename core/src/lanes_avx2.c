@@ -12,8 +12,8 @@
 #define LANES_ATTR __attribute__((target("avx2")))
 #include "verlet_lanes.inc"
 #else
-void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b)
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int s0, int s1, int phases)
 {
-	pt_verlet_lanes_scalar(w, b);
+	pt_verlet_lanes_scalar(w, b, s0, s1, phases);
 }
 #endif

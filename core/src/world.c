@@ -287,7 +287,6 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	load_params(in, def);
 	if (in->ops->init && !in->ops->init(in, def))
 		return 0;
-	in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
@@ -382,7 +381,6 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		load_topology(w, in, def);
 		if (in->ops->update_params)
 			in->ops->update_params(in, def);
-		in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 		return 1;
 	}
 	/* Topology change: reserve first so a failure leaves the instance untouched. */
@@ -540,10 +538,9 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		pin_roots(w, in, &in->head_target);
 }
 
-/* Steps dense instances [begin, end). Verlet strands that can take the wide path are
- * batched across instances and run all their substeps inside the batch; every other
- * instance steps its substeps one after another. Instances never interact, so the
- * order is free. */
+/* Steps dense instances [begin, end). Verlet strands are batched across instances and
+ * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
+ * their substeps one after another. Instances never interact, so the order is free. */
 static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
 	pt_batcher batch;
@@ -562,7 +559,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 			continue;
 		}
 		substep_poses(in);
-		if (in->lanes_ok) {
+		if (in->solver == PT_SOLVER_VERLET) {
 			pt_verlet_batch_add(w, &batch, in);
 			for (int s = 0; s < in->sub_n; s++)
 				in->time += in->sub_h;

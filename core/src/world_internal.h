@@ -39,6 +39,7 @@ typedef struct pt_solver_ops {
 	void (*destroy)(struct pt_inst *in);
 	/* Puts the state at rest for the given head pose. */
 	void (*rest)(struct pt_world *w, struct pt_inst *in, const pt_pose *head);
+	/* One substep (spring bone; NULL for verlet, which steps in batches: verlet_lanes.h). */
 	void (*substep)(struct pt_world *w, struct pt_inst *in, const pt_pose *head,
 			const pt_mat3 *rot, const pt_collider_rt *cols, float h, double t);
 } pt_solver_ops;
@@ -76,7 +77,6 @@ typedef struct pt_inst {
 	pt_teleport_mode teleport_mode;
 	uint32_t teleports;
 
-	int lanes_ok; /* verlet: can take the wide path (pt_verlet_lanes_eligible) */
 	pt_springbone_rate sb_rate;
 	double sb_frames; /* springbone at frame rate: 1/60 s frames since its last step, [0, 1) */
 
