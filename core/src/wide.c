@@ -22,7 +22,7 @@ void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2)
 int pt_cpu_has_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 
 __attribute__((target("avx2"))) void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2)
