@@ -200,18 +200,16 @@ void pt_verlet_batch_flush(pt_world *w, pt_batcher *bt)
 
 static int verlet_init(pt_inst *in, const pt_instance_def *def)
 {
-	in->self_collision = def->verlet.self_collision;
-	return pt_self_collide_init(in);
+	return pt_self_collide_init(in, def->verlet.self_collision);
 }
 
 static void verlet_update(pt_inst *in, const pt_instance_def *def)
 {
-	if (in->self_collision != def->verlet.self_collision) {
+	if ((in->self_scratch != NULL) != (def->verlet.self_collision != 0)) {
 		pt_self_collide_free(in);
-		in->self_collision = def->verlet.self_collision;
-		/* On allocation failure self-collision stays off; the motion continues. */
-		if (!pt_self_collide_init(in))
-			in->self_collision = 0;
+		/* On allocation failure self-collision stays off (the motion continues) and
+		 * the next update tries again. */
+		(void)pt_self_collide_init(in, def->verlet.self_collision);
 	}
 }
 
