@@ -1,5 +1,9 @@
 /* The verlet solver: a position-based particle chain per strand.
  *
+ * This file says what a substep does and feeds strands to the one implementation of it,
+ * the lane kernel (verlet_lanes.inc, compiled for AVX2 + FMA and for plain C, with
+ * bit-identical results; every instance, alone or among others, steps through it).
+ *
  * Per substep of length h:
  *  1. Verlet integration of every point: x' = x + (x - px) k + a h^2, where k is the
  *     kept-velocity factor (damping is defined per 1/60 s frame, so k = damping^(60 h)
@@ -10,7 +14,7 @@
  *     wind this is air resistance, which is what lets hair settle after a shake.
  *  2. The roots are pinned to their anchors on the (interpolated) head.
  *  3. Lengths. Exact mode: the chain's linearised length constraints are solved directly
- *     (`iterations` Newton steps of a tridiagonal system, chain_solve) with corrections
+ *     (`iterations` Newton steps of a tridiagonal system, step_chain_solve) with corrections
  *     along each segment's direction at the start of the substep, as SHAKE does. Why:
  *     projecting along the *current* direction (nearest point, what Gauss-Seidel distance
  *     passes do) removes a slice of kinetic energy every substep, a numerical damping
@@ -21,7 +25,7 @@
  *     Nonlinear mode: `iterations` Gauss-Seidel passes whose correction grows with strain
  *     (soft when barely stretched, rigid beyond max_strain).
  *  4. Bending: each point moves a fraction toward where the rest shape puts it relative to
- *     its parent segment (bend_pass), the root segment toward its rest direction. The
+ *     its parent segment (step_bend), the root segment toward its rest direction. The
  *     fraction is per 1/60 s frame and converted per substep.
  *  5. Self-collision between strands (optional, spatial hash).
  *  6. Exact mode: follow-the-leader (Mueller et al. 2012) puts every point at exactly
