@@ -103,6 +103,8 @@ static void run_phases(pt_world *w, pt_lanes *b, int s0, int s1, int phases)
 	}
 	if (w->kernel == PT_KERNEL_AVX2)
 		pt_verlet_lanes_avx2(w, b, s0, s1, phases);
+	else if (w->scalar_fma)
+		pt_verlet_lanes_scalar_fma(w, b, s0, s1, phases);
 	else
 		pt_verlet_lanes_scalar(w, b, s0, s1, phases);
 }

@@ -64,6 +64,8 @@ enum { PT_PHASE_PREDICT = 1, PT_PHASE_RESOLVE = 2, PT_PHASE_ALL = 3 };
  * emulation, bit-identical. */
 void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
 void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
+/* The plain-C emulation with the CPU's scalar FMA instruction (when it has one). */
+void pt_verlet_lanes_scalar_fma(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
 
 /* Adds every strand of a verlet instance for all its substeps of this step (poses and h
  * in the instance's step scratch); runs batches that fill up. An instance with

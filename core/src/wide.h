@@ -276,10 +276,12 @@ WATTR float fma_odd(float a, float b, float c)
 }
 /* Where the compiler has a fused instruction (aarch64, or x86 built with -mfma) fmaf is
  * that one instruction; elsewhere the emulation above (about 25 instructions). */
+#ifndef PT_FMAF /* lanes_scalar_fma.c sets the instruction */
 #ifdef __FP_FAST_FMAF
 #define PT_FMAF fmaf
 #else
 #define PT_FMAF fma_odd
+#endif
 #endif
 WATTR wf wf_fma(wf a, wf b, wf c)
 {

@@ -43,6 +43,9 @@ pt_world *pt_world_create(const pt_world_def *def)
 	if (w->def.prewarm_substeps < 1)
 		w->def.prewarm_substeps = 4;
 	w->kernel = resolve_kernel(w->def.kernel);
+#ifndef PT_NO_SIMD
+	w->scalar_fma = w->kernel == PT_KERNEL_SCALAR && pt_cpu_has_fma();
+#endif
 	return w;
 }
 

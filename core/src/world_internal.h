@@ -110,6 +110,7 @@ typedef struct pt_inst_cold {
 struct pt_world {
 	pt_world_def def;
 	pt_kernel kernel;
+	int scalar_fma; /* the scalar kernel may use the CPU's FMA instruction */
 
 	/* slots: id.index - 1 -> dense index, or -1 when free */
 	int slot_cap;
@@ -144,6 +145,7 @@ void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
 /* The kernel that integrates positions: x' = x + (x - px) k + a h^2 over [i0, i1). */
 void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2);
 void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2);
-int pt_cpu_has_avx2(void);
+int pt_cpu_has_avx2(void); /* AVX2 and FMA */
+int pt_cpu_has_fma(void);  /* scalar FMA */
 
 #endif
