@@ -17,7 +17,8 @@ enum { PT_LANES = 16 };
 /* Constants of the verlet step shared by both paths (solver_verlet.c explains them). */
 #define PT_SHAKE_COS_MIN 0.9f        /* below: solve along the current segment direction */
 #define PT_SOLVE_TOL 1e-4f           /* Newton stops at |q^2 - L^2| <= this x the least L^2 */
-#define PT_CONTACT_ROUNDS 16         /* push-and-reproject rounds per point */
+#define PT_CONTACT_ROUNDS 64         /* push-and-reproject rounds per point (a point wedged
+                                      * between two colliders alternates slowly) */
 #define PT_CONTACT_EPS 1e-6f         /* m: a round counts only deeper penetrations */
 #define PT_CONTACT_TANGENT_MIN 0.05f /* 1 - cos^2 under which a push goes along the normal */
 #define PT_CONTACT_FRICTION 0.3f     /* Coulomb coefficient of hair on a collider */
