@@ -43,6 +43,9 @@ pt_world *pt_world_create(const pt_world_def *def)
 	if (w->def.prewarm_substeps < 1)
 		w->def.prewarm_substeps = 4;
 	w->kernel = resolve_kernel(w->def.kernel);
+#ifndef PT_NO_SIMD
+	w->scalar_fma = w->kernel == PT_KERNEL_SCALAR && pt_cpu_has_fma();
+#endif
 	return w;
 }
 
@@ -57,6 +60,7 @@ void pt_world_destroy(pt_world *w)
 	free(w->slot_dense);
 	free(w->free_slots);
 	free(w->inst);
+	free(w->cold);
 	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		free(*arrays[i]);
@@ -149,8 +153,8 @@ pt_id pt_world_id_at(const pt_world *w, int i)
 	pt_id id = {0, 0};
 	if (i < 0 || i >= w->count)
 		return id;
-	id.index = w->inst[i].slot + 1;
-	id.generation = w->slot_gen[w->inst[i].slot];
+	id.index = w->cold[i].slot + 1;
+	id.generation = w->slot_gen[w->cold[i].slot];
 	return id;
 }
 
@@ -164,10 +168,10 @@ static int topology_of(const pt_instance_def *d)
 	return n;
 }
 
-static void load_params(pt_inst *in, const pt_instance_def *d)
+static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 {
+	w->cold[in - w->inst].prewarm_s = d->prewarm_s;
 	in->substeps = d->substeps;
-	in->prewarm_s = d->prewarm_s;
 	in->gravity = d->gravity;
 	in->wind_velocity = d->wind.velocity;
 	in->wind_turbulence = d->wind.turbulence;
@@ -250,9 +254,9 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 	in->extrapolate = 0; /* the head stays where it is, during prewarm and after */
 	in->head_prev = in->head_target;
 	in->ops->rest(w, in, &in->head_target);
-	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
-	float dt = 1.0f / w->def.prewarm_tick_hz;
 	int di = (int)(in - w->inst);
+	int ticks = (int)lroundf(w->cold[di].prewarm_s * w->def.prewarm_tick_hz);
+	float dt = 1.0f / w->def.prewarm_tick_hz;
 	in->sb_frames = 0.0;
 	for (int t = 0; t < ticks; t++)
 		step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
@@ -276,18 +280,19 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 {
 	int n = topology_of(def);
 	if (!grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
+	    !grow((void **)&w->cold, &w->cold_cap, w->count + 1, sizeof(pt_inst_cold)) ||
 	    !reserve_points(w, w->pool_count + n))
 		return 0;
 	pt_inst *in = &w->inst[w->count];
 	memset(in, 0, sizeof *in);
-	in->slot = (uint32_t)slot;
+	memset(&w->cold[w->count], 0, sizeof w->cold[0]);
+	w->cold[w->count].slot = (uint32_t)slot;
 	in->offset = w->pool_count;
 	in->npoints = n;
 	load_topology(w, in, def);
-	load_params(in, def);
+	load_params(w, in, def);
 	if (in->ops->init && !in->ops->init(in, def))
 		return 0;
-	in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
@@ -326,12 +331,13 @@ static void remove_dense(pt_world *w, int di)
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		memmove(*arrays[i] + off, *arrays[i] + off + n, (size_t)tail * sizeof(float));
 	w->pool_count -= n;
-	w->slot_dense[in->slot] = -1;
+	w->slot_dense[w->cold[di].slot] = -1;
 	memmove(&w->inst[di], &w->inst[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst));
+	memmove(&w->cold[di], &w->cold[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst_cold));
 	w->count--;
 	for (int i = di; i < w->count; i++) {
 		w->inst[i].offset -= n;
-		w->slot_dense[w->inst[i].slot] = i;
+		w->slot_dense[w->cold[i].slot] = i;
 	}
 }
 
@@ -340,7 +346,7 @@ int pt_world_destroy_instance(pt_world *w, pt_id id)
 	pt_inst *in = lookup(w, id);
 	if (!in)
 		return 0;
-	uint32_t slot = in->slot;
+	uint32_t slot = w->cold[in - w->inst].slot;
 	remove_dense(w, (int)(in - w->inst));
 	w->slot_gen[slot]++;
 	if (w->slot_gen[slot] == 0)
@@ -377,22 +383,22 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		return 0;
 	assert(pt_instance_validate(def).ok);
 	if (same_topology(w, in, def)) {
-		load_params(in, def);
+		load_params(w, in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);
 		if (in->ops->update_params)
 			in->ops->update_params(in, def);
-		in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 		return 1;
 	}
 	/* Topology change: reserve first so a failure leaves the instance untouched. */
 	if (!reserve_points(w, w->pool_count + topology_of(def)) ||
-	    !grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)))
+	    !grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
+	    !grow((void **)&w->cold, &w->cold_cap, w->count + 1, sizeof(pt_inst_cold)))
 		return -1;
 	in = lookup(w, id);
 	pt_pose head = in->head_target;
 	uint32_t teleports = in->teleports;
-	int slot = (int)in->slot;
+	int slot = (int)w->cold[in - w->inst].slot;
 	remove_dense(w, (int)(in - w->inst));
 	if (!append_instance(w, def, head, slot))
 		return -1;
@@ -540,10 +546,9 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		pin_roots(w, in, &in->head_target);
 }
 
-/* Steps dense instances [begin, end). Verlet strands that can take the wide path are
- * batched across instances and run all their substeps inside the batch; every other
- * instance steps its substeps one after another. Instances never interact, so the
- * order is free. */
+/* Steps dense instances [begin, end). Verlet strands are batched across instances and
+ * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
+ * their substeps one after another. Instances never interact, so the order is free. */
 static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
 	pt_batcher batch;
@@ -562,7 +567,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 			continue;
 		}
 		substep_poses(in);
-		if (in->lanes_ok) {
+		if (in->solver == PT_SOLVER_VERLET) {
 			pt_verlet_batch_add(w, &batch, in);
 			for (int s = 0; s < in->sub_n; s++)
 				in->time += in->sub_h;
