@@ -27,7 +27,7 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	d->form = def->springbone.form;
 	d->center_head = def->springbone.center_head;
 	d->h = 0.0f;
-	int k = 0, any_limit = 0;
+	int k = 0;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
 		const pt_strand_def *sd = &def->strands[s];
@@ -61,10 +61,9 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->hinge = has_hinge;
 		c->collider_mask = st->collider_mask;
 		c->free_length = 0;
-		any_limit |= has_limit;
 	}
-	/* The wide path (springbone_lanes.h): no angle limits, colliders it evaluates. */
-	d->lanes_ok = !any_limit;
+	/* The wide path (springbone_lanes.h): colliders it evaluates. */
+	d->lanes_ok = 1;
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -142,6 +141,12 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 			b[PT_SBF_LEN * n + j] = c->len ? c->len[j] : c->length;
 			b[PT_SBF_DIRX * n + j] = u.x, b[PT_SBF_DIRY * n + j] = u.y;
 			b[PT_SBF_DIRZ * n + j] = u.z;
+			const pt_sb_limit *l = &d->lim[k + j];
+			b[PT_SBF_LTYPE * n + j] = (float)l->type;
+			b[PT_SBF_COS * n + j] = l->cos_a, b[PT_SBF_SIN * n + j] = l->sin_a;
+			b[PT_SBF_NSIN * n + j] = -l->sin_a;
+			b[PT_SBF_LAXX * n + j] = l->axis.x, b[PT_SBF_LAXY * n + j] = l->axis.y;
+			b[PT_SBF_LAXZ * n + j] = l->axis.z;
 		}
 	}
 	d->h = h;

@@ -10,8 +10,8 @@
  * (tests/springbone/test_sb_lanes.c holds them equal).
  *
  * What the wide path takes: chains of the world's spring-bone instances (fixed length)
- * whose colliders are spheres, capsules and planes and whose joints have no angle
- * limit. Anything else (limits, ellipsoids, inside shapes) steps per chain.
+ * whose colliders are spheres, capsules and planes, with or without cone and hinge
+ * limits. Instances with ellipsoids or inside shapes step per chain.
  *
  * Per-instance state lives in pt_sb_data (in->solver_data): the chain descriptions of
  * springbone.h, the per-joint terms in a lane-friendly block, and the rigid carries of
@@ -27,7 +27,8 @@ enum { PT_SB_LANES = 16, PT_SB_BATCH_SLOTS = 8 };
 
 /* Per-joint fields of a chain's block, `joints` floats each, field after field: the
  * substep terms (pt_sb_joint), the rest segment length, and the head-local rest
- * direction of the segment (the straight chain's direction when it has no rest shape). */
+ * direction of the segment (the straight chain's direction when it has no rest shape),
+ * and the joint's angle limit. */
 enum {
 	PT_SBF_KEPT,
 	PT_SBF_STIFF,
@@ -39,6 +40,15 @@ enum {
 	PT_SBF_DIRX,
 	PT_SBF_DIRY,
 	PT_SBF_DIRZ,
+	/* the angle limit: type (pt_limit_type as a float), cos, sin and -sin of its angle,
+	 * hinge axis (head-local) */
+	PT_SBF_LTYPE,
+	PT_SBF_COS,
+	PT_SBF_SIN,
+	PT_SBF_NSIN,
+	PT_SBF_LAXX,
+	PT_SBF_LAXY,
+	PT_SBF_LAXZ,
 	PT_SBF_COUNT
 };
 
