@@ -157,8 +157,10 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_mat3 *m, pt_vec3 *t)
 {
 	pt_mat3 rf = m3_from_quat(from->q);
-	for (int r = 0; r < 3; r++)
-		for (int c = 0; c < 3; c++)
+	/* unrolled: once per instance and step on the wide path, where a loop's overhead
+	 * showed in callgrind */
+	_Pragma("GCC unroll 3") for (int r = 0; r < 3; r++)
+		_Pragma("GCC unroll 3") for (int c = 0; c < 3; c++)
 			m->m[3 * r + c] = rt->m[3 * r] * rf.m[3 * c] +
 			                  rt->m[3 * r + 1] * rf.m[3 * c + 1] +
 			                  rt->m[3 * r + 2] * rf.m[3 * c + 2];
