@@ -4,7 +4,10 @@
  * The pool holds the tails: x = currentTail, px = prevTail, point 0 of a strand the root.
  * Teleport carry, reset, prewarm, hashing and read-back therefore need nothing from this
  * file beyond rest(). The chain step itself, and the derivation of its per-substep
- * terms, live in springbone_chain.c.
+ * terms, live in springbone_chain.c; the wide path that steps sixteen chains of many
+ * instances at once, bit-identical to it, in springbone_lanes.{h,inc} (the world adds
+ * instances to its batches through pt_sb_batch_add below, and calls sb_substep only for
+ * instances the wide path does not take).
  *
  * center = head (VRMC_springBone's `center` set to the head): the spec stores tails in
  * the center's space and evaluates inertia there ("The inertia is evaluated in the center
