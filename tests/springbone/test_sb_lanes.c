@@ -7,7 +7,8 @@
  * off, curved chains with uneven segments, chains of 4, 8 and 12 joints, per-joint
  * parameters, cone and hinge limits (with and without a rest shape), sphere + tapered
  * capsule + plane colliders with per-strand masks, frame and substep rates at ticks of
- * 1/60, 1/30 and 1/90 s, a teleport, and an instance the wide path does not take (an
+ * 1/60, 1/30 and 1/90 s and one of 0.3 s (18 frames: stepped per chain), a parameter
+ * update mid-run, a teleport, and an instance the wide path does not take (an
  * ellipsoid collider) stepping beside them.
  */
 #include <setjmp.h>
@@ -137,7 +138,17 @@ static void run_scene(run *r, pt_kernel kernel, int lanes, int colliders)
 	static const float dts[3] = {1.0f / 60.0f, 1.0f / 30.0f, 1.0f / 90.0f};
 	double t = 0.0;
 	for (int k = 0; k < TICKS; k++) {
-		float dt = dts[(k / 7) % 3];
+		/* one long tick: 18 frames, more than the wide path batches (per chain) */
+		float dt = k == 50 ? 0.3f : dts[(k / 7) % 3];
+		if (k == 80) {
+			/* new parameters, same topology: the lane blocks are refilled */
+			pt_instance_def d = scene(5, colliders);
+			for (int j = 0; j < 12; j++)
+				d.strands[0].joints[j].drag_force = 0.7f, d.strands[0].joints[j].stiffness = 0.2f;
+			assert_int_equal(pt_world_update_instance(r->w, pt_world_id_at(r->w, 5), &d), 1);
+			assert_int_equal(((pt_sb_data *)r->w->inst[5].solver_data)->lanes_ok, 1);
+			((pt_sb_data *)r->w->inst[5].solver_data)->lanes_off = !lanes;
+		}
 		t += dt;
 		set_heads(r->w, &m, k, t);
 		pt_world_step(r->w, dt, 1);
