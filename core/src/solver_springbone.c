@@ -17,6 +17,7 @@
  * H_px^-1 px. Gravity and stiffness stay in world space, as the spec says.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "springbone.h"
 #include "springbone_lanes.h"
@@ -151,6 +152,11 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 			b[PT_SBF_LAXX * n + j] = l->axis.x, b[PT_SBF_LAXY * n + j] = l->axis.y;
 			b[PT_SBF_LAXZ * n + j] = l->axis.z;
 		}
+		d->uniform[s] = 1;
+		for (int f = PT_SBF_KEPT; f <= PT_SBF_LEN; f++)
+			for (int j = 1; j < n; j++)
+				if (memcmp(&b[f * n + j], &b[f * n], sizeof *b) != 0)
+					d->uniform[s] = 0;
 	}
 	d->h = h;
 }

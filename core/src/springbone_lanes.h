@@ -78,6 +78,9 @@ typedef struct pt_sb_data {
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
+	/* 1: chain s's terms KEPT .. LEN are the same at every joint (bit for bit): a batch
+	 * of such chains reads one value per lane instead of gathering every joint's */
+	int uniform[PT_MAX_STRANDS];
 	pt_sb_carry carry[PT_MAX_SUBSTEPS]; /* per step of the batch the instance is in */
 } pt_sb_data;
 

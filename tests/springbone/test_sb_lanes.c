@@ -133,6 +133,7 @@ static void run_scene(run *r, pt_kernel kernel, int lanes, int colliders)
 	for (int i = 0; i < n; i++) {
 		pt_sb_data *sd = r->w->inst[i].solver_data;
 		assert_int_equal(sd->lanes_ok, i < VARIANTS);
+		assert_int_equal(sd->uniform[0], 0); /* per-joint terms: every joint's row */
 		sd->lanes_off = !lanes;
 	}
 	static const float dts[3] = {1.0f / 60.0f, 1.0f / 30.0f, 1.0f / 90.0f};
@@ -220,11 +221,48 @@ static void test_every_lane_position_alike(void **state)
 	pt_world_destroy(w), pt_world_destroy(one);
 }
 
+/* Chains whose terms are the same at every joint (the bench's avatar) take a batch's
+ * shortcut of one value per lane: still the per-chain path's bits, for both forms and
+ * center on and off, 20 chains per kind (a full batch and a partial one). */
+static void test_uniform_chains_alike(void **state)
+{
+	(void)state;
+	pt_world *w[2] = {pt_world_create(NULL), pt_world_create(NULL)};
+	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 20; i++) {
+			pt_instance_def d = sb_def_avatar(4 + 4 * (i % 2));
+			d.springbone.center_head = i % 4 < 2;
+			d.springbone.form = i % 8 < 4 ? PT_SPRINGBONE_VRM : PT_SPRINGBONE_PULL;
+			if (d.springbone.form == PT_SPRINGBONE_PULL)
+				for (int s = 0; s < d.strand_count; s++)
+					for (int j = 0; j < 8; j++)
+						d.strands[s].joints[j].stiffness = 0.1f;
+			pt_world_create_instance(w[k], &d, pt_motion_pose(&m, 0));
+			pt_sb_data *sd = w[k]->inst[i].solver_data;
+			sd->lanes_off = k == 1;
+		}
+	for (int t = 1; t <= 120; t++) {
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < 20; i++) {
+				pt_pose h = pt_motion_pose(&m, t / 60.0 + 0.05 * i);
+				pt_world_set_head(w[k], pt_world_id_at(w[k], i), h);
+			}
+		pt_world_step(w[0], 1.0f / 60.0f, 1), pt_world_step(w[1], 1.0f / 60.0f, 1);
+		if (t == 1)
+			for (int i = 0; i < 20; i++)
+				assert_int_equal(((pt_sb_data *)w[0]->inst[i].solver_data)->uniform[0], 1);
+		assert_true(pt_world_hash(w[0]) == pt_world_hash(w[1]));
+	}
+	pt_world_destroy(w[0]), pt_world_destroy(w[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lanes_match_per_chain_path),
 	    cmocka_unit_test(test_every_lane_position_alike),
+	    cmocka_unit_test(test_uniform_chains_alike),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
