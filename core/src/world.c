@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "springbone_lanes.h"
 #include "verlet_lanes.h"
 #include "world_internal.h"
 
@@ -523,7 +524,7 @@ static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
  * of simulated time this tick, the head interpolated at that instant. Frames are counted
  * as dt * 60 and snapped to whole numbers within 1e-4, so 60, 30 and 120 Hz ticks (and
  * their float dt) give exactly 1, 2 and 1/2 steps a tick, for ever. */
-static void step_frames(pt_world *w, pt_inst *in, float dt)
+static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 {
 	const float h = 1.0f / 60.0f;
 	double per_tick = (double)dt * 60.0, start = in->sb_frames, total = start + per_tick;
@@ -531,14 +532,31 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		total = floor(total + 0.5);
 	int steps = (int)floor(total);
 	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	/* Up to PT_MAX_SUBSTEPS frames go to the wide path (springbone_lanes.h) at their
+	 * poses in the step scratch; more, or an instance it does not take, step here. */
+	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS;
 	for (int k = 1; k <= steps; k++) {
 		float alpha = k == steps && total == floor(total) ? 1.0f
 		                                                  : (float)(((double)k - start) / per_tick);
 		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
 		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
 		pt_mat3 R = m3_from_quat(p.q);
+		if (wide) {
+			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
+			continue;
+		}
 		pt_colliders_to_world(in->colliders, in->collider_count, &p, &R, cols);
 		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
+	}
+	if (wide) {
+		in->sub_n = steps, in->sub_h = h;
+		if (!pt_sb_batch_add(w, sb, in))
+			for (int k = 1; k <= steps; k++) {
+				pt_colliders_to_world(in->colliders, in->collider_count,
+				                      &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols);
+				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
+				                 h, in->time + (double)h * k);
+			}
 	}
 	in->sb_frames = total - steps;
 	in->time += dt;
@@ -553,6 +571,8 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
 	pt_batcher batch;
 	batch.used = 0;
+	pt_sb_batcher sb;
+	sb.used = 0;
 	for (int i = begin; i < end; i++) {
 		pt_inst *in = &w->inst[i];
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
@@ -563,12 +583,14 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 		handle_teleport(w, in);
 		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
-			step_frames(w, in, dt);
+			step_frames(w, in, dt, &sb);
 			continue;
 		}
 		substep_poses(in);
-		if (in->solver == PT_SOLVER_VERLET) {
-			pt_verlet_batch_add(w, &batch, in);
+		int verlet = in->solver == PT_SOLVER_VERLET;
+		if (verlet || (in->solver == PT_SOLVER_SPRINGBONE && pt_sb_batch_add(w, &sb, in))) {
+			if (verlet)
+				pt_verlet_batch_add(w, &batch, in);
 			for (int s = 0; s < in->sub_n; s++)
 				in->time += in->sub_h;
 			continue;
@@ -583,6 +605,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 	}
 	pt_verlet_batch_flush(w, &batch);
+	pt_sb_batch_flush(w, &sb);
 	for (int i = begin; i < end; i++)
 		w->inst[i].head_prev = w->inst[i].head_target;
 }
