@@ -34,6 +34,8 @@ enum {
 	R_AUTH = 2,  /* a write to instance {id}: bearer token checked before the body */
 	R_WRITE = 4, /* counts against --write-rate (429) */
 	R_MERGE = 8, /* also accepts application/merge-patch+json */
+	R_GLB = 16,  /* with R_BODY: the body is a GLB (model/gltf-binary or
+	              * application/octet-stream), capped by --max-avatar instead */
 };
 
 typedef void (*handler_fn)(const req_t *, resp_t *);
@@ -59,6 +61,10 @@ static const route_t routes[] = {
     {"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
     {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/pose"},
+    {"PUT", "/v1/instances/{id}/avatar", h_avatar_put, R_BODY | R_GLB | R_AUTH | R_WRITE,
+     "PUT /v1/instances/{id}/avatar"},
+    {"GET", "/v1/instances/{id}/avatar", h_avatar_get, 0, "GET /v1/instances/{id}/avatar"},
+    {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_WRITE, "POST /v1/import/vrm"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
@@ -411,9 +417,18 @@ static int media_ok(const char *ct, int flags)
 	if (!ct)
 		return 0;
 	size_t n = strcspn(ct, "; \t");
+	if (flags & R_GLB)
+		return (n == 17 && strncasecmp(ct, "model/gltf-binary", 17) == 0) ||
+		       (n == 24 && strncasecmp(ct, "application/octet-stream", 24) == 0);
 	return (n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
 	       ((flags & R_MERGE) && n == 28 &&
 	        strncasecmp(ct, "application/merge-patch+json", 28) == 0);
+}
+
+/* The largest body route flags allow: --max-avatar for GLB bodies, else --max-body. */
+static int body_cap(const app_t *app, int flags)
+{
+	return (flags & R_GLB) ? app->cfg->max_avatar : app->cfg->max_body;
 }
 
 /* 1 when the Allow list "GET, HEAD, PUT" names method. */
@@ -486,17 +501,19 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		const char *ct =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 		if (!media_ok(ct, r->flags)) {
-			resp_error(rs, 415, NULL,
-			           "expected Content-Type: application/json%s, got '%s'",
+			resp_error(rs, 415, NULL, "expected Content-Type: %s%s, got '%s'",
+			           (r->flags & R_GLB) ? "model/gltf-binary or application/octet-stream"
+			                              : "application/json",
 			           (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
 			           ct ? ct : "");
 			return 1;
 		}
 		const char *cl =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)app->cfg->max_body) {
-			resp_error(rs, 413, NULL, "body of %s bytes; at most %d", cl,
-			           app->cfg->max_body);
+		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)body_cap(app, r->flags)) {
+			resp_error(rs, 413, NULL, "body of %s bytes; at most %d%s", cl,
+			           body_cap(app, r->flags),
+			           (r->flags & R_GLB) ? " (--max-avatar)" : "");
 			return 1;
 		}
 	}
@@ -538,12 +555,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		/* After an early answer MHD may still hand us the rest of the body: drop it. */
 		if (!x->responded && !x->too_large) {
 			size_t need = x->len + *upload_size + 1;
-			if (need > (size_t)app->cfg->max_body + 1) {
+			int cap = body_cap(app, routes[x->route].flags);
+			if (need > (size_t)cap + 1) {
 				/* A body without Content-Length (chunked) passed the cap: answer
 				 * now and close, rather than read it to its end (which may never
 				 * come). */
-				resp_error(&rs, 413, NULL, "body larger than %d bytes",
-				           app->cfg->max_body);
+				resp_error(&rs, 413, NULL, "body larger than %d bytes", cap);
 				refuse_mid_body(c, x, &rs, method, url);
 				return MHD_NO;
 			} else {
@@ -579,6 +596,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	            .url = url,
 	            .id = x->id,
 	            .room = room,
+	            .include = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "include"),
 	            .route_room = route_room,
 	            .body = x->body,
 	            .body_len = x->len,
