@@ -36,7 +36,14 @@ enum {
 	R_MERGE = 8, /* also accepts application/merge-patch+json */
 	R_GLB = 16,  /* with R_BODY: the body is a GLB (model/gltf-binary or
 	              * application/octet-stream), capped by --max-avatar instead */
+	R_BIG = 32,  /* holds up to --max-avatar bytes in memory (an avatar coming or going):
+	              * at most BIG_INFLIGHT such requests at once, else 503 */
 };
+
+/* Requests holding an avatar file at once: memory stays below BIG_INFLIGHT * --max-avatar
+ * (512 MiB at the default) however many clients upload or download avatars. */
+enum { BIG_INFLIGHT = 16 };
+static int big_inflight; /* atomic */
 
 typedef void (*handler_fn)(const req_t *, resp_t *);
 
@@ -61,10 +68,11 @@ static const route_t routes[] = {
     {"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
     {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/pose"},
-    {"PUT", "/v1/instances/{id}/avatar", h_avatar_put, R_BODY | R_GLB | R_AUTH | R_WRITE,
+    {"PUT", "/v1/instances/{id}/avatar", h_avatar_put, R_BODY | R_GLB | R_BIG | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/avatar"},
-    {"GET", "/v1/instances/{id}/avatar", h_avatar_get, 0, "GET /v1/instances/{id}/avatar"},
-    {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_WRITE, "POST /v1/import/vrm"},
+    {"GET", "/v1/instances/{id}/avatar", h_avatar_get, R_BIG, "GET /v1/instances/{id}/avatar"},
+    {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
+     "POST /v1/import/vrm"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
@@ -301,6 +309,7 @@ typedef struct ctx_t {
 	char *body;
 	size_t len, cap;
 	int too_large;
+	int big; /* holds one of the BIG_INFLIGHT slots until completion */
 	int64_t t0;
 	char allow[80]; /* methods of the matched path (405) */
 } ctx_t;
@@ -497,6 +506,16 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c};
 	if ((r->flags & R_AUTH) && !req_authorized(&rq, rs))
 		return 1;
+	if (r->flags & R_BIG) {
+		if (__atomic_add_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL) > BIG_INFLIGHT) {
+			__atomic_sub_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL);
+			resp_error(rs, 503, NULL,
+			           "%d avatar files are being sent or received; retry in a moment",
+			           BIG_INFLIGHT);
+			return 1;
+		}
+		x->big = 1;
+	}
 	if (r->flags & R_BODY) {
 		const char *ct =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
@@ -612,6 +631,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)cls, (void)c, (void)toe;
 	ctx_t *x = *con_cls;
 	if (x) {
+		if (x->big)
+			__atomic_sub_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL);
 		free(x->body);
 		free(x);
 		*con_cls = NULL;

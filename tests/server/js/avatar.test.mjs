@@ -158,3 +158,26 @@ test('straight strands get their rest points too; an avatar survives a restart',
   assert.equal(r.status, 200);
   assert.ok(r.bytes.equals(vrm1));
 });
+
+test('at most 16 avatar files in flight at once: the 17th is told to retry, then all is well', async () => {
+  // 16 uploads that send their headers and then hold their bodies open
+  const ctrls = [], pending = [];
+  for (let i = 0; i < 16; i++) {
+    let ctrl;
+    const body = new ReadableStream({ start(c) { ctrl = c; c.enqueue(new Uint8Array(vrm1.subarray(0, 100))); } });
+    ctrls.push(ctrl);
+    pending.push(fetch(d.http + '/v1/import/vrm', { method: 'POST', headers: GLB, body, duplex: 'half' }).then((r) => r.status, () => 'error'));
+  }
+  let r;
+  for (let i = 0; i < 100; i++) { // the uploads reach the daemon in their own time
+    r = await raw('GET', '/v1/instances/1/avatar');
+    if (r.status === 503) break;
+    await new Promise((res) => setTimeout(res, 20));
+  }
+  assert.equal(r.status, 503, 'the 17th avatar request');
+  assert.match(r.json.error.message, /16 avatar files .* retry/);
+  for (const c of ctrls) c.close(); // each upload ends: a cut GLB, refused
+  assert.deepEqual(await Promise.all(pending), Array(16).fill(422));
+  const ok = await raw('POST', '/v1/import/vrm', vrm1, GLB);
+  assert.equal(ok.status, 200, 'the slots are free again');
+});
