@@ -5,7 +5,8 @@
 # the bind pose puts every vertex where the node tree does); and `ponytail import-vrm`
 # reads both without error and reports the chains and colliders the generator put in
 # (test_avatar.expect.json): names, joints, rest lengths, bend and points, collider
-# shapes, bones and head-local positions; `ponytail sim` runs the imports.
+# shapes, bones and head-local positions; the instance names every point's bone ("joints",
+# the root bone first, "" for the 0.x virtual tail); `ponytail sim` runs the imports.
 # Run by `make test` from the repository root with PT_BUILD set.
 set -u
 bin="${PT_BUILD:-build}/bin/ponytail"
@@ -104,6 +105,7 @@ for v, fmt in (('1', 'VRM 1.0'), ('0', 'VRM 0.x')):
                    for k in range(len(seg)))
         tail = v == '0'  # 0.x: a virtual tail after the leaf joint
         check(s['name'] == c['name'] and s['joints'] == c['joints'], v + ': chain %s joints %s' % (s['name'], s['joints']))
+        check(i.get('joints') == c['joints'] + [''] * tail, v + ': %s instance joints %s' % (c['name'], i.get('joints')))
         check(s['virtual_tail'] == tail and s['points'] == len(pts) + tail == len(i['rest']), v + ': %s points' % c['name'])
         check(near(s['segment_lengths'][:len(seg)], seg, 1e-6), v + ': %s lengths %s, put in %s' % (c['name'], s['segment_lengths'], seg))
         check(abs(s['rest_bend_max_deg'] - bend) < 1e-3, v + ': %s bend %s, put in %s' % (c['name'], s['rest_bend_max_deg'], bend))
