@@ -63,7 +63,8 @@ json_t *instdoc_bones(const json_t *doc)
 	driver_t drv;
 	pt_error e;
 	json_t *out = json_array();
-	if (!def || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+	if (!def || !pt_instance_def_init(def) || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+		pt_instance_def_fini(def);
 		free(def);
 		json_decref(out);
 		return NULL;
@@ -99,6 +100,7 @@ json_t *instdoc_bones(const json_t *doc)
 			out = NULL;
 		}
 	}
+	pt_instance_def_fini(def);
 	free(def);
 	return out;
 }
