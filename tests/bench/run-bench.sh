@@ -5,16 +5,16 @@
 # Usage: run-bench.sh BUILD BENCH_PROGRAM...     (make bench passes build/bench/bench_*)
 #
 # Rounds (PT_BENCH_RUNS, default 3, at least 3 for figures worth quoting): each round runs
-# every in-process benchmark program, then each peer (PT_BENCH_PEERS, node scripts timing
-# the plugin article's JS and three-vrm on the same scenes; tests/bench/peers/), so a peer
-# and our kernel are measured minutes apart on the same machine; merge.py reports each
-# metric as the median of its rounds with min and max, and the peers' ratios per round.
-# Then the kernels under callgrind (PT_BENCH_CALLGRIND=0 to skip): instructions per
-# point-substep on reduced scenes, counted inside bench_step / time_encode only, also 3
-# runs (they should agree exactly: the spread shows whether they do). Last, the live-daemon
-# scripts (PT_BENCH_EXTRA), PT_BENCH_EXTRA_RUNS times (default 1: each is a capacity search
-# of several minutes, and three would take `make bench` past 20 minutes; their figures
-# say n = 1 in the results).
+# every in-process benchmark program, then each peer (PT_BENCH_PEERS: node scripts timing
+# the plugin article's JS and three-vrm on the same scenes, tests/bench/peers/; set it
+# empty to skip them and their npm install), so that a peer and our kernel are measured
+# within a minute of each other on the same machine; merge.py reports each metric as the
+# median of its rounds with min and max, and the peers' ratios per round. Then the
+# kernels under callgrind (PT_BENCH_CALLGRIND=0 to skip): instructions per point-substep
+# on reduced scenes, counted inside bench_step / time_encode only, 3 runs as well (they
+# agree exactly: the range shows it). Last, the live-daemon scripts (PT_BENCH_EXTRA),
+# PT_BENCH_EXTRA_RUNS times (default 1: each is a capacity search of minutes, and three
+# runs take `make bench` from about 7 to about 15 minutes here; their figures say n = 1).
 #
 # Output: BUILD/bench/results.json, BUILD/bench/numbers.md (the README's table),
 # BUILD/bench/runs/<program>.<round>.txt (every run's output). Exits 1 if any run failed
