@@ -33,27 +33,6 @@
  * the previous point's error a direction cannot correct (along the segment). */
 #define SEGMENT_ERROR_SHARE 0.5
 
-struct ptp_encoder_t {
-	ptp_shape_t shape;
-	ptp_encoder_params_t params;
-	ptp_strand_geo_t geo[PTP_MAX_STRANDS];
-	int bits[PTP_MAX_STRANDS];
-	int seg_off[PTP_MAX_STRANDS + 1]; /* first segment of each strand */
-	int n_points;
-	int32_t *cur, *vel, *prev_cur, *prev_vel, *next; /* 2 ints per segment each */
-	float *xyz;                                      /* last input, for raw strands */
-	uint64_t ticks;
-	int force_key;
-	uint8_t need_key[PTP_MAX_STRANDS]; /* sent raw last tick: no history to build on */
-	uint8_t raw[PTP_MAX_STRANDS];
-	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
-	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
-	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
-	uint8_t head[18]; /* record bytes 13..30 of this tick: head_p (3 x f32), head_q (3 x i16) */
-	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
-	double last_error;
-	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
-};
 
 ptp_encoder_params_t ptp_encoder_params_default(void)
 {
@@ -159,7 +138,7 @@ static inline uint32_t zig(int32_t v)
  * k + 1 bits), so the search stops there; the result equals an exhaustive search.
  * A value's length at order k is 2 (bit_length(v + 2^k) - 1) - k + 1 (ptp_eg_len), so a
  * sum over the values is 2 * sum(bit_length(v + 2^k)) - n (k + 1). */
-static int best_k(const uint32_t *z, int n, long *bits)
+int ptp_best_k(const uint32_t *z, int n, long *bits)
 {
 	/* A value's length at order k is 2 floor(log2(v + 2^k)) - k + 1 (ptp_eg_len), so the
 	 * total is 2 E(k) + n (1 - k), E(k) = sum of floor(log2(v + 2^k)). */
@@ -276,7 +255,7 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	}
 	e->mode[s] = PTP_MODE_DELTA;
 	e->pred[s] = (uint8_t)pred;
-	e->k[s] = (uint8_t)best_k(z, n, &bits);
+	e->k[s] = (uint8_t)ptp_best_k(z, n, &bits);
 	e->dbits[s] = 2 + 2 + 4 + bits;
 }
 
@@ -299,6 +278,7 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	double q[4], rot[9], hp[3], se[PTP_MAX_STRANDS], worst = 0.0;
 	int key_tick, segs = e->seg_off[e->shape.strand_count];
 	uint8_t raw[PTP_MAX_STRANDS];
+	ptp_head_state_t hs;
 	ptp_err_t err;
 	if (!xyz || n_points != (size_t)e->n_points)
 		return PTP_EINVAL;
@@ -311,6 +291,10 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	ptp_quat_matrix(q, rot);
 	for (int i = 0; i < 3; i++)
 		hp[i] = head_p[i];
+	/* the compact coding's head position is on its grid: the strands are quantised
+	 * against the root the decoder will compute from it */
+	if (e->compact && (err = ptp_enc_head_prepare(e, head_p, &q16, &hs, hp)) != PTP_OK)
+		return err;
 
 	ptp_quantise(e->kernel, e->geo, e->shape.strand_count, e->bits, rot, hp, xyz, e->next, se);
 	for (int s = 0; s < e->shape.strand_count; s++) {
@@ -349,6 +333,8 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	e->largest = q16.largest;
 	e->last_error = worst;
 	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
+	if (e->compact)
+		ptp_enc_head_commit(e, &hs, key_tick);
 	for (int s = 0; s < e->shape.strand_count; s++) {
 		e->raw[s] = raw[s];
 		choose_mode(e, s, key_tick);
@@ -359,7 +345,7 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	return PTP_OK;
 }
 
-static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)
+void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)
 {
 	int n = 2 * (e->geo[s].points - 1), off = 2 * e->seg_off[s];
 	ptp_bitw_put(w, (uint32_t)mode, 2);
@@ -392,7 +378,7 @@ static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w,
 			ptp_bitw_put(w, (uint32_t)(e->cur[off + i] + m), e->bits[s]);
 		for (int i = 0; i < n; i++)
 			z[i] = ptp_zigzag(e->vel[off + i]);
-		k = best_k(z, n, &bits);
+		k = ptp_best_k(z, n, &bits);
 		ptp_bitw_put(w, (uint32_t)k, 4);
 		for (int i = 0; i < n; i++)
 			ptp_bitw_eg(w, z[i], k);
@@ -413,7 +399,7 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 		int mode = e->mode[s];
 		if (key)
 			mode = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
-		write_strand(e, s, mode, &w, p);
+		ptp_enc_write_strand(e, s, mode, &w, p);
 	}
 	bits = ptp_bitw_bits(&w);
 	ptp_bitw_flush(&w);
