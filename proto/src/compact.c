@@ -28,8 +28,14 @@ static uint64_t get_varint(ptp_reader_t *r)
  * body. */
 static ptp_err_t parse_record(ptp_reader_t *r, int strict, ptp_record_c_t *out)
 {
-	uint64_t len;
-	out->id = get_varint(r);
+	uint64_t len, hi, lo;
+	/* the id as its two halves: a daemon's ids are generation << 32 | slot + 1, both
+	 * small, so two short varints instead of one of five bytes */
+	hi = get_varint(r);
+	lo = get_varint(r);
+	if (r->err == PTP_OK && (hi > 0xffffffffu || lo > 0xffffffffu))
+		ptp_reader_fail(r, PTP_ERANGE);
+	out->id = hi << 32 | lo;
 	out->flags = ptp_get_u8(r);
 	if (r->err == PTP_OK && strict && (out->flags & 0x3c))
 		ptp_reader_fail(r, PTP_EFLAGS);

@@ -113,7 +113,8 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *e, int key, uint64_t id, uin
                                size_t cap, size_t *needed)
 {
 	int abs = key || e->head_abs, is_key = abs;
-	size_t idl = ptp_uvarint_len(id), at = idl + 1 + 3, body, total;
+	uint64_t gen = id >> 32, slot = id & 0xffffffffu;
+	size_t idl = ptp_uvarint_len(gen) + ptp_uvarint_len(slot), at = idl + 1 + 3, body, total;
 	ptp_bitw_t w;
 	if (!e->compact || e->ticks == 0)
 		return PTP_EINVAL;
@@ -135,7 +136,7 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *e, int key, uint64_t id, uin
 		return PTP_ELIMIT;
 	if (!buf || cap < at + body)
 		return PTP_ENOSPACE;
-	ptp_uvarint_put(buf, id);
+	ptp_uvarint_put(buf + ptp_uvarint_put(buf, gen), slot);
 	buf[idl] = (uint8_t)((is_key ? PTP_RECORD_KEY : 0) | (abs ? PTP_RECORD_ABS : 0) |
 	                     (e->hs.largest & 3) << 6);
 	ptp_uvarint_put(buf + idl + 1, body);

@@ -26,7 +26,7 @@ enum {
 	PTP_FEATURE_COMPACT = 1,   /* hello.features bit: send me frame_batch_c */
 	PTP_HEAD_GRID = 65536,     /* compact head position: units per metre (2^16) */
 	PTP_RECORD_ABS = 1 << 1,   /* compact record flag: the head block is absolute */
-	PTP_RECORD_C_MIN = 3,      /* bytes of the smallest compact record */
+	PTP_RECORD_C_MIN = 4,      /* bytes of the smallest compact record */
 	PTP_RECORD_C_MAX_BODY = 65535
 };
 
