@@ -1,4 +1,4 @@
-/* The compact frame batch message (PROTOCOL.md 10.1, 10.2): framing and the batch clock.
+/* The compact frame batch message (PROTOCOL.md 11.1, 11.2): framing and the batch clock.
  * The records' bodies are strand_enc_c.c's and strand_dec.c's. */
 #include <string.h>
 

@@ -29,7 +29,7 @@ struct ptp_decoder_t {
 	size_t data_cap;
 	int have_tick; /* last_tick is set */
 	uint64_t last_tick;
-	ptp_head_state_t head; /* compact records' head pose history (PROTOCOL.md 10.3) */
+	ptp_head_state_t head; /* compact records' head pose history (PROTOCOL.md 11.3) */
 };
 
 ptp_decoder_t *ptp_decoder_create(const ptp_shape_t *shape)
@@ -301,7 +301,7 @@ static ptp_err_t get_triple(ptp_bitr_t *r, int64_t *v)
 	return PTP_OK;
 }
 
-/* The head block (PROTOCOL.md 10.3) into *h, from the history d->head. */
+/* The head block (PROTOCOL.md 11.3) into *h, from the history d->head. */
 static ptp_err_t read_head(const ptp_decoder_t *d, ptp_bitr_t *r, int abs, int largest,
                            int in_sequence, ptp_head_state_t *h)
 {

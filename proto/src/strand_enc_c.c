@@ -1,4 +1,4 @@
-/* The compact coding's encoder side (PROTOCOL.md 10): the head pose on its grid with its
+/* The compact coding's encoder side (PROTOCOL.md 11): the head pose on its grid with its
  * change over the last tick, and the compact record writer. The strands are those of the
  * classic encoder (strand_enc.c), quantised against the grid head position. */
 #include <math.h>

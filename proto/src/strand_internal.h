@@ -86,7 +86,7 @@ void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const in
 /* For tests: makes an encoder use one kernel of ptp_quantise (default PTP_QUANT_AUTO). */
 void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel);
 
-/* The compact coding's head pose (PROTOCOL.md 10.3): position on the 2^-16 m grid, the
+/* The compact coding's head pose (PROTOCOL.md 11.3): position on the 2^-16 m grid, the
  * quaternion's smallest three, the pose's seq; cur and the change over the last tick. */
 typedef struct ptp_head_state_t {
 	int valid;
@@ -117,7 +117,7 @@ struct ptp_encoder_t {
 	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
 	double last_error;
 	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
-	/* Compact coding (strand_enc_c.c, PROTOCOL.md 10): the head pose on its grid, each
+	/* Compact coding (strand_enc_c.c, PROTOCOL.md 11): the head pose on its grid, each
 	 * value with its change over the last tick, and whether this tick's delta record
 	 * must carry the head block absolute. */
 	int compact;

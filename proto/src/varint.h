@@ -1,4 +1,4 @@
-/* Private: LEB128 varints of the compact coding (PROTOCOL.md 10.1): 7 bits a byte, least
+/* Private: LEB128 varints of the compact coding (PROTOCOL.md 11.1): 7 bits a byte, least
  * significant group first, high bit set on every byte but the last; at most 10 bytes, the
  * shortest form only. */
 #ifndef PTP_VARINT_H

@@ -1,4 +1,4 @@
-/* Ponytail wire protocol 1.2: the compact frame coding (PROTOCOL.md section 10).
+/* Ponytail wire protocol 1.2: the compact frame coding (PROTOCOL.md section 11).
  *
  * A connection that announces PTP_FEATURE_COMPACT in its hello gets `frame_batch_c`
  * messages instead of `frame_batch`: varint ids, a tick gap instead of a u64 tick, and
@@ -33,7 +33,7 @@ enum {
 /* A decoded frame_batch_c: records stay as validated bytes (ptp_record_c_next). */
 typedef struct ptp_batch_c_t {
 	uint64_t tick_gap; /* tick - previous batch's tick (0: same tick, continued) */
-	int64_t time_dev;  /* server_time_us minus its nominal value, us (PROTOCOL.md 10.1) */
+	int64_t time_dev;  /* server_time_us minus its nominal value, us (PROTOCOL.md 11.1) */
 	uint16_t count;
 	const uint8_t *records; /* borrowed */
 	size_t records_len;
