@@ -1,4 +1,4 @@
-/* Benchmark: the compact coding (PROTOCOL.md 10, protocol 1.2) against the classic one
+/* Benchmark: the compact coding (PROTOCOL.md 11, protocol 1.2) against the classic one
  * (section 6) on the same simulated frames.
  *
  * Scenes: the default twin tails on the stress sequence (shake, nod, jump; 4.1 s repeated

@@ -65,9 +65,10 @@ static inline void cg_rotate(const double q[4], const double v[3], double out[3]
 /* Tick i of a swinging head and hair: position on a parabola (constant acceleration, so
  * the head block's second difference is small), yaw by the rational quaternion
  * (0, a, 0, 1) normalised, each segment leaning by a wave that travels down the strand.
- * yaw0/yaw_rate set the rotation; stretch > 0 lengthens strand 0's segments (raw). */
+ * yaw0/yaw_rate set the rotation; stretch > 0 lengthens the segments of the strands in
+ * stretch_mask (bit s: strand s), which are then sent raw. */
 static inline void cg_pose(const ptp_shape_t *sh, int i, double yaw0, double yaw_rate,
-                           double stretch, cg_tick_t *t)
+                           double stretch, unsigned stretch_mask, cg_tick_t *t)
 {
 	double a = yaw0 + yaw_rate * i, q[4], hp[3] = {0.01 * i, 1.5 + 0.0004 * i * i, -0.002 * i};
 	int p = 0;
@@ -83,7 +84,7 @@ static inline void cg_pose(const ptp_shape_t *sh, int i, double yaw0, double yaw
 	for (int s = 0; s < sh->strand_count; s++) {
 		const ptp_shape_strand_t *st = &sh->strands[s];
 		double local[3], world[3], prev[3];
-		double len = st->segment_length * (s == 0 ? 1.0 + stretch * i : 1.0);
+		double len = st->segment_length * (((stretch_mask >> s) & 1) ? 1.0 + stretch * i : 1.0);
 		for (int k = 0; k < 3; k++)
 			local[k] = st->anchor[k];
 		cg_rotate(q, local, world);
@@ -119,7 +120,7 @@ static inline ptp_shape_t cg_shape(void)
 static inline int cg_streams(cg_stream_t *out, int cap)
 {
 	int n = 0;
-	for (int v = 0; v < 6 && n < cap; v++) {
+	for (int v = 0; v < 7 && n < cap; v++) {
 		cg_stream_t *c = &out[n++];
 		memset(c, 0, sizeof *c);
 		c->shape = cg_shape();
@@ -129,11 +130,14 @@ static inline int cg_streams(cg_stream_t *out, int cap)
 		for (int i = 0; i < c->ticks; i++) {
 			cg_tick_t *t = &c->t[i];
 			double yaw0 = 0.05, rate = 0.01, stretch = 0;
+			unsigned mask = 1;
 			if (v == 3)
 				yaw0 = 0.8, rate = 0.03; /* a/1 passes 1: the largest component flips */
 			if (v == 5 && i >= 6 && i < 9)
 				stretch = 0.05; /* strand 0 stretches: raw, then key */
-			cg_pose(&c->shape, i * (v == 2 ? 2 : 1), yaw0, rate, stretch, t);
+			if (v == 6 && i >= 3 && i < 12)
+				stretch = 0.05, mask = 3; /* both: every strand raw */
+			cg_pose(&c->shape, i * (v == 2 ? 2 : 1), yaw0, rate, stretch, mask, t);
 			/* seq: +1 a tick, with a pose that came late (+0) and a burst (+3) */
 			t->seq = (uint32_t)(100 + i + (i >= 5 ? 2 : 0) - (i >= 9 ? 1 : 0));
 			t->send = CG_DELTA;
@@ -173,6 +177,15 @@ static inline int cg_streams(cg_stream_t *out, int cap)
 			c->t[6].send = CG_CUT;
 			c->t[10].send = CG_EXTRA;
 			c->t[13].send = CG_LARGEST;
+			break;
+		case 6:
+			c->name = "compact_head_history";
+			c->note = "every strand raw for the 4th to 12th ticks, and the 5th tick's batch "
+			          "lost: the 6th tick's record needs no strand history but its head "
+			          "block is a delta, so it is no_key; the 7th comes as a keyframe "
+			          "record";
+			c->t[4].send = CG_LOST;
+			c->t[6].send = CG_KEY;
 			break;
 		case 5:
 			c->name = "compact_raw";

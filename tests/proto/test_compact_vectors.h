@@ -4,7 +4,7 @@
  *   {"coding": "compact", "note", "shape", "params": {max_error_m, keyframe_interval},
  *    "tick_hz", "welcome_tick", "welcome_time_us", "step",
  *    "steps": [{"tick", "input": {"last_seq", "head_p", "head_q", "points"}?,
- *               "key": bool, "corrupt": name?, "message": hex?, "expect",
+ *               "key": bool, "corrupt": name?, "message": hex?, "time_us", "expect",
  *               "decoded": [[x,y,z]...]?, "head": {"last_seq", "head_p", "largest", "c"}?}]}
  *
  * A step with "input" feeds the encoder once; one with "message" is a frame_batch_c the
@@ -110,6 +110,15 @@ static void cv_receive(json_t *step, int writing, const uint8_t *msg, size_t mle
 	assert_int_equal(ptp_batch_c_decode(msg, mlen, &b), PTP_OK);
 	assert_int_equal(ptp_batch_clock_advance(client, &b), PTP_OK);
 	assert_int_equal(client->tick, want_tick);
+	if (writing) {
+		char t[32];
+		snprintf(t, sizeof t, "%" PRId64, client->time_us);
+		json_object_set_new(step, "time_us", json_string(t));
+	} else {
+		char t[32];
+		snprintf(t, sizeof t, "%" PRId64, client->time_us);
+		assert_string_equal(t, json_string_value(json_object_get(step, "time_us")));
+	}
 	assert_true(ptp_record_c_next(&b, &off, &r));
 	assert_int_equal(r.id, CV_ID);
 	e = ptp_decoder_apply_c(d, client->tick, (uint64_t)rate_step, &r, &head, out, (size_t)n);
