@@ -123,6 +123,8 @@ void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel)
 
 void ptp_encoder_force_key(ptp_encoder_t *e)
 {
+	if (!e)
+		return; /* NULL ok: the server's compact encoder exists only while watched */
 	e->force_key = 1;
 }
 

@@ -17,7 +17,7 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 1,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 2,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
