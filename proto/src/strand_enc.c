@@ -128,13 +128,6 @@ void ptp_encoder_force_key(ptp_encoder_t *e)
 	e->force_key = 1;
 }
 
-/* ptp_zigzag without the branch: (v << 1) ^ (all ones when v < 0). */
-static inline uint32_t zig(int32_t v)
-{
-	uint32_t u = (uint32_t)v;
-	return (u << 1) ^ (0u - (u >> 31));
-}
-
 /* Order k (the first of the cheapest) for n zigzag values; *bits gets their total length.
  * Orders above the longest value's bit length only cost more (every value then takes
  * k + 1 bits), so the search stops there; the result equals an exhaustive search.
@@ -221,20 +214,8 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 		return;
 	}
 	/* Residual size of all four predictors in one pass: temporal r (with and without the
-	 * velocity), optionally minus the previous segment's r of the same component (u at
-	 * even indices, v at odd ones, so a segment's pair at a time). */
-	{
-		int32_t lu0 = 0, lv0 = 0, lu1 = 0, lv1 = 0;
-		for (int i = 0; i < n; i += 2) {
-			int32_t u0 = cur[i] - pc[i], u1 = u0 - pv[i];
-			int32_t v0 = cur[i + 1] - pc[i + 1], v1 = v0 - pv[i + 1];
-			sum[0] += (uint64_t)zig(u0) + zig(v0);
-			sum[1] += (uint64_t)zig(u1) + zig(v1);
-			sum[2] += (uint64_t)zig(u0 - lu0) + zig(v0 - lv0);
-			sum[3] += (uint64_t)zig(u1 - lu1) + zig(v1 - lv1);
-			lu0 = u0, lv0 = v0, lu1 = u1, lv1 = v1;
-		}
-	}
+	 * velocity), optionally minus the previous segment's r of the same component. */
+	ptp_pred_sums(cur, pc, pv, n, sum);
 	if (sum[PTP_PRED_LINEAR] == 0) {
 		e->mode[s] = PTP_MODE_HOLD;
 		e->dbits[s] = 2;
@@ -244,33 +225,11 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	for (int p = 1; p < 4; p++)
 		if (sum[p] < sum[pred])
 			pred = p;
-	{
-		int32_t lin = (pred & PTP_PRED_LINEAR) ? -1 : 0, lu = 0, lv = 0;
-		int spatial = (pred & PTP_PRED_SPATIAL) != 0;
-		for (int i = 0; i < n; i += 2) {
-			int32_t ru = cur[i] - pc[i] - (pv[i] & lin);
-			int32_t rv = cur[i + 1] - pc[i + 1] - (pv[i + 1] & lin);
-			z[i] = zig(spatial ? ru - lu : ru);
-			z[i + 1] = zig(spatial ? rv - lv : rv);
-			lu = ru, lv = rv;
-		}
-	}
+	ptp_pred_residuals(cur, pc, pv, n, pred, z);
 	e->mode[s] = PTP_MODE_DELTA;
 	e->pred[s] = (uint8_t)pred;
 	e->k[s] = (uint8_t)ptp_best_k(z, n, &bits);
 	e->dbits[s] = 2 + 2 + 4 + bits;
-}
-
-/* ptp_f32_finite on the bits, inline: the whole input is checked every tick. */
-static int all_finite(const float *f, size_t n)
-{
-	uint32_t bad = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t b;
-		memcpy(&b, &f[i], sizeof b);
-		bad |= (b & 0x7f800000u) == 0x7f800000u;
-	}
-	return !bad;
 }
 
 ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float head_q[4],
@@ -284,7 +243,7 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	ptp_err_t err;
 	if (!xyz || n_points != (size_t)e->n_points)
 		return PTP_EINVAL;
-	if (!all_finite(xyz, 3 * n_points) || !all_finite(head_p, 3))
+	if (!ptp_all_finite(xyz, 3 * n_points) || !ptp_all_finite(head_p, 3))
 		return PTP_EFLOAT;
 	err = ptp_quat16_pack(head_q, &q16);
 	if (err != PTP_OK)
@@ -315,8 +274,10 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 		t = e->prev_vel;
 		e->prev_vel = e->vel;
 		e->vel = t;
-		for (int i = 0; i < 2 * segs; i++)
-			e->vel[i] = e->ticks == 0 ? 0 : e->cur[i] - e->prev_cur[i];
+		if (e->ticks == 0)
+			memset(e->vel, 0, sizeof(int32_t) * 2 * (size_t)segs);
+		else
+			ptp_code_delta(e->vel, e->cur, e->prev_cur, 2 * segs);
 	}
 	/* only a raw strand's record carries its input points */
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)

@@ -127,6 +127,16 @@ struct ptp_encoder_t {
 };
 
 int ptp_best_k(const uint32_t *z, int n, long *bits);
+
+/* strand_resid.c: over n codes (2 per segment, u then v) of one strand. sum[p]: summed
+ * zigzag residuals of predictor p (PTP_PRED_* bits); z: predictor pred's residuals. */
+void ptp_pred_sums(const int32_t *cur, const int32_t *prev_cur, const int32_t *prev_vel, int n,
+                   uint64_t sum[4]);
+void ptp_pred_residuals(const int32_t *cur, const int32_t *prev_cur, const int32_t *prev_vel,
+                        int n, int pred, uint32_t *z);
+/* vel = cur - prev, n ints; ptp_all_finite: no NaN or infinity among n floats. */
+void ptp_code_delta(int32_t *vel, const int32_t *cur, const int32_t *prev, int n);
+int ptp_all_finite(const float *f, size_t n);
 /* Strand s's block in `mode` (strand_enc.c); point0 is its first point. */
 struct ptp_bitw_t;
 void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, struct ptp_bitw_t *w, int point0);
