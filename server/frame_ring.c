@@ -253,7 +253,7 @@ void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick)
 int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick)
 {
 	if (slot < 0 || slot >= r->max_slots)
-		return 0; /* the compact coding is only ever encoded on demand */
+		return 1; /* as frame_ring_watched: beyond the table, always */
 	return __atomic_load_n(&r->watch_c[slot], __ATOMIC_RELAXED) >= tick;
 }
 
