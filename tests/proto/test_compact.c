@@ -31,7 +31,7 @@ typedef struct bits_t {
 static void put(bits_t *w, uint64_t v, int n)
 {
 	for (int i = 0; i < n; i++, w->n++)
-		if ((v >> i) & 1)
+		if (i < 64 && ((v >> i) & 1))
 			w->b[w->n / 8] |= (uint8_t)(1u << (w->n % 8));
 }
 

@@ -48,6 +48,25 @@ static json_t *cv_u64(uint64_t v)
 	return json_string(s);
 }
 
+static void cv_load_floats(const json_t *a, float *out, int n)
+{
+	assert_int_equal(json_array_size(a), (size_t)n);
+	for (int i = 0; i < n; i++)
+		out[i] = (float)json_real_value(json_array_get(a, (size_t)i));
+}
+
+/* A step's "input" into t (the send script stays the stream's). */
+static void cv_load(const json_t *in, cg_tick_t *t, int n)
+{
+	const json_t *pts = json_object_get(in, "points");
+	t->seq = (uint32_t)json_integer_value(json_object_get(in, "last_seq"));
+	cv_load_floats(json_object_get(in, "head_p"), t->head_p, 3);
+	cv_load_floats(json_object_get(in, "head_q"), t->head_q, 4);
+	assert_int_equal(json_array_size(pts), (size_t)n);
+	for (int i = 0; i < n; i++)
+		cv_load_floats(json_array_get(pts, (size_t)i), t->pts + 3 * i, 3);
+}
+
 /* Copies the record and spoils it as `how` says; returns its new length. */
 static size_t cv_corrupt(cg_send_t how, const uint8_t *rec, size_t len, uint8_t *out)
 {
@@ -174,7 +193,17 @@ static json_t *cv_run(const cg_stream_t *c, const json_t *v)
 	const json_t *vsteps = v ? json_object_get(v, "steps") : NULL;
 	assert_non_null(e);
 	for (int i = 0; i < c->ticks; i++) {
+		static cg_tick_t stored;
 		const cg_tick_t *t = &c->t[i];
+		if (!writing) {
+			/* the encoder gets the stored inputs: regenerating them would make the check
+			 * depend on how this build rounds the synthetic motion */
+			const json_t *in = json_object_get(json_array_get(vsteps, (size_t)si), "input");
+			assert_non_null(in);
+			stored = *t;
+			cv_load(in, &stored, n);
+			t = &stored;
+		}
 		uint64_t tick = CV_WELCOME_TICK + (uint64_t)c->step * (uint64_t)(i + 1);
 		int64_t time_us = CV_WELCOME_TIME + (int64_t)((tick - CV_WELCOME_TICK) * 1000000 / CV_HZ);
 		uint8_t rec[4096], bad[4096], msg[4200];
