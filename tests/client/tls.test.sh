@@ -222,6 +222,53 @@ grep -qiE "host ?name mismatch|IP address mismatch" "$T/err" || fail "watch: not
 run 0 "" get "$A" --server "$S" --insecure --json
 stop_daemon
 grep -qE "$SAN_RE" "$T/daemon.log" && fail "sanitizer report: $(grep -m1 -A20 -E "$SAN_RE" "$T/daemon.log")"
+
+# --- the alternative: TLS terminated at docker/'s front nginx (docker/tls.conf), for real ------
+# A plain daemon behind docker/edge.conf and docker/nginx.conf (every node of the ring
+# pointing at the one edge), the front's TLS include dir holding tls.conf and srv's files.
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+free_port() { dead_port; }
+nginx_run() { # NAME CONF PORT: runs nginx on CONF in $T until the test ends
+	local temps="" t
+	for t in client_body proxy fastcgi uwsgi scgi; do temps="$temps    ${t}_temp_path $T/$1-$t;\n"; done
+	sed -i "s|^http {\$|http {\n    access_log off;\n$temps|" "$2"
+	"$NGINX" -p "$T" -c "$2" -g "daemon off; pid $T/$1.pid; error_log stderr warn;" 2>"$T/$1.log" &
+	NGINX_PIDS="${NGINX_PIDS:-} $!"
+	for _ in $(seq 100); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $3), timeout=1)" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "nginx $1 did not start: $(cat "$T/$1.log")"
+	return 1
+}
+trap 'for p in ${NGINX_PIDS:-}; do kill "$p" 2>/dev/null; done; stop_daemon; rm -rf "$T"' EXIT
+start_daemon --ws-public-url /ws
+EP=$(free_port) FP=$(free_port) FTP=$(free_port)
+mkdir -p "$T/ngtls"
+cp "$C/srv.pem" "$T/ngtls/cert.pem"
+cp "$C/srv.key" "$T/ngtls/key.pem"
+sed -e "s|listen 443 ssl;|listen 127.0.0.1:$FTP ssl;|" -e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|g" \
+	docker/tls.conf >"$T/ngtls/tls.conf"
+sed -e "s|listen 80;|listen 127.0.0.1:$EP;|" -e "s|127.0.0.1:8081|127.0.0.1:$WS_PORT|" \
+	-e "s|127.0.0.1:8080|127.0.0.1:$HTTP_PORT|" docker/edge.conf >"$T/edge.conf"
+sed -e "s|listen 80;|listen 127.0.0.1:$FP;|" -e "s|node[0-9]*:80|127.0.0.1:$EP|g" \
+	-e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|" docker/nginx.conf >"$T/front.conf"
+grep -q "include $T/ngtls/\*.conf;" "$T/front.conf" || fail "docker/nginx.conf lacks the TLS include"
+if nginx_run edge "$T/edge.conf" "$EP" && nginx_run front "$T/front.conf" "$FTP"; then
+	FS="https://127.0.0.1:$FTP"
+	echo '{"name": "tls-f"}' >"$T/f.json" # room "": the front routes a create by its room
+	run 0 "" create "$T/f.json" --server "$FS" --ca "$C/root.pem" --json
+	read -r F TF < <(py "j = json.loads(out); print(j['id'], j['token'])")
+	run 0 "" get "$F" --server "$FS" --ca "$C/root.pem" --json
+	py "assert json.loads(out)['name'] == 'tls-f'" || fail "get through the TLS front"
+	# /v1/info says ws_url /ws: the client makes it wss://<front>/ws (with ?room=).
+	run 0 "" watch "$F" --count 20 --server "$FS" --ca "$C/root.pem"
+	[ "$(wc -l <"$T/out")" -eq 20 ] || fail "watch through the TLS front: $(cat "$T/err")"
+	run 1 "TLS: SSL certificate problem" get "$F" --server "$FS"
+	run 0 "" get "$F" --server "http://127.0.0.1:$FP" --json # port 80 still plain
+fi
+stop_daemon
+grep -qE "$SAN_RE" "$T/daemon.log" && fail "sanitizer report: $(grep -m1 -A20 -E "$SAN_RE" "$T/daemon.log")"
 grep -qE "$SAN_RE" "$T/err" "$T/ex.err" && fail "sanitizer report in a client"
 
 finish tls
