@@ -355,6 +355,14 @@ static int ca_file_ok(const char *path, char *err, size_t errlen)
 	return found ? 0 : -1;
 }
 
+/* lws' errors on stderr, but for its certificate verdicts: the connection's reason
+ * ("TLS: ...", from the verification callback above) says the same to the caller. */
+static void lws_log_quiet(int level, const char *line)
+{
+	if (!strstr(line, "SSL error: "))
+		lwsl_emit_stderr(level, line);
+}
+
 ptc_ctx_t *ptc_ctx_create_tls(const ptc_tls_t *tls, char *err, size_t errlen)
 {
 	if (tls && tls->ca_file && ca_file_ok(tls->ca_file, err, errlen) != 0)
@@ -366,8 +374,9 @@ ptc_ctx_t *ptc_ctx_create_tls(const ptc_tls_t *tls, char *err, size_t errlen)
 	}
 	ctx->insecure = tls && tls->insecure;
 	const char *lg = getenv("PTC_LWS_LOG");
-	lws_set_log_level(lg && strcmp(lg, "1") == 0 ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR,
-	                  NULL);
+	int verbose = lg && strcmp(lg, "1") == 0;
+	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR,
+	                  verbose ? NULL : lws_log_quiet);
 	ctx->protocols[0].name = "ponytail.v1";
 	ctx->protocols[0].callback = callback;
 	ctx->protocols[0].user = ctx;

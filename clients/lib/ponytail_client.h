@@ -20,8 +20,9 @@
  * Threads. A context and its connections belong to the thread that calls ptc_service()
  * on it: every function here takes effect on that thread only, except ptc_wake(), which
  * any thread may call. Contexts are independent of each other. libwebsockets' log level
- * is process-wide; ptc_ctx_create() sets it to errors only (PTC_LWS_LOG=1 in the
- * environment keeps lws' warnings and notices too). From inside a callback, any function
+ * is process-wide; ptc_ctx_create() sets it to errors only, less the certificate
+ * failures a connection reports itself (PTC_LWS_LOG=1 in the environment keeps all of
+ * lws' errors, warnings and notices). From inside a callback, any function
  * may be called (ptc_close of the connection itself included) except ptc_service() and
  * ptc_ctx_destroy().
  *
