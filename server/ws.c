@@ -426,10 +426,21 @@ ws_t *ws_start(app_t *app, char *err, size_t errlen)
 	info.retry_and_idle_policy = &retry;
 	info.timeout_secs = (unsigned)app->cfg->request_timeout;
 	info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+	if (app->tls) {
+		/* WSS (tls.h): lws's OpenSSL reads the files tls.c checked (a chain file works
+		 * by path, not from memory); no plain WebSocket on this port. OpenSSL 3's
+		 * default security level already refuses TLS below 1.2. */
+		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+		info.ssl_cert_filepath = app->tls->cert_path;
+		info.ssl_private_key_filepath = app->tls->key_path;
+	}
 	ws->ctx = lws_create_context(&info);
 	if (!ws->ctx) {
-		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)",
-		         app->cfg->ws_port, app->cfg->bind);
+		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)%s",
+		         app->cfg->ws_port, app->cfg->bind,
+		         app->tls ? ", or libwebsockets (OpenSSL) refused --tls-cert/--tls-key "
+		                    "(its reason is logged above)"
+		                  : "");
 		free(ws);
 		return NULL;
 	}

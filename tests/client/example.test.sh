@@ -41,6 +41,6 @@ timeout 20 "$E" "$WS" 999999 --frames 10 >"$T/out" 2>"$T/err"
 timeout 20 "$E" "ws://127.0.0.1:$(dead_port)/" "$ID" --frames 10 --timeout 3 >"$T/out" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "^closed: " "$T/out" || fail "example no server: $(cat "$T/out")"
 timeout 20 "$E" "http://127.0.0.1/" "$ID" >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] && grep -q "expected a ws://host" "$T/err" || fail "example bad url: $(cat "$T/err")"
+[ $? -eq 2 ] && grep -q "expected a ws:// or wss://host" "$T/err" || fail "example bad url: $(cat "$T/err")"
 
 finish "example"
