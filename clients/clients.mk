@@ -10,7 +10,8 @@ CLI_LDLIBS += $(PKG_JANSSON) -lm
 CFLAGS_clients := -Icore/include -Iproto/include -Iclients/lib
 
 # clients/lib: the C client library (libwebsockets + proto; never core) and its example.
-PKG_LWS  := $(shell pkg-config --libs libwebsockets 2>/dev/null || echo -lwebsockets)
+# libcrypto: the library reads OpenSSL's reason when a wss:// certificate fails (ctx.c).
+PKG_LWS  := $(shell pkg-config --libs libwebsockets libcrypto 2>/dev/null || echo -lwebsockets -lcrypto)
 PKG_CURL := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 PTC_SRC  := $(filter-out clients/lib/example.c,$(wildcard clients/lib/*.c))
 PTC_OBJ  := $(PTC_SRC:%.c=$(B)/obj/%.o)

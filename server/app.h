@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "sim.h"
 #include "store.h"
+#include "tls.h"
 
 typedef struct app_t {
 	const config_t *cfg;
@@ -25,6 +26,7 @@ typedef struct app_t {
 	int http_port, ws_port; /* bound ports (differ from cfg when it said 0) */
 	int ws_ready;           /* the WebSocket listener is up */
 	int draining;           /* atomic: shutdown started; /readyz answers 503 */
+	const tls_creds_t *tls; /* --tls-cert/--tls-key: both listeners speak TLS; NULL = plain */
 } app_t;
 
 #endif

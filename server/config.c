@@ -61,6 +61,10 @@ static const option_t options[] = {
      "threads stepping instances (0 = one per online CPU)"},
     {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, TOKEN_MAX_BEARER, "",
      OPT_SECRET, "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
+    {"tls-cert", "PONYTAIL_TLS_CERT", OPT_STR, F(tls_cert), 0, CONFIG_STR_MAX - 1, "", 0,
+     "PEM certificate (leaf first, then its chain): serve HTTPS and WSS (with --tls-key)"},
+    {"tls-key", "PONYTAIL_TLS_KEY", OPT_STR, F(tls_key), 0, CONFIG_STR_MAX - 1, "", 0,
+     "PEM private key of --tls-cert (unencrypted; keep it mode 600)"},
     {"max-instances", "PONYTAIL_MAX_INSTANCES", OPT_INT, F(max_instances), 1, 1000000, "10000", 0,
      "instances hosted at most (more: 503)"},
     {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, SERVER_MAX_POINTS, "2048", 0,
@@ -338,7 +342,7 @@ void config_print_help(FILE *out)
 
 void config_log(const config_t *c)
 {
-	char line[900];
+	char line[2048];
 	size_t n = 0;
 	for (size_t i = 0; i < N_OPTIONS && n < sizeof line; i++) {
 		const option_t *o = &options[i];

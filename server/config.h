@@ -34,6 +34,8 @@ typedef struct config_t {
 	int substeps;                      /* substeps per tick, usually 4 */
 	int workers;                       /* stepping threads; 0 = one per online CPU */
 	char admin_token[CONFIG_STR_MAX];  /* "" = none; secret: never printed or logged */
+	char tls_cert[CONFIG_STR_MAX];     /* PEM certificate (chain) file, "" = plain HTTP/WS */
+	char tls_key[CONFIG_STR_MAX];      /* PEM private key file; set with tls_cert (tls.h) */
 	int max_instances;
 	int max_points;       /* points per instance, all strands (core allows 32 x 64) */
 	int max_body;         /* bytes of a REST request body */

@@ -1,7 +1,7 @@
 /* ponytaild: wires the modules together and owns their lifetimes. No logic lives here.
  *
- * Start-up: configuration -> store -> registry + sim loaded from the store -> WebSocket
- * -> tick thread -> HTTP. Shutdown (SIGTERM/SIGINT, drain.h): readiness 503 and writes
+ * Start-up: configuration -> TLS credentials (tls.h) -> store -> registry + sim loaded
+ * from the store -> WebSocket -> tick thread -> HTTP. Shutdown (SIGTERM/SIGINT, drain.h): readiness 503 and writes
  * refused at once, a grace period, then stop accepting HTTP, finish the requests in
  * flight, finish the tick and stop the sim, close every WebSocket with 1012, close
  * (checkpoint) the store, exit 0. Beyond --drain-timeout a watchdog exits 1.
@@ -53,6 +53,13 @@ int main(int argc, char **argv)
 	app_t app;
 	memset(&app, 0, sizeof app);
 	app.cfg = &cfg;
+	tls_creds_t tls;
+	int tls_on = tls_load(&cfg, &tls, err, sizeof err);
+	if (tls_on < 0) {
+		fprintf(stderr, "ponytaild: %s\n", err);
+		return 2;
+	}
+	app.tls = tls_on ? &tls : NULL;
 	int loaded = 0, skipped = 0;
 	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval, 0};
 	rest_t *rest = NULL;
@@ -87,8 +94,8 @@ int main(int argc, char **argv)
 	rest = rest_start(&app, err, sizeof err);
 	if (!rest)
 		goto fail;
-	LOG(LOG_INFO, "listening: http://%s:%d/ ws://%s:%d/ (pid %d)", cfg.bind, app.http_port,
-	    cfg.bind, app.ws_port, (int)getpid());
+	LOG(LOG_INFO, "listening: %s://%s:%d/ %s://%s:%d/ (pid %d)", app.tls ? "https" : "http",
+	    cfg.bind, app.http_port, app.tls ? "wss" : "ws", cfg.bind, app.ws_port, (int)getpid());
 
 	int sig = drain_wait(&app, &sigs);
 	LOG(LOG_INFO, "%s: shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -110,6 +117,7 @@ fail:
 	frame_ring_destroy(app.ring);
 	cmdq_destroy(app.q);
 	registry_destroy(app.reg);
+	tls_free(&tls);
 	if (status == 0)
 		LOG(LOG_INFO, "stopped cleanly");
 	return status;

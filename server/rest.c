@@ -700,17 +700,37 @@ rest_t *rest_start(app_t *app, char *err, size_t errlen)
 	inet_pton(AF_INET, app->cfg->bind, &sa.sin_addr);
 	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 	                 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	/* HTTPS (tls.h): libmicrohttpd's GnuTLS takes the PEM bytes tls.c read and checked;
+	 * TLS 1.2 and 1.3 only. They stay alive (app->tls) until rest_stop. */
+	struct MHD_OptionItem tls_opts[4] = {{MHD_OPTION_END, 0, NULL}};
+	if (app->tls) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, errlen, "--tls-cert: this libmicrohttpd is built without TLS");
+			free(r);
+			return NULL;
+		}
+		flags |= MHD_USE_TLS;
+		tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, app->tls->cert};
+		tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, app->tls->key};
+		tls_opts[2] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_PRIORITIES, 0,
+		                                      (void *)(uintptr_t) "NORMAL:-VERS-ALL:"
+		                                                          "+VERS-TLS1.3:+VERS-TLS1.2"};
+		tls_opts[3] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	}
 	r->d = MHD_start_daemon(
 	    flags, (uint16_t)app->cfg->http_port, NULL, NULL, on_request, app,
-	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+	    MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&sa, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg->request_timeout,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg->max_conns_per_ip,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
 	    (unsigned)256, MHD_OPTION_END);
 	if (!r->d) {
-		snprintf(err, errlen, "--http-port %d: cannot listen on %s (in use?)",
-		         app->cfg->http_port, app->cfg->bind);
+		snprintf(err, errlen, "--http-port %d: cannot listen on %s (in use?)%s",
+		         app->cfg->http_port, app->cfg->bind,
+		         app->tls ? ", or libmicrohttpd (GnuTLS) refused --tls-cert/--tls-key "
+		                    "(its reason is logged above)"
+		                  : "");
 		free(r);
 		return NULL;
 	}

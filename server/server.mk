@@ -6,14 +6,14 @@ SERVER_VRM_SRC := clients/cli/vrm_gltf.c clients/cli/vrm_springs.c clients/cli/i
 SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/openapi_json.o \
               $(SERVER_VRM_SRC:%.c=$(B)/obj/%.o)
 SERVER_BIN := $(B)/bin/ponytaild
-SERVER_PKGS := libmicrohttpd libwebsockets jansson sqlite3
+SERVER_PKGS := libmicrohttpd libwebsockets jansson sqlite3 openssl
 
 CFLAGS_server := -Icore/include -Iproto/include $(shell pkg-config --cflags $(SERVER_PKGS) 2>/dev/null)
 
 $(SERVER_BIN): $(SERVER_OBJ) $(PROTO_LIB) $(SCHEMA_LIB) $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(SERVER_OBJ) $(PROTO_LIB) $(SCHEMA_LIB) $(CORE_LIB) \
-	  $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null || echo -lmicrohttpd -lwebsockets -ljansson -lsqlite3) \
+	  $(shell pkg-config --libs $(SERVER_PKGS) 2>/dev/null || echo -lmicrohttpd -lwebsockets -ljansson -lsqlite3 -lssl -lcrypto) \
 	  -lpthread -lm
 
 ALL_TARGETS += $(SERVER_BIN)

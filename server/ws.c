@@ -76,6 +76,9 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 	w->tick = sim_tick_now(ws->app->sim, NULL);
 	w->server_version = (ptp_str_t){version, sizeof version - 1};
 	w->max_error_m = ptp_encoder_params_default().max_error_m; /* sim.c's encoders' */
+	/* PROTOCOL.md 11: compact frames when asked for; their clock starts at welcome's */
+	c->compact = c->minor >= 2 && (h->features & PTP_FEATURE_COMPACT);
+	c->clock = (ptp_batch_clock_t){w->tick, w->server_time_us, w->tick_hz};
 	conn_queue_msg(ws, c, &m);
 	LOG(LOG_DEBUG, "ws %s: hello from '%s' (1.%d)", c->ip, c->name, c->minor);
 }
@@ -423,10 +426,21 @@ ws_t *ws_start(app_t *app, char *err, size_t errlen)
 	info.retry_and_idle_policy = &retry;
 	info.timeout_secs = (unsigned)app->cfg->request_timeout;
 	info.options = LWS_SERVER_OPTION_DISABLE_IPV6 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+	if (app->tls) {
+		/* WSS (tls.h): lws's OpenSSL reads the files tls.c checked (a chain file works
+		 * by path, not from memory); no plain WebSocket on this port. OpenSSL 3's
+		 * default security level already refuses TLS below 1.2. */
+		info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+		info.ssl_cert_filepath = app->tls->cert_path;
+		info.ssl_private_key_filepath = app->tls->key_path;
+	}
 	ws->ctx = lws_create_context(&info);
 	if (!ws->ctx) {
-		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)",
-		         app->cfg->ws_port, app->cfg->bind);
+		snprintf(err, errlen, "--ws-port %d: cannot listen on %s (in use?)%s",
+		         app->cfg->ws_port, app->cfg->bind,
+		         app->tls ? ", or libwebsockets (OpenSSL) refused --tls-cert/--tls-key "
+		                    "(its reason is logged above)"
+		                  : "");
 		free(ws);
 		return NULL;
 	}

@@ -478,7 +478,7 @@ static int run(load_t *L)
 		        "(ulimit -n)\n",
 		        L->publishers + L->subscribers, (unsigned long long)rl.rlim_cur);
 
-	L->ctx = ptc_ctx_create(err, sizeof err);
+	L->ctx = remote_ctx_create(&L->r, err, sizeof err);
 	L->nconns = L->publishers + L->subscribers;
 	L->conns = calloc((size_t)L->nconns, sizeof *L->conns);
 	if (!L->ctx || !L->conns) {

@@ -155,7 +155,11 @@ int load_report(load_t *L)
 	       L->rooms, L->rooms == 1 ? "" : "s", L->per_room, L->publishers, L->rate,
 	       L->subscribers, L->win_s, L->tick_hz);
 	printf("  connections   %ld made, %ld failed, %ld lost\n", made, failed, lost);
-	if (failed && L->first_connect_error[0])
+	if (failed && L->first_connect_error[0] &&
+	    strncmp(L->first_connect_error, "TLS: ", 5) == 0)
+		printf("                first failure: %s\n                %s\n",
+		       L->first_connect_error, remote_tls_hint(&L->r, L->first_connect_error));
+	else if (failed && L->first_connect_error[0])
 		printf("                first failure: %s\n                (ponytaild refuses "
 		       "connections "
 		       "past --max-conns-per-ip, default 64, and --max-ws-conns)\n",

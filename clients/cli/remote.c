@@ -7,16 +7,22 @@
 #include <string.h>
 
 #include "args.h"
+#include "ponytail_client.h"
 #include "remote.h"
 
 const char remote_flags_help[] =
     "--server URL     the daemon's REST address (default $PONYTAIL_SERVER, else\n"
     "                 " REMOTE_DEFAULT_SERVER ")\n"
     "--ws URL         its WebSocket address (default: what GET /v1/info says: its ws_url,\n"
-    "                 a path on --server behind a proxy, else ws://<server host>:<ws_port>/)\n"
+    "                 a path on --server behind a proxy, else ws://<server host>:<ws_port>/;\n"
+    "                 wss:// when --server is https://)\n"
     "--token T        the instance's write token (default $PONYTAIL_TOKEN); also the\n"
     "                 admin token\n"
-    "--timeout S      seconds a REST call may take, [0.1, 600]. Default 10\n";
+    "--timeout S      seconds a REST call may take, [0.1, 600]. Default 10\n"
+    "--ca FILE        trust the CA certificate(s) in FILE (PEM) for https:// and wss://\n"
+    "                 (default $PONYTAIL_CA, else the system's CAs)\n"
+    "--insecure       do not verify the server's certificate (encrypted, but anyone\n"
+    "                 may be answering; said on stderr)\n";
 
 static CURL *curl; /* one handle per process: keep-alive across calls */
 
@@ -69,6 +75,37 @@ void remote_init(remote_t *r, const char *cmd)
 		snprintf(r->server, sizeof r->server, "%s", REMOTE_DEFAULT_SERVER);
 	env = getenv("PONYTAIL_TOKEN");
 	r->token = env && *env ? env : NULL;
+	env = getenv("PONYTAIL_CA");
+	r->ca = env && *env ? env : NULL;
+}
+
+/* --insecure is said once per process, on stderr, wherever it is used first. */
+static void say_insecure(const remote_t *r)
+{
+	static int said;
+	if (r->insecure && !said) {
+		said = 1;
+		fprintf(stderr,
+		        "ponytail %s: --insecure: the server's TLS certificate is not verified\n",
+		        r->cmd);
+	}
+}
+
+struct ptc_ctx_t *remote_ctx_create(const remote_t *r, char *err, size_t errlen)
+{
+	ptc_tls_t tls = {r->ca, r->insecure};
+	say_insecure(r);
+	return ptc_ctx_create_tls(&tls, err, errlen);
+}
+
+const char *remote_tls_hint(const remote_t *r, const char *why)
+{
+	if (!why || strncmp(why, "TLS: ", 5) != 0 || r->insecure)
+		return "";
+	return r->ca ? " (is --ca the CA that issued the server's certificate, and does the "
+	               "certificate name this host?)"
+	             : " (give the CA that issued it with --ca FILE, or skip the check with "
+	               "--insecure)";
 }
 
 int remote_flag(remote_t *r, int argc, char **argv, int *i, int with_json)
@@ -80,9 +117,12 @@ int remote_flag(remote_t *r, int argc, char **argv, int *i, int with_json)
 	if ((k = cli_flag(r->cmd, "--ws", argc, argv, i, &v)) != 0) {
 		if (k < 0)
 			return -1;
-		if (strncmp(v, "ws://", 5) != 0 || strlen(v) < 6 || strlen(v) >= sizeof r->ws) {
+		int tls = strncmp(v, "wss://", 6) == 0;
+		if ((strncmp(v, "ws://", 5) != 0 && !tls) || strlen(v) < (tls ? 7u : 6u) ||
+		    strlen(v) >= sizeof r->ws) {
 			fprintf(stderr,
-			        "ponytail %s: --ws: expected ws://host:port[/path], got '%s'\n",
+			        "ponytail %s: --ws: expected ws:// or wss://host:port[/path], got "
+			        "'%s'\n",
 			        r->cmd, v);
 			return -1;
 		}
@@ -104,6 +144,23 @@ int remote_flag(remote_t *r, int argc, char **argv, int *i, int with_json)
 		}
 		r->token = v;
 		return 1;
+	}
+	if ((k = cli_flag(r->cmd, "--ca", argc, argv, i, &v)) != 0) {
+		if (k < 0)
+			return -1;
+		FILE *f = fopen(v, "r");
+		if (!f) {
+			fprintf(stderr, "ponytail %s: --ca: cannot read %s: %s\n", r->cmd, v,
+			        strerror(errno));
+			return -1;
+		}
+		fclose(f);
+		r->ca = v;
+		return 1;
+	}
+	if ((k = cli_switch(r->cmd, "--insecure", argv[*i])) != 0) {
+		r->insecure = k > 0;
+		return k;
 	}
 	if ((k = cli_flag(r->cmd, "--timeout", argc, argv, i, &v)) != 0)
 		return k < 0 || cli_parse_real(r->cmd, "--timeout", v, 0.1, 600, &r->timeout_s) != 0
@@ -171,6 +228,14 @@ int remote_call(const remote_t *r, const char *method, const char *path, const c
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, out);
 	if (strcmp(method, "HEAD") == 0)
 		curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+	/* https://: libcurl verifies the chain and the host name by default. */
+	if (r->ca)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, r->ca);
+	if (r->insecure) {
+		say_insecure(r);
+		curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	if (body) {
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
@@ -178,8 +243,13 @@ int remote_call(const remote_t *r, const char *method, const char *path, const c
 	CURLcode rc = curl_easy_perform(curl);
 	curl_slist_free_all(hdr);
 	if (rc != CURLE_OK) {
-		fprintf(stderr, "ponytail %s: cannot reach %s: %s\n", r->cmd, r->server,
-		        errbuf[0] ? errbuf : curl_easy_strerror(rc));
+		size_t n = strlen(errbuf);
+		while (n > 0 && errbuf[n - 1] == '\n')
+			errbuf[--n] = '\0';
+		int cert = rc == CURLE_PEER_FAILED_VERIFICATION || rc == CURLE_SSL_CACERT_BADFILE;
+		fprintf(stderr, "ponytail %s: cannot reach %s: %s%s%s\n", r->cmd, r->server,
+		        cert ? "TLS: " : "", errbuf[0] ? errbuf : curl_easy_strerror(rc),
+		        cert ? remote_tls_hint(r, "TLS: ") : "");
 		http_free(out);
 		return -1;
 	}
@@ -256,19 +326,20 @@ int remote_ws_url(const remote_t *r, char *out, size_t cap, int *tick_hz)
 	const char *auth = strstr(r->server, "://") + 3;
 	size_t an = strcspn(auth, "/");
 	size_t hn = auth[0] == '[' ? strcspn(auth, "]") + 1 : strcspn(auth, ":/");
-	int https = strncmp(r->server, "https://", 8) == 0;
-	if (strncmp(url, "ws://", 5) == 0) {
+	/* https:// REST means wss:// WebSocket: the daemon serves both or neither (tls.h),
+	 * and a TLS proxy in front of a path serves it on the same authority. */
+	const char *scheme = strncmp(r->server, "https://", 8) == 0 ? "wss" : "ws";
+	if (strncmp(url, "ws://", 5) == 0 || strncmp(url, "wss://", 6) == 0) {
 		snprintf(base, sizeof base, "%s", url);
-	} else if (url[0] == '/' && !https) {
-		snprintf(base, sizeof base, "ws://%.*s%s", (int)an, auth, url); /* same proxy */
-	} else if (!url[0] && !https) {
-		snprintf(base, sizeof base, "ws://%.*s:%d/", (int)hn, auth, (int)port);
+	} else if (url[0] == '/') {
+		snprintf(base, sizeof base, "%s://%.*s%s", scheme, (int)an, auth, url);
+	} else if (!url[0]) {
+		snprintf(base, sizeof base, "%s://%.*s:%d/", scheme, (int)hn, auth, (int)port);
 	} else {
-		fprintf(
-		    stderr,
-		    "ponytail %s: the daemon's WebSocket is %s (TLS), which this client does not "
-		    "speak; give a ws:// one with --ws URL\n",
-		    r->cmd, url[0] && url[0] != '/' ? url : "behind https");
+		fprintf(stderr,
+		        "ponytail %s: GET /v1/info gave ws_url '%s', not a ws://, wss:// or /path "
+		        "URL; use --ws URL\n",
+		        r->cmd, url);
 		return -1;
 	}
 	remote_url_with_room(base, r->room, out, cap);

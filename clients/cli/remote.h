@@ -3,7 +3,8 @@
  * the WebSocket URL learnt from GET /v1/info.
  *
  * REST goes through libcurl (Debian libcurl4-openssl-dev): keep-alive, chunked bodies,
- * timeouts, https and proxies come right out of the box, and a one-shot command needs no
+ * timeouts, https (OpenSSL, certificate and host name verified; --ca, --insecure) and
+ * proxies come right out of the box, and a one-shot command needs no
  * event loop; libwebsockets' HTTP client would drag its loop into every `ponytail get`.
  *
  * Errors are printed to stderr as "ponytail CMD: ..." and the functions return -1;
@@ -25,6 +26,9 @@ typedef struct remote_t {
 	const char *room;  /* routing hint, or NULL: sent as X-Ponytail-Room on REST calls and
 	                      as ?room= on the WebSocket URL, which docker/'s front proxy
 	                      hashes to pick the node that owns the room */
+	const char *ca;    /* --ca FILE (or PONYTAIL_CA): the CA to trust for https:// and
+	                      wss://, instead of the system's; NULL = the system's */
+	int insecure;      /* --insecure: no certificate verification (said on stderr) */
 } remote_t;
 
 /* Defaults (environment included). */
@@ -78,6 +82,14 @@ int remote_parse_id(const char *cmd, const char *s, unsigned long long *id);
 /* Reads a whole file ("-" = stdin), at most 16 MiB, NUL-terminated. NULL (printed) on
  * failure. */
 char *remote_read_file(const char *cmd, const char *path, size_t *len);
+
+/* A client-library context with r's TLS settings (--ca, --insecure) for wss://. NULL
+ * with err on failure. */
+struct ptc_ctx_t *remote_ctx_create(const remote_t *r, char *err, size_t errlen);
+
+/* A hint to append to a connection error: how to trust the server's certificate when
+ * `why` is a certificate failure ("TLS: ..."), else "". */
+const char *remote_tls_hint(const remote_t *r, const char *why);
 
 /* Is the process-wide curl initialised? Commands call this once before remote_call. */
 int remote_global_init(const char *cmd);

@@ -527,7 +527,7 @@ static int run(stream_t *s)
 	if (s->src == SRC_FILE && load_poses(s, tick_hz) != 0)
 		return CLI_EXIT_USAGE;
 
-	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
+	ptc_ctx_t *ctx = remote_ctx_create(&s->r, err, sizeof err);
 	if (!ctx) {
 		fprintf(stderr, "ponytail stream: %s\n", err);
 		return CLI_EXIT_FAIL;
@@ -562,9 +562,10 @@ static int run(stream_t *s)
 		if (!t0 && st != PTC_READY) {
 			if (now - t_conn > (int64_t)(s->r.timeout_s * 1e6) || st == PTC_CLOSED) {
 				snprintf(s->fatal_msg, sizeof s->fatal_msg,
-				         "cannot connect to %s: %s", ws,
+				         "cannot connect to %s: %s%s", ws,
 				         ptc_conn_last_error(s->c)[0] ? ptc_conn_last_error(s->c)
-				                                      : "timed out");
+				                                      : "timed out",
+				         remote_tls_hint(&s->r, ptc_conn_last_error(s->c)));
 				s->fatal = 1;
 				break;
 			}

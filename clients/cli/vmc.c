@@ -341,7 +341,7 @@ static int bridge_run(bridge_t *b)
 		return CLI_EXIT_FAIL;
 	if (b->hair_out && (b->hair_fd = open_udp("--hair-out", &b->hair_a, 0)) < 0)
 		return CLI_EXIT_FAIL;
-	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
+	ptc_ctx_t *ctx = remote_ctx_create(&b->r, err, sizeof err);
 	if (!ctx) {
 		fprintf(stderr, "ponytail vmc: %s\n", err);
 		return CLI_EXIT_FAIL;
@@ -370,8 +370,9 @@ static int bridge_run(bridge_t *b)
 		if (b->duration > 0 && now - t0 >= (int64_t)(b->duration * 1e6))
 			break;
 		if (ptc_conn_state(b->c) == PTC_CLOSED) {
-			snprintf(b->fatal_msg, sizeof b->fatal_msg, "lost %s: %s", ws,
-			         ptc_conn_last_error(b->c));
+			snprintf(b->fatal_msg, sizeof b->fatal_msg, "lost %s: %s%s", ws,
+			         ptc_conn_last_error(b->c),
+			         remote_tls_hint(&b->r, ptc_conn_last_error(b->c)));
 			b->fatal = 1;
 			break;
 		}

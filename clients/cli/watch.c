@@ -201,7 +201,7 @@ static int run(watch_t *w)
 		fprintf(stderr, "ponytail watch: --record: cannot write %s\n", w->record);
 		return CLI_EXIT_FAIL;
 	}
-	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
+	ptc_ctx_t *ctx = remote_ctx_create(&w->r, err, sizeof err);
 	ptc_conn_params_t p = ptc_conn_params_default();
 	p.url = ws;
 	p.client_name = "ponytail watch";
@@ -233,8 +233,9 @@ static int run(watch_t *w)
 		if (!ready &&
 		    (state == PTC_CLOSED || now - t_start > (int64_t)(w->r.timeout_s * 1e6))) {
 			w->fatal = 1;
-			snprintf(w->fatal_msg, sizeof w->fatal_msg, "cannot connect to %s: %s", ws,
-			         ptc_conn_last_error(c)[0] ? ptc_conn_last_error(c) : "timed out");
+			snprintf(w->fatal_msg, sizeof w->fatal_msg, "cannot connect to %s: %s%s", ws,
+			         ptc_conn_last_error(c)[0] ? ptc_conn_last_error(c) : "timed out",
+			         remote_tls_hint(&w->r, ptc_conn_last_error(c)));
 			break;
 		}
 		if (ready && w->duration && now - t0 >= (int64_t)(w->duration * 1e6))

@@ -28,12 +28,13 @@ ptc_conn_params_t ptc_conn_params_default(void)
 int ptc_url_parse(const char *url, char *host, size_t host_cap, int *port, char *path,
                   size_t path_cap, char *err, size_t errlen)
 {
-	if (!url || strncmp(url, "ws://", 5) != 0) {
-		snprintf(err, errlen, "expected a ws://host[:port][/path] URL, got '%s'",
+	int tls = url && strncmp(url, "wss://", 6) == 0;
+	if (!url || (strncmp(url, "ws://", 5) != 0 && !tls)) {
+		snprintf(err, errlen, "expected a ws:// or wss://host[:port][/path] URL, got '%s'",
 		         url ? url : "(null)");
 		return -1;
 	}
-	const char *h = url + 5, *e;
+	const char *h = url + (tls ? 6 : 5), *e;
 	if (*h == '[') { /* [IPv6] */
 		e = strchr(h, ']');
 		if (!e || e == h + 1) {
@@ -62,7 +63,7 @@ int ptc_url_parse(const char *url, char *host, size_t host_cap, int *port, char 
 	host[hn] = '\0';
 	if (*e == ']')
 		e++;
-	*port = 80;
+	*port = tls ? 443 : 80;
 	if (*e == ':') {
 		long v = 0;
 		const char *d = ++e;
@@ -136,6 +137,7 @@ ptc_conn_t *ptc_connect(ptc_ctx_t *ctx, const ptc_conn_params_t *p, char *err, s
 	}
 	strcpy(c->url, p->url);
 	strcpy(c->name, name);
+	c->tls = strncmp(c->url, "wss://", 6) == 0;
 	c->p.url = c->url;
 	c->p.client_name = c->name;
 	c->ctx = ctx;

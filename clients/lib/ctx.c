@@ -1,9 +1,12 @@
 /* The libwebsockets side of the client library: the context, the service call, the
  * protocol callback (a flat switch), connection attempts, back-off and ping timers. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <openssl/x509.h>
 
 #include "ptc_internal.h"
 
@@ -75,9 +78,16 @@ static void on_retry_timer(lws_sorted_usec_list_t *sul)
 	i.host = c->host;
 	i.origin = c->host;
 	i.protocol = "ponytail.v1";
+	if (c->tls)
+		i.ssl_connection = LCCSCF_USE_SSL |
+		                   (c->ctx->insecure ? LCCSCF_ALLOW_SELFSIGNED | LCCSCF_ALLOW_INSECURE |
+		                                           LCCSCF_ALLOW_EXPIRED |
+		                                           LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK
+		                                     : 0);
 	i.userdata = c;
 	i.opaque_user_data = c;
 	c->close_reason[0] = '\0';
+	c->tls_error[0] = '\0';
 	ptc_conn_set_state(c, PTC_CONNECTING, NULL);
 	if (c->user_closed)
 		return; /* closed from the callback: the free is scheduled */
@@ -254,9 +264,26 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	/* A callback of an attempt we already gave up on is none of ours any more. */
 	int current = c->wsi == wsi || (c->in_connect && !c->wsi);
 	switch (reason) {
+	case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
+		/* OpenSSL's verdict on each certificate of the server's chain (user: the
+		 * X509_STORE_CTX, len: preverify_ok). Nothing is overruled here (--insecure is
+		 * lws' LCCSCF_ flags); a failure's reason is kept, as lws reports only "connect
+		 * SSL err 1". */
+		if (!len && current && !c->tls_error[0]) {
+			X509_STORE_CTX *x = user;
+			int e = X509_STORE_CTX_get_error(x);
+			snprintf(c->tls_error, sizeof c->tls_error,
+			         "TLS: the server's certificate did not verify: %s (depth %d)",
+			         X509_verify_cert_error_string(e), X509_STORE_CTX_get_error_depth(x));
+		}
+		return 0;
 	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-		if (current)
+		if (current && c->tls_error[0]) {
+			c->give_up = 1; /* retrying will not make the certificate verify */
+			ptc_conn_lost(c, wsi, c->tls_error);
+		} else if (current) {
 			ptc_conn_lost(c, wsi, in && len ? (const char *)in : "connection failed");
+		}
 		break;
 	case LWS_CALLBACK_CLIENT_ESTABLISHED:
 		if (!current || c->user_closed)
@@ -303,14 +330,53 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 ptc_ctx_t *ptc_ctx_create(char *err, size_t errlen)
 {
+	return ptc_ctx_create_tls(NULL, err, errlen);
+}
+
+/* 0 when path is a readable file with a PEM certificate in it; -1 with err. lws would
+ * only log a CA file it cannot load and go on to trust nothing. */
+static int ca_file_ok(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "CA file %s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	char line[256];
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = strncmp(line, "-----BEGIN CERTIFICATE-----", 27) == 0;
+	fclose(f);
+	if (!found)
+		snprintf(err, errlen,
+		         "CA file %s: no PEM certificate in it (expected a '-----BEGIN "
+		         "CERTIFICATE-----' block)",
+		         path);
+	return found ? 0 : -1;
+}
+
+/* lws' errors on stderr, but for its certificate verdicts: the connection's reason
+ * ("TLS: ...", from the verification callback above) says the same to the caller. */
+static void lws_log_quiet(int level, const char *line)
+{
+	if (!strstr(line, "SSL error: "))
+		lwsl_emit_stderr(level, line);
+}
+
+ptc_ctx_t *ptc_ctx_create_tls(const ptc_tls_t *tls, char *err, size_t errlen)
+{
+	if (tls && tls->ca_file && ca_file_ok(tls->ca_file, err, errlen) != 0)
+		return NULL;
 	ptc_ctx_t *ctx = calloc(1, sizeof *ctx);
 	if (!ctx) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	ctx->insecure = tls && tls->insecure;
 	const char *lg = getenv("PTC_LWS_LOG");
-	lws_set_log_level(lg && strcmp(lg, "1") == 0 ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR,
-	                  NULL);
+	int verbose = lg && strcmp(lg, "1") == 0;
+	lws_set_log_level(verbose ? LLL_ERR | LLL_WARN | LLL_NOTICE : LLL_ERR,
+	                  verbose ? NULL : lws_log_quiet);
 	ctx->protocols[0].name = "ponytail.v1";
 	ctx->protocols[0].callback = callback;
 	ctx->protocols[0].user = ctx;
@@ -320,6 +386,9 @@ ptc_ctx_t *ptc_ctx_create(char *err, size_t errlen)
 	info.protocols = ctx->protocols;
 	info.gid = -1;
 	info.uid = -1;
+	/* OpenSSL for wss:// (lws' client SSL_CTX, created once per context). */
+	info.options = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+	info.client_ssl_ca_filepath = tls ? tls->ca_file : NULL;
 	ctx->lws = lws_create_context(&info);
 	if (!ctx->lws) {
 		snprintf(err, errlen, "libwebsockets could not create a client context");

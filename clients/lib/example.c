@@ -2,7 +2,9 @@
  * for it (when given its token) and print what comes back.
  *
  *   ponytail-client-example ws://127.0.0.1:8081 ID [TOKEN] [--frames N] [--timeout S]
+ *                           [--ca FILE]
  *
+ * A wss:// URL is verified against the system's CAs, or the CA in --ca FILE.
  * Prints one line per frame: tick, the newest pose applied (last_seq), input-to-frame
  * latency and the first strand's tip. Exits 0 after N frames (default 120) and, when
  * publishing, once a frame has echoed a seq this program sent; 1 on a server error, a
@@ -64,8 +66,11 @@ int main(int argc, char **argv)
 	const char *url = NULL, *token = NULL;
 	app_t a = {.want_frames = 120};
 	double timeout_s = 10;
+	ptc_tls_t tls = {NULL, 0};
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
+		if (strcmp(argv[i], "--ca") == 0 && i + 1 < argc)
+			tls.ca_file = argv[++i];
+		else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc)
 			a.want_frames = strtol(argv[++i], NULL, 10);
 		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
 			timeout_s = strtod(argv[++i], NULL);
@@ -77,13 +82,14 @@ int main(int argc, char **argv)
 			token = argv[i];
 	}
 	if (!url || a.id == 0 || a.want_frames < 1 || !(timeout_s > 0)) {
-		fprintf(stderr, "usage: %s WS_URL ID [TOKEN] [--frames N] [--timeout S]\n",
+		fprintf(stderr,
+		        "usage: %s WS_URL ID [TOKEN] [--frames N] [--timeout S] [--ca FILE]\n",
 		        argv[0]);
 		return 2;
 	}
 
 	char err[256];
-	ptc_ctx_t *ctx = ptc_ctx_create(err, sizeof err);
+	ptc_ctx_t *ctx = ptc_ctx_create_tls(&tls, err, sizeof err);
 	if (!ctx) {
 		fprintf(stderr, "%s\n", err);
 		return 1;

@@ -20,8 +20,9 @@
  * Threads. A context and its connections belong to the thread that calls ptc_service()
  * on it: every function here takes effect on that thread only, except ptc_wake(), which
  * any thread may call. Contexts are independent of each other. libwebsockets' log level
- * is process-wide; ptc_ctx_create() sets it to errors only (PTC_LWS_LOG=1 in the
- * environment keeps lws' warnings and notices too). From inside a callback, any function
+ * is process-wide; ptc_ctx_create() sets it to errors only, less the certificate
+ * failures a connection reports itself (PTC_LWS_LOG=1 in the environment keeps all of
+ * lws' errors, warnings and notices). From inside a callback, any function
  * may be called (ptc_close of the connection itself included) except ptc_service() and
  * ptc_ctx_destroy().
  *
@@ -130,7 +131,8 @@ typedef struct ptc_callbacks_t {
 } ptc_callbacks_t;
 
 typedef struct ptc_conn_params_t {
-	const char *url;         /* ws://host[:port][/path] (port default 80) */
+	const char *url;         /* ws://host[:port][/path] (port default 80), or wss://...
+	                            (TLS, port default 443; see ptc_tls_t) */
 	const char *client_name; /* hello's client_name, at most 64 bytes of UTF-8 */
 	int decode;              /* 1: reconstruct strand points (~50 ns per point); 0: records
 	                            only (load generators) */
@@ -186,8 +188,25 @@ typedef struct ptc_stats_t {
 /* Monotonic clock, us: the clock of recv_us. */
 int64_t ptc_now_us(void);
 
-/* A new context. NULL on failure, with a reason in err (errlen > 0). */
+/* A new context. NULL on failure, with a reason in err (errlen > 0). Same as
+ * ptc_ctx_create_tls(NULL, ...): wss:// URLs are verified against the system's CAs. */
 ptc_ctx_t *ptc_ctx_create(char *err, size_t errlen);
+
+/* TLS for the wss:// connections of a context (OpenSSL, through libwebsockets). The
+ * server's certificate is verified by default: its chain must lead to a trusted CA and its
+ * name (DNS or IP subjectAltName) must match the URL's host. */
+typedef struct ptc_tls_t {
+	const char *ca_file; /* PEM file of the CA(s) to trust instead of the system's; NULL:
+	                        the system's (/etc/ssl/certs) */
+	int insecure;        /* 1: skip verification (any certificate, any name, expired):
+	                        the traffic is encrypted but the server is not authenticated */
+} ptc_tls_t;
+
+/* A context whose wss:// connections use tls (NULL: the defaults above). NULL on failure
+ * with a reason in err: the CA file cannot be read or holds no certificate. A certificate
+ * the server presents that does not verify ends the connection attempt for good
+ * (PTC_CLOSED, reconnect or not) with a reason that starts "TLS: ". */
+ptc_ctx_t *ptc_ctx_create_tls(const ptc_tls_t *tls, char *err, size_t errlen);
 
 /* Closes every connection (without callbacks) and frees the context. NULL ok. */
 void ptc_ctx_destroy(ptc_ctx_t *ctx);
@@ -257,8 +276,9 @@ int ptc_ping(ptc_conn_t *c);
 int ptc_joint_rotations(const float *rest, const float *pts, int n, const float parent_q[4],
                         float *out);
 
-/* ws://host:port/path split into its parts (copied into the caller's buffers). 0, or -1
- * with a reason in err. Exposed for the CLI, which builds WebSocket URLs from REST ones. */
+/* ws://host:port/path (or wss://) split into its parts (copied into the caller's
+ * buffers); the port defaults to 80 (443 for wss://). 0, or -1 with a reason in err.
+ * Exposed for the CLI, which builds WebSocket URLs from REST ones. */
 int ptc_url_parse(const char *url, char *host, size_t host_cap, int *port, char *path,
                   size_t path_cap, char *err, size_t errlen);
 

@@ -50,6 +50,7 @@ struct ptc_conn_t {
 	ptc_conn_params_t p;     /* strings below are our copies */
 	char url[512], host[256], path[256], name[PTP_MAX_NAME + 1];
 	int port;
+	int tls; /* a wss:// URL */
 
 	struct lws *wsi; /* the current attempt, NULL between attempts */
 	int in_connect;  /* inside lws_client_connect_via_info */
@@ -59,6 +60,7 @@ struct ptc_conn_t {
 	int give_up;     /* the server said something that retrying will not fix */
 	int attempts;    /* failed attempts since the last welcome (back-off) */
 	char last_error[320];
+	char tls_error[160]; /* why the server's certificate failed verification, this attempt */
 	char close_reason[320]; /* why the server ended this session, if it said */
 	lws_sorted_usec_list_t sul_retry, sul_ping;
 
@@ -103,6 +105,7 @@ typedef struct ptc_seqring_t {
 
 struct ptc_ctx_t {
 	struct lws_context *lws;
+	int insecure; /* ptc_tls_t.insecure: wss:// without verification */
 	ptc_conn_t *conns;
 	int destroying;
 	unsigned activity; /* bumped by every callback and timer (ptc_service returns) */

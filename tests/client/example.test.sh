@@ -14,7 +14,7 @@ read -r ID TOKEN < <(echo '{"name": "ex", "room": "r"}' | timeout 20 "$P" create
 timeout 20 "$E" "$WS" "$ID" --frames 30 >"$T/out" 2>"$T/err" || fail "example (subscribe): $(tail -3 "$T/out") $(cat "$T/err")"
 [ "$(grep -c '^tick [0-9]* seq 0 latency - tip ' "$T/out")" -eq 30 ] || fail "example frames: $(head -5 "$T/out")"
 grep -q "^ok: 30 frames, 0 poses sent" "$T/out" || fail "example summary: $(tail -1 "$T/out")"
-grep -q "^connected: ponytaild .*, protocol 1.1, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
+grep -q "^connected: ponytaild .*, protocol 1.2, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
 
 # Publish and subscribe: the seqs come back, with a latency under a second.
 timeout 20 "$E" "$WS" "$ID" "$TOKEN" --frames 60 >"$T/out" 2>"$T/err" || fail "example (publish): $(tail -3 "$T/out") $(cat "$T/err")"
@@ -41,6 +41,6 @@ timeout 20 "$E" "$WS" 999999 --frames 10 >"$T/out" 2>"$T/err"
 timeout 20 "$E" "ws://127.0.0.1:$(dead_port)/" "$ID" --frames 10 --timeout 3 >"$T/out" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "^closed: " "$T/out" || fail "example no server: $(cat "$T/out")"
 timeout 20 "$E" "http://127.0.0.1/" "$ID" >"$T/out" 2>"$T/err"
-[ $? -eq 2 ] && grep -q "expected a ws://host" "$T/err" || fail "example bad url: $(cat "$T/err")"
+[ $? -eq 2 ] && grep -q "expected a ws:// or wss://host" "$T/err" || fail "example bad url: $(cat "$T/err")"
 
 finish "example"

@@ -169,7 +169,7 @@ run 2 "--amplitude: for jump, peak g in [0, 50]" stream "$A" --motion jump --amp
 run 2 "--amplitude: for jog, vertical bob in metres [0, 0.2]" stream "$A" --motion jog --amplitude 0.5 --token t
 run 2 "the stress motion is fixed" stream "$A" --motion stress --period 2 --token t
 run 2 "--loop needs --poses" stream "$A" --motion nod --loop --token t
-run 2 "--ws: expected ws://host:port" stream "$A" --motion nod --token t --ws http://x
+run 2 "--ws: expected ws:// or wss://host:port" stream "$A" --motion nod --token t --ws http://x
 run 2 "give instance IDs or --room R" watch --server "$S"
 run 2 "--count: expected an integer in [1, 1000000000]" watch "$A" --count 0
 run 2 "expected an instance id" watch 12x
@@ -203,7 +203,8 @@ start_daemon --ws-public-url /ws  # a path on the REST address: no proxy here, s
 run 1 "cannot connect to ws://127.0.0.1:$HTTP_PORT/ws" watch "$A" --count 1 --server "$S" --timeout 2
 run 0 "" watch "$A" --count 1 --server "$S" --ws "$WS"  # --ws still wins
 stop_daemon
-start_daemon --ws-public-url wss://example.org/ws
-run 1 "wss://example.org/ws (TLS), which this client does not speak" watch "$A" --count 1 --server "$S"
+dp=$(dead_port)
+start_daemon --ws-public-url "wss://127.0.0.1:$dp/ws"  # a TLS proxy's URL is taken as it is
+run 1 "cannot connect to wss://127.0.0.1:$dp/ws" watch "$A" --count 1 --server "$S" --timeout 2
 
 finish "stream_watch"

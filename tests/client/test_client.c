@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -69,9 +70,18 @@ static void test_url_parse(void **state)
 	assert_string_equal(host, "::1");
 	assert_int_equal(port, 9);
 	assert_string_equal(path, "/a/b?x=1");
+	/* wss:// (TLS): port 443 unless given. */
+	assert_int_equal(url("wss://h.example/ws", host, &port, path), 0);
+	assert_string_equal(host, "h.example");
+	assert_int_equal(port, 443);
+	assert_string_equal(path, "/ws");
+	assert_int_equal(url("wss://10.0.0.1:8444", host, &port, path), 0);
+	assert_int_equal(port, 8444);
+	assert_string_equal(path, "/");
 	static const char *const bad[] = {"http://x/",    "ws://",      "ws://:80/", "ws://h:0/",
 	                                  "ws://h:65536", "ws://h:12a", "ws://h:/",  "ws://h/a b",
-	                                  "ws://h^x/",    "ws://[::1",  "wss://h/",  NULL};
+	                                  "ws://h^x/",    "ws://[::1",  "wss://",    "wss:/h/",
+	                                  "wss://h:0/",   "https://h/", NULL};
 	for (int i = 0; bad[i]; i++)
 		assert_int_equal(url(bad[i], host, &port, path), -1);
 	assert_int_equal(url(NULL, host, &port, path), -1);
@@ -121,6 +131,31 @@ static void test_pose_lines(void **state)
 }
 
 /* ---- the library without a daemon ------------------------------------------------------- */
+
+/* A CA file that cannot be used is refused when the context is made (lws would only log it
+ * and trust nothing); a readable one, and insecure mode, make a context. */
+static void test_tls_ctx(void **state)
+{
+	(void)state;
+	char err[256] = "", path[] = "/tmp/ptc_ca_XXXXXX";
+	ptc_tls_t tls = {"/nonexistent/ca.pem", 0};
+	assert_null(ptc_ctx_create_tls(&tls, err, sizeof err));
+	assert_non_null(strstr(err, "CA file /nonexistent/ca.pem: cannot open"));
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char junk[] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n";
+	assert_int_equal(write(fd, junk, sizeof junk - 1), (ssize_t)(sizeof junk - 1));
+	close(fd);
+	tls.ca_file = path;
+	assert_null(ptc_ctx_create_tls(&tls, err, sizeof err));
+	assert_non_null(strstr(err, "no PEM certificate in it"));
+	tls.ca_file = NULL;
+	tls.insecure = 1;
+	ptc_ctx_t *ctx = ptc_ctx_create_tls(&tls, err, sizeof err);
+	assert_non_null(ctx);
+	ptc_ctx_destroy(ctx);
+	unlink(path);
+}
 
 static void test_connect_params(void **state)
 {
@@ -362,7 +397,7 @@ int main(void)
 	    cmocka_unit_test(test_hist_percentiles),    cmocka_unit_test(test_url_parse),
 	    cmocka_unit_test(test_pose_lines),          cmocka_unit_test(test_connect_params),
 	    cmocka_unit_test(test_service_timeouts),    cmocka_unit_test(test_backoff),
-	    cmocka_unit_test(test_close_from_callback),
+	    cmocka_unit_test(test_close_from_callback), cmocka_unit_test(test_tls_ctx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@ import os
 import struct
 import sys
 
-MAJOR, MINOR = 1, 1
+MAJOR, MINOR = 1, 2
 HEADER, MAX_PAYLOAD = 10, 1 << 20
 FLT_MAX = struct.unpack('<f', b'\xff\xff\x7f\x7f')[0]
 TYPES = {0x01: 'hello', 0x02: 'authorize', 0x03: 'subscribe', 0x04: 'unsubscribe',
@@ -140,6 +140,8 @@ def payload(t, r, minor, strict):
         need(m['major'] == MAJOR, 'version')
         m['minor'] = r.u8()
         m['client_name'] = r.str8(64)
+        if minor >= 2:  # section 11: bit 0 asks for compact frames
+            m['features'] = flags(r, 1, strict)
     elif t == 'authorize':
         m['instance_id'] = str(r.u64())
         m['token'] = r.str8(128)

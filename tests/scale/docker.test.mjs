@@ -123,6 +123,13 @@ test('compose: three nodes with their own ids and volumes, an edge each, the fro
   }
   assert.equal(vols.size, 3, 'a data volume per node');
   assert.ok(c.services.front.volumes.includes('./nginx.conf:/etc/nginx/nginx.conf:ro'));
+  /* TLS at the front (docker/tls.conf; tests/client/tls.test.sh runs it): the directory
+   * mounted is the one nginx.conf includes, and the TLS port is published. */
+  assert.ok(c.services.front.volumes.includes('./tls:/etc/nginx/ponytail-tls:ro'));
+  assert.match(conf, /^\s+include \/etc\/nginx\/ponytail-tls\/\*\.conf;$/m);
+  assert.match(read('docker/tls.conf'), /^listen 443 ssl;$/m);
+  assert.ok(c.services.front.ports.includes('8443:443'));
+  assert.match(read('.gitignore'), /^\/docker\/tls\/$/m, 'docker/tls/ (keys) is never committed');
   assert.ok(c.services.prometheus.volumes.includes('./prometheus.yml:/etc/prometheus/prometheus.yml:ro'));
   const prom = YAML.parse(read('docker/prometheus.yml'));
   const targets = prom.scrape_configs.flatMap((j) => j.static_configs.flatMap((s) => s.targets));

@@ -122,6 +122,27 @@ static void environment_between_file_and_flags(void **state)
 	unlink(path);
 }
 
+/* The TLS pair: off by default; from a file, the environment and flags in that order. The
+ * files themselves are checked at start-up (server/tls.c; tests/client/tls.test.sh). */
+static void tls_options(void **state)
+{
+	(void)state;
+	config_t c;
+	assert_int_equal(load(&c, 1, (const char *[]){"p"}), CONFIG_OK);
+	assert_string_equal(c.tls_cert, "");
+	assert_string_equal(c.tls_key, "");
+	const char *path = write_file("tls-cert /etc/pt/file.pem\ntls-key /etc/pt/file.key\n");
+	setenv("PONYTAIL_TLS_KEY", "/env/k.pem", 1);
+	const char *argv[] = {"p", "--config", path, "--tls-cert=/flag/c.pem"};
+	assert_int_equal(load(&c, 4, argv), CONFIG_OK);
+	assert_string_equal(c.tls_cert, "/flag/c.pem");
+	assert_string_equal(c.tls_key, "/env/k.pem");
+	unsetenv("PONYTAIL_TLS_KEY");
+	unlink(path);
+	expect_error("--tls-key: expected printable ASCII without spaces", 3,
+	             (const char *[]){"p", "--tls-key", "a b"});
+}
+
 static void config_file_bad_line_names_its_number(void **state)
 {
 	(void)state;
@@ -205,6 +226,7 @@ int main(void)
 	    cmocka_unit_test(flags_both_forms),
 	    cmocka_unit_test(bad_values_name_flag_and_range),
 	    cmocka_unit_test(environment_between_file_and_flags),
+	    cmocka_unit_test(tls_options),
 	    cmocka_unit_test(config_file_bad_line_names_its_number),
 	    cmocka_unit_test(help_lists_every_option),
 	    cmocka_unit_test(secrets_are_not_logged),

@@ -17,7 +17,7 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 1,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 2,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
@@ -172,6 +172,8 @@ typedef struct ptp_hello_t {
 	uint8_t major, minor;  /* the version the client speaks: major must be PTP_MAJOR
 	                          (PTP_EVERSION), minor its highest */
 	ptp_str_t client_name; /* <= PTP_MAX_NAME bytes */
+	uint8_t features;      /* header minor >= 2: bit 0 asks for compact frames
+	                          (ptp/compact.h, PTP_FEATURE_COMPACT); 0 before */
 } ptp_hello_t;
 
 typedef struct ptp_authorize_t {
