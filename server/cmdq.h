@@ -51,7 +51,9 @@ typedef struct cmd_frame_t {
 typedef struct cmd_t {
 	cmd_kind_t kind;
 	uint64_t id;
-	const pt_instance_def *def; /* CREATE/UPDATE: borrowed until cmdq_submit returns */
+	const pt_instance_def *def; /* CREATE/UPDATE: borrowed until cmdq_submit (or
+	                             * cmdq_wait) returns; the sim copies what it keeps
+	                             * into the world, the submitter finishes the def */
 	driver_t driver;            /* CREATE/UPDATE */
 	cmd_result_t result;        /* written by the sim thread */
 	cmd_frame_t frame;          /* CMD_FRAME output */

@@ -143,16 +143,18 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
                                inst_view_t *out, inst_err_t *err)
 {
 	memset(out, 0, sizeof *out);
-	pt_instance_def *def = malloc(sizeof *def); /* ~100 KB: not on a connection stack */
+	pt_instance_def *def = malloc(sizeof *def); /* a few KB: not on a connection stack */
 	driver_t drv;
 	pt_error e;
 	inst_status_t st;
-	if (!def) {
+	int rc;
+	if (!def || !pt_instance_def_init(def)) {
 		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
-	if (instdoc_parse(doc, def, &drv, &e) != 0) {
-		st = invalid_def(err, &e);
+	if ((rc = instdoc_parse(doc, def, &drv, &e)) != 0) {
+		st = rc == -2 ? refuse(err, INST_NO_MEMORY, NULL, "out of memory")
+		              : invalid_def(err, &e);
 		goto out;
 	}
 	if ((st = admissible(app, def, route_room, err)) != INST_OK)
@@ -209,6 +211,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 out:
 	if (st != INST_OK)
 		inst_view_free(out);
+	pt_instance_def_fini(def);
 	free(def);
 	return st;
 }
@@ -224,7 +227,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	reg_info_t info;
 	int oom = 0;
 	inst_status_t st;
-	if (!def) {
+	if (!def || !pt_instance_def_init(def)) {
 		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
@@ -283,6 +286,7 @@ out:
 	if (st != INST_OK)
 		inst_view_free(out);
 	free(old);
+	pt_instance_def_fini(def);
 	free(def);
 	return st;
 }
@@ -475,7 +479,13 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 	json_t *j = json_loads(doc, 0, &je);
 	driver_t drv;
 	pt_error e = {0};
-	if (!j || instdoc_parse(j, l->def, &drv, &e) != 0) {
+	int rc = j ? instdoc_parse(j, l->def, &drv, &e) : -1;
+	if (rc == -2) {
+		json_decref(j);
+		LOG(LOG_ERROR, "out of memory loading instance %llu", (unsigned long long)id);
+		return -1;
+	}
+	if (rc != 0) {
 		/* Valid when stored; a newer, stricter build may disagree. Keep the row, skip it.
 		 */
 		LOG(LOG_ERROR, "stored instance %llu no longer loads (%s%s%s): skipped, row kept",
@@ -499,7 +509,8 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 int instances_load(app_t *app, int *loaded, int *skipped)
 {
 	load_t l = {app, malloc(sizeof *l.def), 0, 0};
-	int rc = l.def ? store_load(app->store, load_row, &l) : -1;
+	int rc = l.def && pt_instance_def_init(l.def) ? store_load(app->store, load_row, &l) : -1;
+	pt_instance_def_fini(l.def);
 	free(l.def);
 	*loaded = l.loaded;
 	*skipped = l.skipped;

@@ -10,9 +10,10 @@
 int instdoc_parse(const json_t *doc, pt_instance_def *def, driver_t *drv, pt_error *err)
 {
 	static const char *const extra[] = {"driver", NULL};
-	if (pt_schema_parse(doc, def, extra, err) != 0)
-		return -1;
-	return driver_parse(doc, drv, err);
+	int rc = pt_schema_parse(doc, def, extra, err);
+	if (rc != 0)
+		return rc;
+	return driver_parse(doc, drv, err) != 0 ? -1 : 0;
 }
 
 char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv)
@@ -45,7 +46,7 @@ int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def,
 	int rc = instdoc_parse(merged, def, drv, err);
 	json_decref(merged);
 	if (rc != 0)
-		return -1;
+		return rc;
 	*canonical = instdoc_canonical(def, drv);
 	return *canonical ? 0 : -2;
 }
@@ -62,7 +63,8 @@ json_t *instdoc_bones(const json_t *doc)
 	driver_t drv;
 	pt_error e;
 	json_t *out = json_array();
-	if (!def || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+	if (!def || !pt_instance_def_init(def) || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+		pt_instance_def_fini(def);
 		free(def);
 		json_decref(out);
 		return NULL;
@@ -98,6 +100,7 @@ json_t *instdoc_bones(const json_t *doc)
 			out = NULL;
 		}
 	}
+	pt_instance_def_fini(def);
 	free(def);
 	return out;
 }

@@ -15,14 +15,17 @@
 #include "driver.h"
 #include "ponytail/instance.h"
 
-/* Reads and validates doc (borrowed). Returns 0, or -1 with err naming the field
- * ("strands[0].points", "driver.period", "" for the document) and the rule. */
+/* Reads and validates doc (borrowed) into def, an initialised definition the caller
+ * owns (pt_instance_def_init / _fini). Returns 0, or -1 with err naming the field
+ * ("strands[0].points", "driver.period", "" for the document) and the rule, or -2 when
+ * out of memory. */
 int instdoc_parse(const json_t *doc, pt_instance_def *def, driver_t *drv, pt_error *err);
 
 /* The canonical JSON text (malloc'ed, caller frees), or NULL when out of memory. */
 char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv);
 
-/* Applies a merge patch (RFC 7386) to the stored document text and parses the result.
+/* Applies a merge patch (RFC 7386) to the stored document text and parses the result
+ * into def (initialised, as for instdoc_parse).
  * Returns 0 with *def, *drv and *canonical (malloc'ed) set; -1 with err set when the
  * result is invalid; -2 when out of memory or the stored text is unreadable. */
 int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def, driver_t *drv,

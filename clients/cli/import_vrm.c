@@ -718,13 +718,17 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 	 * daemon would refuse: found by tests/fuzz/fuzz_vrm.c. */
 	pt_instance_def *def = malloc(sizeof *def);
 	pt_error e = {0};
-	if (!def || pt_schema_parse(inst, def, NULL, &e) != 0 || !(e = pt_instance_validate(def)).ok) {
+	int have = def && pt_instance_def_init(def);
+	if (!have || pt_schema_parse(inst, def, NULL, &e) != 0 ||
+	    !(e = pt_instance_validate(def)).ok) {
 		vrm_fail(err, errlen, "the avatar does not fit an instance definition (%s)",
-		         def ? e.message : "out of memory");
+		         have ? e.message : "out of memory");
+		pt_instance_def_fini(def);
 		free(def);
 		json_decref(inst);
 		goto fail;
 	}
+	pt_instance_def_fini(def);
 	free(def);
 	report->json = build_report(&c, len);
 	vrm_diag_flush(&c.d);

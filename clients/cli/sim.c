@@ -226,10 +226,14 @@ int cmd_sim(int argc, char **argv)
 	int r = parse_args(argc, argv, &o);
 	if (r)
 		return r > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-	/* ~150 kB: not for the stack. */
+	/* A few KB; heap all the same, as the daemon does. */
 	pt_instance_def *def = malloc(sizeof *def);
 	int rc = CLI_EXIT_FAIL;
-	if (!def || sim_load_instance(o.instance, def, &bake))
+	if (!def || !pt_instance_def_init(def)) {
+		fprintf(stderr, "ponytail sim: out of memory\n");
+		goto done;
+	}
+	if (sim_load_instance(o.instance, def, &bake))
 		goto done;
 	if (o.tick_hz == 0)
 		o.tick_hz = bake.tick_hz > 0 ? bake.tick_hz : 60.0;
@@ -265,6 +269,7 @@ int cmd_sim(int argc, char **argv)
 done:
 	sim_poses_free(&poses);
 	sim_instance_file_free(&bake);
+	pt_instance_def_fini(def);
 	free(def);
 	return rc;
 }

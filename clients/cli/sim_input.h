@@ -36,8 +36,8 @@ typedef struct sim_instance_file {
 	int substeps;   /* a bake file's "substeps", 0 when absent */
 } sim_instance_file;
 
-/* Reads `path` into *def (validated). *extra receives the bake fields (release with
- * sim_instance_file_free). */
+/* Reads `path` into *def (validated; an initialised definition the caller owns and
+ * finishes). *extra receives the bake fields (release with sim_instance_file_free). */
 int sim_load_instance(const char *path, pt_instance_def *def, sim_instance_file *extra);
 void sim_instance_file_free(sim_instance_file *f);
 

@@ -174,7 +174,7 @@ static void joint_fields(wr *w, json_t *o, const pt_joint_def *j)
  * value when all joints agree, else one value per joint. NULL when empty. */
 static json_t *strand_springbone(wr *w, const pt_strand_def *s, const pt_joint_def *base)
 {
-	int n = clampi(s->points - 1, 0, PT_MAX_POINTS - 1);
+	int n = s->joints ? clampi(s->points - 1, 0, PT_MAX_POINTS - 1) : 0;
 	json_t *o = json_object();
 	if (!o) {
 		w->failed = 1;
@@ -208,6 +208,8 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 {
 	json_t *o = json_object(), *mass = json_object(), *sb;
 	uint32_t all = colliders >= 32 ? 0xffffffffu : (1u << colliders) - 1u;
+	/* joints that exist: an invalid def may claim more points, or lack storage */
+	int nj = s->joints ? clampi(s->points - 1, 0, PT_MAX_POINTS - 1) : 0;
 	if (!o || !mass) {
 		json_decref(o);
 		json_decref(mass);
@@ -217,7 +219,7 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	if (s->has_rest) {
 		json_t *rest = json_array();
 		push(w, rest, vec3(w, s->anchor));
-		for (int j = 0; rest && j < s->points - 1; j++)
+		for (int j = 0; rest && j < nj; j++)
 			push(w, rest, vec3(w, s->joints[j].rest));
 		put(w, o, "rest", rest);
 	} else {
@@ -238,17 +240,17 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	if (s->anchor_bone[0])
 		put(w, o, "anchor_bone", text(s->anchor_bone, sizeof s->anchor_bone));
 	int named = s->root_joint[0] != 0;
-	for (int j = 0; j < s->points - 1; j++)
+	for (int j = 0; j < nj; j++)
 		named |= s->joints[j].name[0] != 0;
 	if (named) { /* one per point, the root bone first */
 		json_t *a = json_array();
 		push(w, a, text(s->root_joint, sizeof s->root_joint));
-		for (int j = 0; a && j < s->points - 1; j++)
+		for (int j = 0; a && j < nj; j++)
 			push(w, a, text(s->joints[j].name, sizeof s->joints[j].name));
 		put(w, o, "joints", a);
 	}
 	int per_mass = 0, per_radius = 0;
-	for (int j = 0; j < s->points - 1; j++)
+	for (int j = 0; j < nj; j++)
 		per_mass |= s->joints[j].mass != 0.0f, per_radius |= !(s->joints[j].radius < 0.0f);
 	put(w, mass, "root", real(s->mass_root));
 	put(w, mass, "tip", real(s->mass_tip));
@@ -256,7 +258,7 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 		/* one mass per point after the root; a point without its own takes the root-tip
 		 * interpolation the solver would use */
 		json_t *a = json_array();
-		for (int j = 1; a && j < s->points; j++) {
+		for (int j = 1; a && j <= nj; j++) {
 			float t = s->points > 2 ? (float)(j - 1) / (float)(s->points - 2) : 0.0f;
 			float m = s->joints[j - 1].mass;
 			push(w, a, real(m > 0.0f ? m : s->mass_root + (s->mass_tip - s->mass_root) * t));
@@ -268,7 +270,7 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (per_radius) {
 		json_t *a = json_array();
-		for (int j = 0; a && j < s->points - 1; j++)
+		for (int j = 0; a && j < nj; j++)
 			push(w, a, real(s->joints[j].radius < 0.0f ? s->radius : s->joints[j].radius));
 		put(w, o, "radius", a);
 	} else {
@@ -322,8 +324,9 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	json_t *tele = json_object();
 	int ns = clampi(d->strand_count, 0, PT_MAX_STRANDS);
 	int nc = clampi(d->collider_count, 0, PT_MAX_COLLIDERS);
-	pt_strand_def s0 = ns > 0 ? d->strands[0] : pt_strand_def_default();
-	const pt_joint_def *base = &s0.joints[0];
+	pt_joint_def dflt = pt_joint_def_default();
+	const pt_joint_def *base =
+	    ns > 0 && d->strands[0].joints ? &d->strands[0].joints[0] : &dflt;
 
 	put(w, o, "name", text(d->name, sizeof d->name));
 	put(w, o, "room", text(d->room, sizeof d->room));

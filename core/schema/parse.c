@@ -161,8 +161,9 @@ static int parse_all(pt_schema_rd *rp, const json_t *obj, const char *const *ext
 	}
 	if ((arr = json_object_get(obj, "strands")) != NULL) {
 		size_t saved = pt_schema_push_key(&r, "strands");
-		if (pt_schema_parse_strands(&r, arr, base, d))
-			goto fail;
+		int rc = pt_schema_parse_strands(&r, arr, base, d);
+		if (rc)
+			return rc; /* -2: out of memory */
 		pt_schema_pop(&r, saved);
 	} else {
 		for (int i = 0; i < d->strand_count && i < PT_MAX_STRANDS; i++)
@@ -178,28 +179,32 @@ int pt_schema_parse(const json_t *obj, pt_instance_def *out, const char *const *
 {
 	pt_error local;
 	pt_schema_rd r = {err ? err : &local, "", 0};
-	/* A definition is ~150 kB: keep it off the (possibly small) thread stack. */
+	/* Built aside and swapped in, so *out is untouched on any error. A definition is a
+	 * few KB; it stays off the (possibly small) thread stack all the same. */
 	pt_instance_def *d = malloc(sizeof *d);
-	if (!d)
-		return pt_schema_fail(&r, "out of memory");
-	*d = pt_instance_def_default();
-	if (parse_all(&r, obj, extra_keys, d)) {
+	if (!d || !pt_instance_def_init(d)) {
 		free(d);
-		return -1;
+		pt_schema_fail(&r, "out of memory");
+		return -2;
 	}
-	pt_error v = pt_instance_validate(d);
-	if (!v.ok) {
-		r.err->ok = 0;
-		pt_schema_field_from_core(obj, v.field, r.err->field, sizeof r.err->field);
-		pt_schema_message_from_core(v.field, v.message, r.err->message,
-		                            sizeof r.err->message);
-		free(d);
-		return -1;
+	int rc = parse_all(&r, obj, extra_keys, d);
+	if (rc == 0) {
+		pt_error v = pt_instance_validate(d);
+		if (!v.ok) {
+			r.err->ok = 0;
+			pt_schema_field_from_core(obj, v.field, r.err->field, sizeof r.err->field);
+			pt_schema_message_from_core(v.field, v.message, r.err->message,
+			                            sizeof r.err->message);
+			rc = -1;
+		}
 	}
-	memcpy(out, d, sizeof *d);
+	if (rc == 0) {
+		pt_instance_def_swap(out, d);
+		r.err->ok = 1;
+		r.err->field[0] = '\0';
+		r.err->message[0] = '\0';
+	}
+	pt_instance_def_fini(d);
 	free(d);
-	r.err->ok = 1;
-	r.err->field[0] = '\0';
-	r.err->message[0] = '\0';
-	return 0;
+	return rc;
 }

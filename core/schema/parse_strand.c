@@ -305,15 +305,19 @@ int pt_schema_parse_strands(pt_schema_rd *r, const json_t *arr, pt_joint_def bas
 		return pt_schema_fail(r, "expected an array of strand objects");
 	if (n < 1 || n > PT_MAX_STRANDS)
 		return pt_schema_fail(r, "must hold 1 to %d strands, got %zu", PT_MAX_STRANDS, n);
+	/* 0 first: every listed strand then starts from the defaults */
+	if (!pt_instance_def_set_strand_count(def, 0) ||
+	    !pt_instance_def_set_strand_count(def, (int)n)) {
+		pt_schema_fail(r, "out of memory");
+		return -2;
+	}
 	for (size_t i = 0; i < n; i++) {
 		pt_strand_def *s = &def->strands[i];
 		size_t saved = pt_schema_push_index(r, i);
-		*s = pt_strand_def_default();
 		pt_strand_set_joints(s, base);
 		if (parse_strand(r, json_array_get(arr, i), def, s))
 			return -1;
 		pt_schema_pop(r, saved);
 	}
-	def->strand_count = (int)n;
 	return 0;
 }

@@ -94,7 +94,8 @@ extern const char *const pt_schema_stretch_names[];
 extern const char *const pt_schema_limit_names[];
 
 /* Strand and collider parts of pt_schema_parse (parse_strand.c, parse_collider.c).
- * `base` holds the top-level springbone joint defaults. */
+ * `base` holds the top-level springbone joint defaults. parse_strands returns -2 (err
+ * set) when out of memory: it sizes def's strands. */
 int pt_schema_parse_strands(pt_schema_rd *r, const json_t *arr, pt_joint_def base,
                             pt_instance_def *def);
 int pt_schema_parse_colliders(pt_schema_rd *r, const json_t *arr, pt_instance_def *def);

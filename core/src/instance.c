@@ -1,7 +1,9 @@
 /* Instance definition defaults, validation and enum names. */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h> /* snprintf only: core does no I/O */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ponytail/instance.h"
@@ -46,48 +48,173 @@ void pt_strand_set_joints(pt_strand_def *s, pt_joint_def j)
 		s->joints[i] = j;
 }
 
-pt_strand_def pt_strand_def_default(void)
+void pt_strand_def_reset(pt_strand_def *s)
 {
-	pt_strand_def s;
-	memset(&s, 0, sizeof s);
-	s.anchor = pt_v3(0.0f, 0.06f, -0.09f);
-	s.direction = pt_v3(0.0f, -1.0f, 0.0f);
-	s.points = 12;
-	s.segment_length = 0.03f;
-	s.collider_mask = 0xffffffffu;
-	s.mass_root = 1.0f;
-	s.mass_tip = 1.0f;
-	s.radius = 0.005f;
-	s.has_rest = 0;
-	s.gravity_scale = 1.0f;
-	pt_strand_set_joints(&s, pt_joint_def_default());
-	return s;
+	pt_joint_def *joints = s->joints;
+	assert(joints);
+	memset(s, 0, sizeof *s);
+	s->joints = joints;
+	s->anchor = pt_v3(0.0f, 0.06f, -0.09f);
+	s->direction = pt_v3(0.0f, -1.0f, 0.0f);
+	s->points = 12;
+	s->segment_length = 0.03f;
+	s->collider_mask = 0xffffffffu;
+	s->mass_root = 1.0f;
+	s->mass_tip = 1.0f;
+	s->radius = 0.005f;
+	s->has_rest = 0;
+	s->gravity_scale = 1.0f;
+	pt_strand_set_joints(s, pt_joint_def_default());
 }
 
-pt_instance_def pt_instance_def_default(void)
+void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src)
 {
-	pt_instance_def d;
-	memset(&d, 0, sizeof d);
-	d.solver = PT_SOLVER_VERLET;
-	d.substeps = 0;
-	d.prewarm_s = 1.0f;
-	d.gravity = pt_v3(0.0f, -9.81f, 0.0f);
-	d.wind.drag = 2.0f;
-	d.wind.seed = 1;
-	d.verlet.damping = 0.96f;
-	d.verlet.iterations = 3;
-	d.verlet.bend_stiffness = 0.0f;
-	d.verlet.stretch = PT_STRETCH_EXACT;
-	d.verlet.stretch_stiffness = 0.2f;
-	d.verlet.stretch_max_strain = 0.05f;
-	d.springbone.form = PT_SPRINGBONE_VRM;
-	d.strands[0] = pt_strand_def_default();
-	d.strand_count = 1;
-	d.collider_count = 0;
-	d.teleport.distance = 0.5f;
-	d.teleport.angle_deg = 60.0f;
-	d.teleport.mode = PT_TELEPORT_KEEP;
-	return d;
+	pt_joint_def *joints = dst->joints;
+	assert(joints && src->joints);
+	if (dst == src)
+		return;
+	*dst = *src;
+	dst->joints = joints;
+	/* memmove: a strand that was assigned with `=` shares its source's joints */
+	memmove(joints, src->joints, sizeof(pt_joint_def) * (PT_MAX_POINTS - 1));
+}
+
+/* ---- the definition's storage ------------------------------------------------------
+ * One block of store.slots x (PT_MAX_POINTS - 1) joints; strands[i].joints points at
+ * slot i for i < slots and is NULL beyond. Slots only grow (at most PT_MAX_STRANDS), so
+ * shrinking strand_count never allocates and a strand's points never resize anything. */
+
+enum { JOINTS_PER_STRAND = PT_MAX_POINTS - 1 };
+
+/* Initialised (owner is itself) or zeroed (never initialised, or finished). */
+static int owned_or_zero(const pt_instance_def *d)
+{
+	return d->store.self == d || (d->store.self == NULL && d->store.joints == NULL);
+}
+
+static void point_strands(pt_instance_def *d)
+{
+	for (int i = 0; i < PT_MAX_STRANDS; i++)
+		d->strands[i].joints =
+		    i < d->store.slots ? d->store.joints + (size_t)i * JOINTS_PER_STRAND : NULL;
+}
+
+/* Ensures storage for n strands; 0 when out of memory (d unchanged). */
+static int reserve_slots(pt_instance_def *d, int n)
+{
+	if (n <= d->store.slots)
+		return 1;
+	pt_joint_def *j =
+	    realloc(d->store.joints, sizeof(pt_joint_def) * JOINTS_PER_STRAND * (size_t)n);
+	if (!j)
+		return 0;
+	d->store.joints = j;
+	d->store.slots = n;
+	point_strands(d);
+	return 1;
+}
+
+int pt_instance_def_set_strand_count(pt_instance_def *d, int n)
+{
+	assert(d && d->store.self == d);
+	if (n < 0 || n > PT_MAX_STRANDS || !reserve_slots(d, n))
+		return 0;
+	/* strand_count may hold anything a caller wrote; strands past it are not kept */
+	int old = d->strand_count < 0 ? 0 : d->strand_count > n ? n : d->strand_count;
+	for (int i = old; i < n; i++)
+		pt_strand_def_reset(&d->strands[i]);
+	d->strand_count = n;
+	return 1;
+}
+
+pt_strand_def *pt_instance_def_add_strand(pt_instance_def *d)
+{
+	assert(d && d->store.self == d);
+	int n = d->strand_count;
+	if (n < 0 || n >= PT_MAX_STRANDS || !pt_instance_def_set_strand_count(d, n + 1))
+		return NULL;
+	return &d->strands[n];
+}
+
+int pt_instance_def_init(pt_instance_def *d)
+{
+	memset(d, 0, sizeof *d);
+	d->store.self = d;
+	d->solver = PT_SOLVER_VERLET;
+	d->substeps = 0;
+	d->prewarm_s = 1.0f;
+	d->gravity = pt_v3(0.0f, -9.81f, 0.0f);
+	d->wind.drag = 2.0f;
+	d->wind.seed = 1;
+	d->verlet.damping = 0.96f;
+	d->verlet.iterations = 3;
+	d->verlet.bend_stiffness = 0.0f;
+	d->verlet.stretch = PT_STRETCH_EXACT;
+	d->verlet.stretch_stiffness = 0.2f;
+	d->verlet.stretch_max_strain = 0.05f;
+	d->springbone.form = PT_SPRINGBONE_VRM;
+	d->collider_count = 0;
+	d->teleport.distance = 0.5f;
+	d->teleport.angle_deg = 60.0f;
+	d->teleport.mode = PT_TELEPORT_KEEP;
+	if (!pt_instance_def_set_strand_count(d, 1)) {
+		memset(d, 0, sizeof *d);
+		return 0;
+	}
+	return 1;
+}
+
+void pt_instance_def_fini(pt_instance_def *d)
+{
+	if (!d)
+		return;
+	/* a shallow copy's self is the original: freeing here would free the original's */
+	assert(owned_or_zero(d));
+	free(d->store.joints);
+	memset(d, 0, sizeof *d);
+}
+
+int pt_instance_def_copy(pt_instance_def *dst, const pt_instance_def *src)
+{
+	assert(dst && src && owned_or_zero(dst) && src->store.self == src);
+	if (dst == src)
+		return 1;
+	int n = src->strand_count < 0                ? 0
+	        : src->strand_count > PT_MAX_STRANDS ? PT_MAX_STRANDS
+	                                             : src->strand_count;
+	/* reserve first: on failure dst is untouched */
+	struct pt_instance_def_store keep = dst->store;
+	keep.self = dst;
+	if (n > keep.slots) {
+		pt_joint_def *j =
+		    realloc(keep.joints, sizeof(pt_joint_def) * JOINTS_PER_STRAND * (size_t)n);
+		if (!j)
+			return 0;
+		keep.joints = j;
+		keep.slots = n;
+	}
+	memcpy(dst, src, sizeof *dst);
+	dst->store = keep;
+	point_strands(dst);
+	for (int i = 0; i < n; i++)
+		memcpy(dst->strands[i].joints, src->strands[i].joints,
+		       sizeof(pt_joint_def) * JOINTS_PER_STRAND);
+	return 1;
+}
+
+void pt_instance_def_swap(pt_instance_def *a, pt_instance_def *b)
+{
+	assert(a && b && a->store.self == a && b->store.self == b);
+	/* byte by byte: no second definition on the stack; the joint blocks are on the heap
+	 * and go with their store, so the strands' pointers stay right */
+	unsigned char *x = (unsigned char *)a, *y = (unsigned char *)b;
+	for (size_t i = 0; i < sizeof *a; i++) {
+		unsigned char t = x[i];
+		x[i] = y[i];
+		y[i] = t;
+	}
+	a->store.self = a;
+	b->store.self = b;
 }
 
 static const char *const solver_names[] = {"verlet", "springbone"};
@@ -395,8 +522,17 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 		if (!validate_collider(&c, &d->colliders[i]))
 			return e;
 	}
+	/* before any joint is read: a shallow copy's joints may be freed memory */
+	if (d->store.self != d)
+		return fail(&c, "", "not initialised, or a shallow copy (pt_instance_def_copy)"),
+		       e;
 	for (int i = 0; i < d->strand_count; i++) {
 		set_prefix(&c, "strands", i);
+		if (i >= d->store.slots ||
+		    d->strands[i].joints != d->store.joints + (size_t)i * JOINTS_PER_STRAND)
+			return fail(&c, "joints", "not this definition's storage (strand_count or "
+			                          "a strand assigned directly?)"),
+			       e;
 		if (!validate_strand(&c, d, &d->strands[i]))
 			return e;
 	}

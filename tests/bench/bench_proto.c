@@ -123,7 +123,8 @@ static __attribute__((noinline)) double time_decode(const ptp_shape_t *shape,
 int main(void)
 {
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def def = scenario_twin_tails();
+	pt_instance_def def;
+	scenario_twin_tails(&def);
 	pt_motion motion = pt_motion_default(PT_MOTION_STRESS);
 	double cycle = pt_motion_stress_end();
 	pt_id id = pt_world_create_instance(w, &def, pt_motion_pose(&motion, 0));
@@ -270,5 +271,6 @@ int main(void)
 	pt_world_destroy(w);
 	free(frames);
 	free(records);
+	pt_instance_def_fini(&def);
 	return fails != 0;
 }

@@ -292,7 +292,8 @@ int main(int argc, char **argv)
 {
 	static const char *examples[] = {"bangs", "jog-ponytail", "long-hair", "twin-tails"};
 	const char *one = getenv("PTP_BENCH_ONE"), *root = getenv("PT_ROOT");
-	pt_instance_def def = scenario_twin_tails();
+	pt_instance_def def;
+	scenario_twin_tails(&def);
 	scene_t sc;
 	int fails = 0;
 	(void)argc;
@@ -330,5 +331,6 @@ int main(int argc, char **argv)
 		fails += measure(&sc, suffix);
 		free(sc.heads), free(sc.frames);
 	}
+	pt_instance_def_fini(&def);
 	return fails != 0;
 }

@@ -50,7 +50,8 @@ static double run(variant v, int avatars, int warmup, int steps, int reps)
 	wd.initial_capacity = avatars;
 	pt_world *w = pt_world_create(&wd);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
-	pt_instance_def d = sb_def_avatar(JOINTS);
+	pt_instance_def d;
+	sb_def_avatar(&d, JOINTS);
 	for (int s = 0; s < d.strand_count; s++)
 		for (int j = 0; j < JOINTS; j++) {
 			pt_joint_def *jd = &d.strands[s].joints[j];
@@ -89,6 +90,7 @@ static double run(variant v, int avatars, int warmup, int steps, int reps)
 	printf("springbone %-6s: %.2f ms per step for %d joints (state hash %016llx)\n",
 	       (const char *[]){"vrm", "center", "limits", "pull"}[v], best / steps * 1e3,
 	       avatars * CHAINS * JOINTS, h);
+	pt_instance_def_fini(&d);
 	return best / steps / (double)(avatars * CHAINS * JOINTS) * 1e9;
 }
 

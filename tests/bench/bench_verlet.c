@@ -36,9 +36,10 @@ static double run(pt_kernel kernel, int instances, int substeps, int steps, int 
 	wd.kernel = kernel;
 	wd.initial_capacity = instances;
 	pt_world *w = pt_world_create(&wd);
-	pt_instance_def d = scenario_twin_tails();
-	d.strand_count = STRANDS;
-	d.strands[2] = pt_strand_def_default();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
+	tdef_strands(&d, STRANDS);
+	pt_strand_def_reset(&d.strands[2]);
 	d.strands[2].anchor = pt_v3(0, 0.09f, -0.08f);
 	d.prewarm_s = 0.25f;
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
@@ -64,6 +65,7 @@ static double run(pt_kernel kernel, int instances, int substeps, int steps, int 
 	}
 	free(ids);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 	return best * 1e9 / ((double)instances * STRANDS * POINTS * steps * substeps);
 }
 

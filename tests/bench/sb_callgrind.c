@@ -23,7 +23,8 @@ int main(int argc, char **argv)
 	}
 	pt_world *w = pt_world_create(NULL);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
-	pt_instance_def d = sb_def_avatar(JOINTS);
+	pt_instance_def d;
+	sb_def_avatar(&d, JOINTS);
 	for (int s = 0; s < d.strand_count; s++)
 		for (int j = 0; j < JOINTS; j++) {
 			pt_joint_def *jd = &d.strands[s].joints[j];
@@ -48,5 +49,6 @@ int main(int argc, char **argv)
 	printf("joint-steps %d hash %016llx\n", AVATARS * d.strand_count * JOINTS * (WARMUP + steps),
 	       (unsigned long long)pt_world_hash(w));
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 	return 0;
 }

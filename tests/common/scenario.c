@@ -22,16 +22,13 @@ void scenario_head_and_neck(pt_instance_def *d)
 	d->colliders[1].radius_b = -1.0f;
 }
 
-pt_instance_def scenario_twin_tails(void)
+void scenario_twin_tails(pt_instance_def *d)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.strand_count = 2;
-	for (int s = 0; s < 2; s++) {
-		d.strands[s] = pt_strand_def_default();
-		d.strands[s].anchor = pt_v3(s == 0 ? -0.05f : 0.05f, 0.04f, -0.11f);
-	}
-	scenario_head_and_neck(&d);
-	return d;
+	tdef_init(d);
+	tdef_strands(d, 2);
+	for (int s = 0; s < 2; s++)
+		d->strands[s].anchor = pt_v3(s == 0 ? -0.05f : 0.05f, 0.04f, -0.11f);
+	scenario_head_and_neck(d);
 }
 
 double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def, pt_pose head,

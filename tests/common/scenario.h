@@ -5,14 +5,16 @@
 #include "ponytail/instance.h"
 #include "ponytail/motion.h"
 #include "ponytail/world.h"
+#include "testdef.h"
 
 /* Sets d's colliders to the standard head: a head sphere (r 0.1 at the head origin) and a
  * neck capsule (r 0.05 from (0, -0.08, 0) to (0, -0.2, 0)), both head-attached. */
 void scenario_head_and_neck(pt_instance_def *d);
 
-/* The default instance with twin tails (two 12 x 0.03 m strands behind the head), a
- * head sphere (r 0.1) and a neck capsule (r 0.05), verlet, 3 iterations. */
-pt_instance_def scenario_twin_tails(void);
+/* Initialises *d (finish it with pt_instance_def_fini) as the default instance with
+ * twin tails (two 12 x 0.03 m strands behind the head), a head sphere (r 0.1) and a
+ * neck capsule (r 0.05), verlet, 3 iterations. */
+void scenario_twin_tails(pt_instance_def *d);
 
 /* Per-tick measurements of one instance against its definition. */
 typedef struct scenario_stats {

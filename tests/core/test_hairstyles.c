@@ -31,8 +31,9 @@ static pt_collider_def *add_collider(pt_instance_def *d, pt_shape shape, pt_atta
 
 static void add_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir, int points, float len)
 {
-	pt_strand_def *s = &d->strands[d->strand_count++];
-	*s = pt_strand_def_default();
+	pt_strand_def *s = pt_instance_def_add_strand(d);
+	if (!s)
+		abort();
 	s->anchor = anchor, s->direction = dir, s->points = points, s->segment_length = len;
 }
 
@@ -40,43 +41,43 @@ enum { STYLE_BANGS, STYLE_LONG, STYLE_PLANE, STYLE_ELLIPSOID, STYLE_COUNT };
 static const char *style_name[STYLE_COUNT] = {"bangs", "long hair", "on a plane", "ellipsoid"};
 
 /* Hairstyles that rest in contact, released from their rest pose with no prewarm. */
-static pt_instance_def style(int k)
+static void style(pt_instance_def *d, int k)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.prewarm_s = 0;
-	d.strand_count = 0, d.collider_count = 0;
+	tdef_init(d);
+	d->prewarm_s = 0;
+	tdef_strands(d, 0);
+	d->collider_count = 0;
 	pt_collider_def *c;
 	switch (k) {
 	case STYLE_BANGS: /* three 6 x 2 cm strands lying on the forehead (the case) */
-		add_strand(&d, pt_v3(-0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		add_strand(&d, pt_v3(0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		add_strand(&d, pt_v3(0, 0.095f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		c = add_collider(&d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
+		add_strand(d, pt_v3(-0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		add_strand(d, pt_v3(0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		add_strand(d, pt_v3(0, 0.095f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		c = add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
 		c->radius = 0.1f;
 		break;
 	case STYLE_LONG: /* 20 x 3 cm strands over the head sphere, a shoulder and the neck */
-		add_strand(&d, pt_v3(0.06f, 0.06f, -0.06f), pt_v3(0.35f, -1, 0.05f), 20, 0.03f);
-		add_strand(&d, pt_v3(-0.02f, 0.095f, -0.03f), pt_v3(-0.2f, 0.2f, -1), 20, 0.03f);
-		c = add_collider(&d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
+		add_strand(d, pt_v3(0.06f, 0.06f, -0.06f), pt_v3(0.35f, -1, 0.05f), 20, 0.03f);
+		add_strand(d, pt_v3(-0.02f, 0.095f, -0.03f), pt_v3(-0.2f, 0.2f, -1), 20, 0.03f);
+		c = add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
 		c->radius = 0.1f;
-		c = add_collider(&d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
+		c = add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
 		c->a = pt_v3(0.05f, -0.25f, 0), c->b = pt_v3(0.25f, -0.27f, 0), c->radius = 0.06f;
-		c = add_collider(&d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
+		c = add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
 		c->a = pt_v3(0, -0.08f, 0), c->b = pt_v3(0, -0.2f, 0), c->radius = 0.05f;
 		break;
 	case STYLE_PLANE: /* a 12 x 3 cm strand lying on a world floor 2 cm under its root */
-		add_strand(&d, pt_v3(0, -0.48f, 0), pt_v3(1, -0.05f, 0), 12, 0.03f);
-		c = add_collider(&d, PT_SHAPE_PLANE, PT_ATTACH_WORLD);
+		add_strand(d, pt_v3(0, -0.48f, 0), pt_v3(1, -0.05f, 0), 12, 0.03f);
+		c = add_collider(d, PT_SHAPE_PLANE, PT_ATTACH_WORLD);
 		c->center = pt_v3(0, 1.0f, 0), c->normal = pt_v3(0, 1, 0);
 		break;
 	default: /* hair over the top of an ellipsoid head (the per-instance path) */
-		add_strand(&d, pt_v3(0, 0.115f, 0), pt_v3(0, 0.1f, -1), 12, 0.03f);
-		add_strand(&d, pt_v3(0, 0.115f, 0), pt_v3(0.7f, 0.1f, -0.7f), 12, 0.03f);
-		c = add_collider(&d, PT_SHAPE_ELLIPSOID, PT_ATTACH_HEAD);
+		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0, 0.1f, -1), 12, 0.03f);
+		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0.7f, 0.1f, -0.7f), 12, 0.03f);
+		c = add_collider(d, PT_SHAPE_ELLIPSOID, PT_ATTACH_HEAD);
 		c->radii = pt_v3(0.08f, 0.11f, 0.1f);
 		break;
 	}
-	return d;
 }
 
 /* Largest speed of any point (m/s, per tick) from `from` s to `to` s, head still. */
@@ -117,10 +118,12 @@ static void test_resting_contact_settles(void **state)
 				continue;
 			double worst = 0;
 			for (int it = 1; it <= 8; it++) {
-				pt_instance_def d = style(k);
+				pt_instance_def d;
+				style(&d, k);
 				d.verlet.iterations = it;
 				double v = max_speed_after(&d, subs[si], 3.0, 8.0);
 				worst = v > worst ? v : worst;
+				pt_instance_def_fini(&d);
 			}
 			print_message("%-11s %2d substeps: max speed after 3 s %.4f m/s\n", style_name[k],
 				      subs[si], worst);
@@ -133,7 +136,8 @@ static void test_resting_contact_settles(void **state)
 static double swing_decay(int substeps, int points, float len, float mass_root, float mass_tip,
 			  float damping, float drag)
 {
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.prewarm_s = 0;
 	d.verlet.damping = damping, d.wind.drag = drag;
 	d.strands[0].points = points, d.strands[0].segment_length = len;
@@ -163,6 +167,7 @@ static double swing_decay(int substeps, int points, float len, float mass_root, 
 		sx += tt, sy += log(amp), sxx += tt * tt, sxy += tt * log(amp), m++;
 	}
 	assert_true(m >= 3);
+	pt_instance_def_fini(&d);
 	return exp((m * sxy - sx * sy) / (m * sxx - sx * sx));
 }
 
@@ -204,7 +209,8 @@ static void test_stress_every_setting(void **state)
 	for (int mass = 0; mass < 2; mass++)
 		for (int s = 1; s <= 16; s++)
 			for (int it = 1; it <= 8; it++) {
-				pt_instance_def d = scenario_twin_tails();
+				pt_instance_def d;
+				scenario_twin_tails(&d);
 				d.verlet.iterations = it;
 				for (int i = 0; mass && i < d.strand_count; i++)
 					d.strands[i].mass_root = 1.2f, d.strands[i].mass_tip = 0.1f;
@@ -221,6 +227,7 @@ static void test_stress_every_setting(void **state)
 						      mass, s, it, st.max_segment_error, st.max_penetration_m);
 				worst_len = fmax(worst_len, st.max_segment_error);
 				worst_pen = fmax(worst_pen, st.max_penetration_m);
+				pt_instance_def_fini(&d);
 			}
 	print_message("stress, all settings: stretch %.4f %%, penetration %.4f mm\n", worst_len * 100,
 		      worst_pen * 1000);
@@ -240,7 +247,8 @@ static double double_pendulum_period(float mu, int substeps)
 	const float l = 0.1f, g = 9.81f, eps = 0.03f;
 	double lam = 1.0 + mu - sqrt(mu * (1.0 + mu));
 	double ratio = (1.0 + mu) * (1.0 - lam) / (mu * lam);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.prewarm_s = 0, d.verlet.damping = 1.0f, d.wind.drag = 0.0f;
 	d.strands[0].points = 3, d.strands[0].segment_length = l;
 	d.strands[0].mass_root = 1.0f, d.strands[0].mass_tip = mu;
@@ -279,6 +287,7 @@ static double double_pendulum_period(float mu, int substeps)
 	print_message("double pendulum mu %.2f, %d substeps: period %.4f s (closed form %.4f)\n", mu,
 		      substeps, measured, expected);
 	assert_true(fabs(measured / expected - 1.0) < 0.01);
+	pt_instance_def_fini(&d);
 	return measured;
 }
 
@@ -298,47 +307,46 @@ static void test_mass_changes_double_pendulum_period(void **state)
  * instance stepped alone on the scalar emulation reaches bit for bit the state of the
  * same instance stepped on the default kernel in a world full of neighbours that share
  * its batches (other gravity, so their lanes hold other numbers). */
-static pt_instance_def lane_scene(int k)
+static void lane_scene(pt_instance_def *d, int k)
 {
-	pt_instance_def d;
 	pt_collider_def *c;
 	switch (k) {
 	case 0:
-		d = scenario_twin_tails();
+		scenario_twin_tails(d);
 		break;
 	case 1:
-		d = style(STYLE_BANGS);
-		d.verlet.bend_stiffness = 0.3f;
+		style(d, STYLE_BANGS);
+		d->verlet.bend_stiffness = 0.3f;
 		break;
 	case 2:
-		d = style(STYLE_LONG);
+		style(d, STYLE_LONG);
 		break;
 	case 3:
-		d = style(STYLE_ELLIPSOID);
+		style(d, STYLE_ELLIPSOID);
 		break;
 	case 4: /* nonlinear stretch inside a capsule, on a plane */
-		d = style(STYLE_PLANE);
-		d.verlet.stretch = PT_STRETCH_NONLINEAR;
-		c = add_collider(&d, PT_SHAPE_INSIDE_CAPSULE, PT_ATTACH_HEAD);
+		style(d, STYLE_PLANE);
+		d->verlet.stretch = PT_STRETCH_NONLINEAR;
+		c = add_collider(d, PT_SHAPE_INSIDE_CAPSULE, PT_ATTACH_HEAD);
 		c->a = pt_v3(0, -0.5f, 0), c->b = pt_v3(0.3f, -0.5f, 0), c->radius = 0.05f;
-		c = add_collider(&d, PT_SHAPE_INSIDE_SPHERE, PT_ATTACH_HEAD);
+		c = add_collider(d, PT_SHAPE_INSIDE_SPHERE, PT_ATTACH_HEAD);
 		c->radius = 0.6f;
 		break;
 	default: /* self-collision */
-		d = scenario_twin_tails();
-		d.verlet.self_collision = 1;
-		for (int s = 0; s < d.strand_count; s++)
-			d.strands[s].radius = 0.01f;
+		scenario_twin_tails(d);
+		d->verlet.self_collision = 1;
+		for (int s = 0; s < d->strand_count; s++)
+			d->strands[s].radius = 0.01f;
 		break;
 	}
-	return d;
 }
 
 static void test_one_verlet_step_definition(void **state)
 {
 	(void)state;
 	for (int k = 0; k < 6; k++) {
-		pt_instance_def d = lane_scene(k);
+		pt_instance_def d, o = {0};
+		lane_scene(&d, k);
 		pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 		pt_world_def wd = pt_world_def_default();
 		wd.kernel = PT_KERNEL_SCALAR;
@@ -347,7 +355,7 @@ static void test_one_verlet_step_definition(void **state)
 		pt_id a = pt_world_create_instance(alone, &d, pt_motion_pose(&m, 0));
 		pt_id others[8], b = {0, 0};
 		for (int i = 0; i < 8; i++) {
-			pt_instance_def o = d;
+			tdef_copy(&o, &d);
 			o.gravity.y = -9.81f * (0.5f + 0.1f * (float)i);
 			others[i] = pt_world_create_instance(crowd, &o, pt_motion_pose(&m, 0));
 			if (i == 4)
@@ -372,6 +380,8 @@ static void test_one_verlet_step_definition(void **state)
 		              diff_tick ? "DIFFER" : "bit-identical for 2 s");
 		assert_int_equal(diff_tick, 0);
 		pt_world_destroy(alone), pt_world_destroy(crowd);
+		pt_instance_def_fini(&o);
+		pt_instance_def_fini(&d);
 	}
 }
 

@@ -27,7 +27,8 @@ enum { TICKS = 120, NP = 24 };
 /* mode 0: every tick's pose; 1: every third tick with v and w; 2: every third, plain. */
 static void run(int mode, pt_vec3 out[TICKS][NP])
 {
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	pt_world *w = pt_world_create(NULL);
 	pt_id id = pt_world_create_instance(w, &d, turning(0));
 	for (int k = 1; k <= TICKS; k++) {
@@ -46,6 +47,7 @@ static void run(int mode, pt_vec3 out[TICKS][NP])
 		pt_world_read_points(w, id, out[k - 1], NP);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 static double worst_between(pt_vec3 a[TICKS][NP], pt_vec3 b[TICKS][NP])
@@ -72,7 +74,8 @@ static void test_20hz_with_w_matches_60hz(void **state)
 static void test_extrapolation_is_bounded(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	pt_world *w = pt_world_create(NULL);
 	pt_id id = pt_world_create_instance(w, &d, turning(0));
 	assert_int_equal(pt_world_set_head_motion(w, id, turning(0), DRIFT, pt_v3(0, RATE, 0), 0), 1);
@@ -96,6 +99,7 @@ static void test_extrapolation_is_bounded(void **state)
 	assert_int_equal(pt_world_get_head(w, id, &h), 1);
 	assert_true(v3_len(v3_sub(h.p, turning(0).p)) < 1e-6f);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ponytail/world.h"
+#include "testdef.h"
 #include "vecmath.h"
 
 #define TOP(f) offsetof(pt_instance_def, f)
@@ -60,28 +61,27 @@ static float frand(void)
 	return (float)(rng >> 8) / 16777216.0f;
 }
 
-static pt_instance_def base(pt_solver solver)
+static void base(pt_instance_def *d, pt_solver solver)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.solver = solver;
-	d.verlet.stretch = PT_STRETCH_NONLINEAR;
-	d.verlet.self_collision = 1;
-	d.gravity = pt_v3(0, -99.9f, 0);
-	d.wind.velocity = pt_v3(99.9f, 0, 0);
-	d.wind.turbulence = 2;
-	d.strand_count = 2;
+	tdef_init(d);
+	d->solver = solver;
+	d->verlet.stretch = PT_STRETCH_NONLINEAR;
+	d->verlet.self_collision = 1;
+	d->gravity = pt_v3(0, -99.9f, 0);
+	d->wind.velocity = pt_v3(99.9f, 0, 0);
+	d->wind.turbulence = 2;
+	tdef_strands(d, 2);
 	for (int s = 0; s < 2; s++) {
-		d.strands[s] = pt_strand_def_default();
-		d.strands[s].points = PT_MAX_POINTS;
-		d.strands[s].anchor = pt_v3(s ? 0.05f : -0.05f, 0.06f, -0.09f);
+		pt_strand_def_reset(&d->strands[s]);
+		d->strands[s].points = PT_MAX_POINTS;
+		d->strands[s].anchor = pt_v3(s ? 0.05f : -0.05f, 0.06f, -0.09f);
 		for (int j = 0; j < PT_MAX_POINTS - 1; j++)
-			d.strands[s].joints[j].limit = PT_LIMIT_CONE;
+			d->strands[s].joints[j].limit = PT_LIMIT_CONE;
 	}
-	d.collider_count = 1;
-	memset(&d.colliders[0], 0, sizeof d.colliders[0]);
-	d.colliders[0].shape = PT_SHAPE_SPHERE;
-	d.colliders[0].radius = 0.1f;
-	return d;
+	d->collider_count = 1;
+	memset(&d->colliders[0], 0, sizeof d->colliders[0]);
+	d->colliders[0].shape = PT_SHAPE_SPHERE;
+	d->colliders[0].radius = 0.1f;
 }
 
 static void set(pt_instance_def *d, const struct field *f, float v)
@@ -130,16 +130,20 @@ static void test_each_range_end_stays_finite(void **state)
 		float ends[] = {f->lo, FLT_TRUE_MIN, 1e-30f, f->hi};
 		for (int solver = 0; solver < 2; solver++)
 			for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++) {
-				pt_instance_def d = base((pt_solver)solver);
+				pt_instance_def d;
+				base(&d, (pt_solver)solver);
 				set(&d, f, ends[k]);
-				if (!pt_instance_validate(&d).ok)
+				if (!pt_instance_validate(&d).ok) {
+					pt_instance_def_fini(&d);
 					continue; /* refused: fine */
+				}
 				int bad = run(w, &d);
 				if (bad >= 0) {
 					printf("FAIL %s = %g (solver %d): point %d not finite or far away\n",
 					       f->name, (double)ends[k], solver, bad);
 					failures++;
 				}
+				pt_instance_def_fini(&d);
 			}
 	}
 	pt_world_destroy(w);

@@ -34,19 +34,18 @@ static void curved_rest(pt_vec3 rest[N])
 	}
 }
 
-static pt_instance_def curved_def(pt_solver solver)
+static void curved_def(pt_instance_def *d, pt_solver solver)
 {
-	pt_instance_def d = pt_instance_def_default();
+	tdef_init(d);
 	pt_vec3 rest[N];
 	curved_rest(rest);
-	d.solver = solver;
-	d.prewarm_s = 0;
-	pt_strand_def *s = &d.strands[0];
+	d->solver = solver;
+	d->prewarm_s = 0;
+	pt_strand_def *s = &d->strands[0];
 	s->points = N, s->has_rest = 1, s->anchor = rest[0];
 	for (int j = 1; j < N; j++)
 		s->joints[j - 1].rest = rest[j];
 	pt_strand_rest_segment(s, 0, &s->segment_length, &s->direction);
-	return d;
 }
 
 /* Largest distance of a point from where the rest shape puts it at `head`. */
@@ -75,7 +74,8 @@ static void test_created_and_reset_at_rest_shape(void **state)
 	(void)state;
 	pt_pose head = head_at(pt_v3(0.3f, 1.5f, -0.2f), q_axis_angle(pt_v3(0, 1, 0), 0.7f));
 	for (int solver = 0; solver < 2; solver++) {
-		pt_instance_def d = curved_def((pt_solver)solver);
+		pt_instance_def d;
+		curved_def(&d, (pt_solver)solver);
 		assert_true(pt_instance_validate(&d).ok);
 		pt_world *w = pt_world_create(NULL);
 		pt_id id = pt_world_create_instance(w, &d, head);
@@ -85,6 +85,7 @@ static void test_created_and_reset_at_rest_shape(void **state)
 		assert_int_equal(pt_world_reset_instance(w, id), 1);
 		assert_at_rest(w, id, head, 1e-6f);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -95,7 +96,8 @@ static void test_unequal_segments_keep_their_lengths(void **state)
 	pt_vec3 rest[N];
 	curved_rest(rest);
 	for (int sub = 1; sub <= 16; sub *= 4) {
-		pt_instance_def d = curved_def(PT_SOLVER_VERLET);
+		pt_instance_def d;
+		curved_def(&d, PT_SOLVER_VERLET);
 		scenario_head_and_neck(&d);
 		pt_world *w = pt_world_create(NULL);
 		pt_motion m = pt_motion_default(PT_MOTION_STRESS);
@@ -116,6 +118,7 @@ static void test_unequal_segments_keep_their_lengths(void **state)
 			      worst * 100);
 		assert_true(worst <= 0.01);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -126,7 +129,8 @@ static void test_returns_to_curved_rest_shape(void **state)
 {
 	(void)state;
 	for (int k = 0; k < 3; k++) {
-		pt_instance_def d = curved_def(k == 0 ? PT_SOLVER_VERLET : PT_SOLVER_SPRINGBONE);
+		pt_instance_def d;
+		curved_def(&d, k == 0 ? PT_SOLVER_VERLET : PT_SOLVER_SPRINGBONE);
 		d.gravity = pt_v3(0, 0, 0);
 		d.verlet.bend_stiffness = 0.5f;
 		d.springbone.form = k == 2 ? PT_SPRINGBONE_PULL : PT_SPRINGBONE_VRM;
@@ -150,6 +154,7 @@ static void test_returns_to_curved_rest_shape(void **state)
 			      k == 0 ? "verlet" : k == 1 ? "springbone vrm" : "springbone pull", off);
 		assert_true(off <= 1e-3f);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -158,9 +163,10 @@ static void test_returns_to_curved_rest_shape(void **state)
 static void test_gravity_scale(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
-	d.strand_count = 2;
-	d.strands[1] = d.strands[0];
+	pt_instance_def d;
+	tdef_init(&d);
+	tdef_strands(&d, 2);
+	pt_strand_def_copy(&d.strands[1], &d.strands[0]);
 	d.strands[0].gravity_scale = -1.0f;
 	d.strands[0].direction = pt_v3(1, 0, 0);
 	d.strands[1].gravity_scale = 0.0f;
@@ -179,6 +185,7 @@ static void test_gravity_scale(void **state)
 		assert_float_equal(p[12 + j].x - p[12 + j - 1].x, 0.03f, 3e-6f);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* A per-point mass array equal to the root/tip interpolation is the same instance, to
@@ -186,7 +193,9 @@ static void test_gravity_scale(void **state)
 static void test_per_point_mass_and_radius(void **state)
 {
 	(void)state;
-	pt_instance_def a = scenario_twin_tails(), b = a;
+	pt_instance_def a, b = {0};
+	scenario_twin_tails(&a);
+	tdef_copy(&b, &a);
 	for (int s = 0; s < 2; s++) {
 		a.strands[s].mass_root = 1.2f, a.strands[s].mass_tip = 0.1f;
 		for (int j = 1; j < 12; j++) {
@@ -206,7 +215,8 @@ static void test_per_point_mass_and_radius(void **state)
 	assert_true(pt_world_instance_hash(w, ia) == pt_world_instance_hash(w, ib));
 	pt_world_destroy(w);
 
-	pt_instance_def f = pt_instance_def_default();
+	pt_instance_def f;
+	tdef_init(&f);
 	f.strands[0].anchor = pt_v3(0, -0.49f, 0), f.strands[0].direction = pt_v3(1, 0, 0);
 	f.collider_count = 1;
 	memset(&f.colliders[0], 0, sizeof f.colliders[0]);
@@ -224,6 +234,9 @@ static void test_per_point_mass_and_radius(void **state)
 	for (int j = 2; j < 12; j++) /* resting on the floor, each at its own radius */
 		assert_float_equal(p[j].y - 1.0f, 0.001f * (float)j, 2e-5f);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&f);
+	pt_instance_def_fini(&b);
+	pt_instance_def_fini(&a);
 }
 
 /* Nonlinear stretch is soft, but never beyond max_strain, at any substep count. */
@@ -231,7 +244,8 @@ static void test_nonlinear_within_max_strain(void **state)
 {
 	(void)state;
 	for (int sub = 1; sub <= 16; sub *= 2) {
-		pt_instance_def d = scenario_twin_tails();
+		pt_instance_def d;
+		scenario_twin_tails(&d);
 		d.verlet.stretch = PT_STRETCH_NONLINEAR;
 		d.verlet.stretch_max_strain = 0.05f;
 		pt_world *w = pt_world_create(NULL);
@@ -244,6 +258,7 @@ static void test_nonlinear_within_max_strain(void **state)
 		assert_true(st.max_segment_error <= 0.05 + 1e-4);
 		assert_true(st.max_penetration_m <= 1e-3);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -252,7 +267,9 @@ static void test_nonlinear_within_max_strain(void **state)
 static void test_json_round_trip(void **state)
 {
 	(void)state;
-	pt_instance_def d = curved_def(PT_SOLVER_VERLET), back;
+	pt_instance_def d, back;
+	curved_def(&d, PT_SOLVER_VERLET);
+	tdef_init(&back);
 	d.strands[0].gravity_scale = -0.5f;
 	for (int j = 0; j < N - 1; j++)
 		d.strands[0].joints[j].mass = 1.0f + 0.25f * (float)j,
@@ -273,6 +290,8 @@ static void test_json_round_trip(void **state)
 		assert_true(a->joints[k].mass == b->joints[k].mass);
 		assert_true(a->joints[k].radius == b->joints[k].radius);
 	}
+	pt_instance_def_fini(&back);
+	pt_instance_def_fini(&d);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ponytail/world.h"
+#include "testdef.h"
 #include "vecmath.h"
 
 static uint32_t rng = 0x9e3779b9u;
@@ -31,29 +32,29 @@ static pt_vec3 rvec(float len)
 	return v3_scale(v3_norm_or(v, pt_v3(0, 1, 0)), len);
 }
 
-static pt_instance_def random_def(void)
+static void random_def(pt_instance_def *d)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.solver = frand() < 0.5f ? PT_SOLVER_VERLET : PT_SOLVER_SPRINGBONE;
-	d.springbone.form = frand() < 0.5f ? PT_SPRINGBONE_VRM : PT_SPRINGBONE_PULL;
-	d.springbone.center_head = frand() < 0.5f;
-	d.substeps = iedge(0, 16);
-	d.prewarm_s = edge(0, 0.5f);
-	d.gravity = rvec(edge(0, 99.9f));
-	d.wind.velocity = rvec(edge(0, 99.9f));
-	d.wind.turbulence = edge(0, 2);
-	d.wind.drag = edge(0, 100);
-	d.verlet.damping = edge(0, 1);
-	d.verlet.iterations = iedge(1, 32);
-	d.verlet.bend_stiffness = edge(0, 1);
-	d.verlet.stretch = frand() < 0.5f ? PT_STRETCH_EXACT : PT_STRETCH_NONLINEAR;
-	d.verlet.stretch_stiffness = edge(0.001f, 1);
-	d.verlet.stretch_max_strain = edge(0.001f, 1);
-	d.verlet.self_collision = frand() < 0.3f;
-	d.strand_count = iedge(1, 4);
-	d.collider_count = iedge(0, 6);
-	for (int c = 0; c < d.collider_count; c++) {
-		pt_collider_def *k = &d.colliders[c];
+	tdef_init(d);
+	d->solver = frand() < 0.5f ? PT_SOLVER_VERLET : PT_SOLVER_SPRINGBONE;
+	d->springbone.form = frand() < 0.5f ? PT_SPRINGBONE_VRM : PT_SPRINGBONE_PULL;
+	d->springbone.center_head = frand() < 0.5f;
+	d->substeps = iedge(0, 16);
+	d->prewarm_s = edge(0, 0.5f);
+	d->gravity = rvec(edge(0, 99.9f));
+	d->wind.velocity = rvec(edge(0, 99.9f));
+	d->wind.turbulence = edge(0, 2);
+	d->wind.drag = edge(0, 100);
+	d->verlet.damping = edge(0, 1);
+	d->verlet.iterations = iedge(1, 32);
+	d->verlet.bend_stiffness = edge(0, 1);
+	d->verlet.stretch = frand() < 0.5f ? PT_STRETCH_EXACT : PT_STRETCH_NONLINEAR;
+	d->verlet.stretch_stiffness = edge(0.001f, 1);
+	d->verlet.stretch_max_strain = edge(0.001f, 1);
+	d->verlet.self_collision = frand() < 0.3f;
+	tdef_strands(d, iedge(1, 4));
+	d->collider_count = iedge(0, 6);
+	for (int c = 0; c < d->collider_count; c++) {
+		pt_collider_def *k = &d->colliders[c];
 		memset(k, 0, sizeof *k);
 		k->shape = (pt_shape)(rng % PT_SHAPE_COUNT);
 		k->attach = frand() < 0.7f ? PT_ATTACH_HEAD : PT_ATTACH_WORLD;
@@ -65,9 +66,9 @@ static pt_instance_def random_def(void)
 		k->radius = edge(0.001f, 0.3f);
 		k->radius_b = frand() < 0.5f ? -1.0f : edge(0, 0.3f);
 	}
-	for (int s = 0; s < d.strand_count; s++) {
-		pt_strand_def *st = &d.strands[s];
-		*st = pt_strand_def_default();
+	for (int s = 0; s < d->strand_count; s++) {
+		pt_strand_def *st = &d->strands[s];
+		pt_strand_def_reset(st);
 		st->anchor = rvec(edge(0, 0.2f));
 		st->direction = rvec(1);
 		st->points = iedge(2, PT_MAX_POINTS);
@@ -76,7 +77,8 @@ static pt_instance_def random_def(void)
 		st->radius = edge(0, 0.1f);
 		for (int j = 0; j < st->points - 1; j++) {
 			pt_joint_def *jt = &st->joints[j];
-			jt->stiffness = d.springbone.form == PT_SPRINGBONE_PULL ? edge(0, 1) : edge(0, 100);
+			jt->stiffness =
+			    d->springbone.form == PT_SPRINGBONE_PULL ? edge(0, 1) : edge(0, 100);
 			jt->drag_force = edge(0, 1);
 			jt->gravity_power = edge(0, 100);
 			jt->hit_radius = edge(0, 0.3f);
@@ -86,10 +88,9 @@ static pt_instance_def random_def(void)
 			jt->limit_axis = rvec(1);
 		}
 	}
-	d.teleport.distance = edge(0.01f, 1000);
-	d.teleport.angle_deg = edge(1, 180);
-	d.teleport.mode = frand() < 0.5f ? PT_TELEPORT_KEEP : PT_TELEPORT_RESET;
-	return d;
+	d->teleport.distance = edge(0.01f, 1000);
+	d->teleport.angle_deg = edge(1, 180);
+	d->teleport.mode = frand() < 0.5f ? PT_TELEPORT_KEEP : PT_TELEPORT_RESET;
 }
 
 static void test_random_definitions_stay_finite(void **state)
@@ -98,7 +99,8 @@ static void test_random_definitions_stay_finite(void **state)
 	pt_world *w = pt_world_create(NULL);
 	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
 	for (int trial = 0; trial < 120; trial++) {
-		pt_instance_def d = random_def();
+		pt_instance_def d;
+		random_def(&d);
 		pt_error e = pt_instance_validate(&d);
 		if (!e.ok)
 			fail_msg("trial %d: generator made an invalid def: %s", trial, e.message);
@@ -120,6 +122,7 @@ static void test_random_definitions_stay_finite(void **state)
 				fail_msg("trial %d (solver %d): point %d is %g %g %g", trial, d.solver, i,
 					 (double)pts[i].x, (double)pts[i].y, (double)pts[i].z);
 		pt_world_destroy_instance(w, id);
+		pt_instance_def_fini(&d);
 	}
 	pt_world_destroy(w);
 }

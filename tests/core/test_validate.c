@@ -140,20 +140,24 @@ static const struct {
 static void test_defaults_are_valid(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	assert_true(pt_instance_validate(&d).ok);
-	d = scenario_twin_tails();
+	pt_instance_def_fini(&d);
+	scenario_twin_tails(&d);
 	assert_true(pt_instance_validate(&d).ok);
 	d.solver = PT_SOLVER_SPRINGBONE;
 	assert_true(pt_instance_validate(&d).ok);
 	assert_false(pt_instance_validate(NULL).ok);
+	pt_instance_def_fini(&d);
 }
 
 static void test_every_field_is_named(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		pt_instance_def d = scenario_twin_tails();
+		pt_instance_def d;
+		scenario_twin_tails(&d);
 		cases[i].fn(&d);
 		pt_error e = pt_instance_validate(&d);
 		if (e.ok || strcmp(e.field, cases[i].field) != 0)
@@ -162,26 +166,31 @@ static void test_every_field_is_named(void **state)
 		/* the message names the field and says what is allowed */
 		assert_non_null(strstr(e.message, cases[i].field));
 		assert_true(strlen(e.message) > strlen(cases[i].field) + 5);
+		pt_instance_def_fini(&d);
 	}
 }
 
 static void test_ranges_in_message(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.verlet.iterations = 99;
 	pt_error e = pt_instance_validate(&d);
 	assert_string_equal(e.message, "verlet.iterations: 99 is out of range [1, 32]");
+	pt_instance_def_fini(&d);
 }
 
 /* A joint beyond the strand's points is not looked at (arrays are fixed-size). */
 static void test_unused_joints_ignored(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.solver = PT_SOLVER_SPRINGBONE;
 	d.strands[0].joints[20].stiffness = NAN;
 	assert_true(pt_instance_validate(&d).ok);
+	pt_instance_def_fini(&d);
 }
 
 static void test_names(void **state)

@@ -74,7 +74,8 @@ static void test_world_decay_matches_closed_form_at_any_substeps(void **state)
 	int idx = 0;
 	for (int n = 1; n <= 8; n *= 2, idx++) {
 		pt_world *w = pt_world_create(NULL);
-		pt_instance_def d = pt_instance_def_default();
+		pt_instance_def d;
+		tdef_init(&d);
 		d.prewarm_s = 0;
 		d.verlet.damping = damping;
 		d.wind.drag = drag;
@@ -95,6 +96,7 @@ static void test_world_decay_matches_closed_form_at_any_substeps(void **state)
 		}
 		decay[idx] = peak[2] / peak[1];
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 	print_message("peak speed kept per second at 1/2/4/8 substeps: %.4f %.4f %.4f %.4f "
 	              "(closed form %.4f)\n",
@@ -111,7 +113,8 @@ static void test_hangs_straight_down(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.strands[0].direction = pt_v3(1, 0, 0);
 	d.prewarm_s = 8.0f;
 	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
@@ -125,6 +128,7 @@ static void test_hangs_straight_down(void **state)
 		assert_float_equal(p[j - 1].y - p[j].y, 0.03f, 0.03f * 1e-4f);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* The stress sequence on the twin-tail instance. */
@@ -132,7 +136,8 @@ static void test_stress_sequence(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	pt_id id = pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
 	double settle;
@@ -146,6 +151,7 @@ static void test_stress_sequence(void **state)
 	assert_true(st.max_segment_error <= 0.01);
 	assert_true(settle >= 0.0 && settle <= 3.0);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Same, with the neck capsule tapered and an ellipsoid head, at 2 substeps. */
@@ -153,7 +159,8 @@ static void test_stress_other_shapes(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	d.colliders[0].shape = PT_SHAPE_ELLIPSOID;
 	d.colliders[0].radii = pt_v3(0.09f, 0.11f, 0.1f);
 	d.colliders[1].radius_b = 0.07f;
@@ -165,6 +172,7 @@ static void test_stress_other_shapes(void **state)
 	assert_true(st.max_penetration_m <= 1e-3);
 	assert_true(st.max_segment_error <= 0.01);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Nonlinear stretch: soft at small strain, but never beyond max_strain by much. */
@@ -172,7 +180,8 @@ static void test_nonlinear_stretch_bounded(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	d.verlet.stretch = PT_STRETCH_NONLINEAR;
 	d.verlet.iterations = 8;
 	d.verlet.stretch_max_strain = 0.05f;
@@ -183,6 +192,7 @@ static void test_nonlinear_stretch_bounded(void **state)
 	assert_true(st.max_segment_error > 1e-4); /* it does stretch: not the exact mode */
 	assert_true(st.max_segment_error < 0.10);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Bending stiffness keeps a horizontal strand closer to straight than without, more the
@@ -196,7 +206,8 @@ static void test_bending_resists_gravity(void **state)
 	float tip_y[3], root_y = 0;
 	for (int b = 0; b < 3; b++) {
 		pt_world *w = pt_world_create(NULL);
-		pt_instance_def d = pt_instance_def_default();
+		pt_instance_def d;
+		tdef_init(&d);
 		d.strands[0].direction = pt_v3(1, 0, 0);
 		d.verlet.bend_stiffness = stiff[b];
 		d.prewarm_s = 3.0f;
@@ -205,6 +216,7 @@ static void test_bending_resists_gravity(void **state)
 		pt_world_read_points(w, id, p, 12);
 		tip_y[b] = p[11].y, root_y = p[0].y;
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 	assert_true(tip_y[1] > tip_y[0] + 0.03f);
 	assert_true(tip_y[2] > tip_y[1] + 0.03f);
@@ -218,7 +230,8 @@ static void test_wind(void **state)
 	uint64_t hashes[3];
 	for (int i = 0; i < 3; i++) {
 		pt_world *w = pt_world_create(NULL);
-		pt_instance_def d = pt_instance_def_default();
+		pt_instance_def d;
+		tdef_init(&d);
 		d.wind.velocity = pt_v3(4, 0, 0);
 		d.wind.turbulence = 0.5f;
 		d.wind.seed = i == 2 ? 7u : 1u;
@@ -230,6 +243,7 @@ static void test_wind(void **state)
 		assert_true(p[11].x > p[0].x + 0.05f);
 		hashes[i] = pt_world_hash(w);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 	assert_true(hashes[0] == hashes[1]);
 	assert_true(hashes[0] != hashes[2]);
@@ -240,7 +254,8 @@ static void test_world_plane(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.collider_count = 1;
 	d.colliders[0].shape = PT_SHAPE_PLANE;
 	d.colliders[0].attach = PT_ATTACH_WORLD;
@@ -255,6 +270,7 @@ static void test_world_plane(void **state)
 			assert_true(p[j].y >= 1.3f + 0.005f - 1e-3f);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Self-collision keeps two crossing strands apart. */
@@ -264,9 +280,10 @@ static void test_self_collision(void **state)
 	double mind[2];
 	for (int sc = 0; sc < 2; sc++) {
 		pt_world *w = pt_world_create(NULL);
-		pt_instance_def d = pt_instance_def_default();
-		d.strand_count = 2;
-		d.strands[1] = pt_strand_def_default();
+		pt_instance_def d;
+		tdef_init(&d);
+		tdef_strands(&d, 2);
+		pt_strand_def_reset(&d.strands[1]);
 		d.strands[0].anchor = pt_v3(-0.05f, 0, 0);
 		d.strands[0].direction = pt_v3(1, -0.2f, 0);
 		d.strands[1].anchor = pt_v3(0.05f, 0, 0);
@@ -288,6 +305,7 @@ static void test_self_collision(void **state)
 				}
 		}
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 	print_message("closest approach without/with self-collision: %.4g / %.4g m\n", mind[0],
 	              mind[1]);

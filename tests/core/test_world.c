@@ -21,7 +21,8 @@ static void test_ids_are_generation_checked(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.prewarm_s = 0;
 	pt_id a = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
 	assert_false(pt_id_is_null(a));
@@ -42,6 +43,7 @@ static void test_ids_are_generation_checked(void **state)
 	assert_true(pt_id_to_u64(pt_id_from_u64(pt_id_to_u64(b))) == pt_id_to_u64(b));
 	pt_world_destroy(w);
 	pt_world_destroy(NULL);
+	pt_instance_def_fini(&d);
 }
 
 /* Destroying instances compacts storage; the survivors' state is untouched. */
@@ -49,7 +51,8 @@ static void test_compaction_keeps_state(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	pt_id ids[20];
 	for (int i = 0; i < 20; i++) {
 		d.strands[0].points = 3 + i; /* different sizes */
@@ -75,6 +78,7 @@ static void test_compaction_keeps_state(void **state)
 		seen += pt_world_valid(w, pt_world_id_at(w, i));
 	assert_int_equal(seen, 13);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* The stress sequence twice gives bit-identical state; so do scalar and AVX2 kernels. */
@@ -84,7 +88,8 @@ static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
 	wd.kernel = k;
 	pt_world *w = pt_world_create(&wd);
 	*used = pt_world_kernel(w);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	d.wind.velocity = pt_v3(1, 0, 0.5f);
 	d.wind.turbulence = 0.5f;
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
@@ -97,6 +102,7 @@ static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
 	}
 	uint64_t h = pt_world_hash(w);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 	return h;
 }
 
@@ -120,7 +126,8 @@ static void test_determinism(void **state)
 static double teleport_tip_change(pt_teleport_mode mode, float distance, uint32_t *count)
 {
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	d.teleport.mode = mode;
 	d.teleport.distance = distance;
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
@@ -144,6 +151,7 @@ static double teleport_tip_change(pt_teleport_mode mode, float distance, uint32_
 	}
 	*count = pt_world_teleports(w, id);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 	return max_change;
 }
 
@@ -169,7 +177,8 @@ static void test_teleport_angle(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
 	pt_pose p = head_at(0, 1.5f, 0);
 	p.q = q_axis_angle(pt_v3(0, 1, 0), 1.2f); /* 69 deg > 60 */
@@ -181,6 +190,7 @@ static void test_teleport_angle(void **state)
 	pt_world_step(w, 1.0f / 60.0f, 4);
 	assert_int_equal(pt_world_teleports(w, id), 1);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* A 90 degree turn inside one tick is interpolated: the root follows an arc, it does
@@ -189,7 +199,8 @@ static void test_substep_interpolation(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.teleport.angle_deg = 180.0f;
 	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
 	pt_pose p = head_at(0, 1.5f, 0);
@@ -204,6 +215,7 @@ static void test_substep_interpolation(void **state)
 	for (int j = 1; j < 12; j++)
 		assert_float_equal(v3_len(v3_sub(pts[j], pts[j - 1])), 0.03f, 3e-4f);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Non-finite or degenerate head poses are ignored; the state never becomes NaN. */
@@ -211,7 +223,8 @@ static void test_bad_poses_ignored(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
 	pt_pose bad[4] = {head_at(NAN, 0, 0), head_at(0, INFINITY, 0), head_at(0, 0, 0),
 			  head_at(1e30f, 0, 0)};
@@ -231,6 +244,7 @@ static void test_bad_poses_ignored(void **state)
 	for (int j = 0; j < 12; j++)
 		assert_true(v3_finite(pts[j]));
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Changing a parameter keeps the motion; changing the topology resets it. */
@@ -238,7 +252,8 @@ static void test_update_instance(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = scenario_twin_tails();
+	pt_instance_def d;
+	scenario_twin_tails(&d);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
 	pt_id id = pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
 	for (int t = 1; t <= 10; t++) {
@@ -260,13 +275,15 @@ static void test_update_instance(void **state)
 	stale.generation++;
 	assert_int_equal(pt_world_update_instance(w, stale, &d), 0);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 static void test_reset_and_read_capacity(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	pt_id id = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
 	uint64_t settled = pt_world_instance_hash(w, id);
 	pt_motion m = pt_motion_default(PT_MOTION_NOD);
@@ -282,6 +299,7 @@ static void test_reset_and_read_capacity(void **state)
 	pt_vec3 small[4];
 	assert_int_equal(pt_world_read_points(w, id, small, 4), 12); /* needs 12, copied nothing */
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Built-in motions: the stress sequence reaches its amplitudes. */

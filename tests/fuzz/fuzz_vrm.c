@@ -66,8 +66,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("FUZZ_VERBOSE")) /* for writing seeds: what each one reaches */
 		fprintf(stderr, "%s\n", inst ? "imported" : err);
 	if (inst) {
-		static pt_instance_def d;
+		static pt_instance_def d; /* initialised once, reused */
+		static int have_def;
 		pt_error e;
+		if (!have_def && !(have_def = pt_instance_def_init(&d)))
+			abort();
 		pt_error v = pt_schema_parse(inst, &d, NULL, &e) != 0 ? e : pt_instance_validate(&d);
 		if (!v.ok) {
 			fprintf(stderr, "the importer wrote an invalid definition: %s\n", v.message);

@@ -10,6 +10,7 @@
 
 #include "ponytail/instance.h"
 #include "ponytail/schema.h"
+#include "testdef.h"
 
 /* Text -> definition through the public API; 0 or -1 with *e set. */
 static inline int parse_text(const char *text, pt_instance_def *out, const char *const *extra,

@@ -301,8 +301,7 @@ static void test_every_invalid_field_is_named(void **state)
 {
 	(void)state;
 	int failures = 0;
-	pt_instance_def *d = malloc(sizeof *d);
-	assert_non_null(d);
+	pt_instance_def *d = tdef_new();
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		char *json = unquote(rows[i].json);
 		pt_error e;
@@ -318,7 +317,7 @@ static void test_every_invalid_field_is_named(void **state)
 		}
 		free(json);
 	}
-	free(d);
+	tdef_free(d);
 	assert_int_equal(failures, 0);
 }
 
@@ -424,7 +423,7 @@ static void test_extra_keys_are_the_callers(void **state)
 	(void)state;
 	static const char *const extra[] = {"driver", "id", NULL};
 	const char *doc = "{\"name\": \"a\", \"driver\": {\"kind\": \"bot\"}, \"id\": 7}";
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	assert_int_equal(parse_text(doc, d, NULL, &e), -1);
 	assert_string_equal(e.field, "driver");
@@ -434,20 +433,20 @@ static void test_extra_keys_are_the_callers(void **state)
 	/* extra keys are top-level only */
 	assert_int_equal(parse_text("{\"wind\": {\"driver\": 1}}", d, extra, &e), -1);
 	assert_string_equal(e.field, "wind.driver");
-	free(d);
+	tdef_free(d);
 }
 
 static void test_null_error_is_allowed(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	json_t *j = json_pack("{s:i}", "substeps", 99);
 	assert_int_equal(pt_schema_parse(j, d, NULL, NULL), -1);
 	json_decref(j);
 	j = json_object();
 	assert_int_equal(pt_schema_parse(j, d, NULL, NULL), 0);
 	json_decref(j);
-	free(d);
+	tdef_free(d);
 }
 
 int main(void)

@@ -20,7 +20,7 @@ static const char *const three =
 static void test_names_land_per_point(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	assert_int_equal(parse_text(three, d, NULL, &e), 0);
 	const pt_strand_def *s = &d->strands[0];
@@ -36,14 +36,13 @@ static void test_names_land_per_point(void **state)
 	assert_string_equal(json_string_value(json_array_get(names, 1)), "J_Sec_Hair1_02");
 	assert_string_equal(json_string_value(json_array_get(names, 2)), "");
 	json_decref(j);
-	free(d);
+	tdef_free(d);
 }
 
 static void test_unnamed_strands_dump_no_joints(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
-	*d = pt_instance_def_default();
+	pt_instance_def *d = tdef_new();
 	json_t *j = pt_schema_dump(d);
 	assert_null(json_object_get(json_array_get(json_object_get(j, "strands"), 0), "joints"));
 	json_decref(j);
@@ -56,7 +55,7 @@ static void test_unnamed_strands_dump_no_joints(void **state)
 	assert_string_equal(json_string_value(json_array_get(names, 0)), "");
 	assert_string_equal(json_string_value(json_array_get(names, 11)), "tip");
 	json_decref(j);
-	free(d);
+	tdef_free(d);
 }
 
 static void expect_invalid(const pt_instance_def *d, const char *field, const char *says)
@@ -79,20 +78,24 @@ static void test_core_refuses_bad_names(void **state)
 	    "\xf4\x90\x80\x80", /* past U+10FFFF */
 	    "a\x80z",           /* a stray continuation byte */
 	};
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		*d = pt_instance_def_default();
+		pt_instance_def_fini(d);
+		tdef_init(d);
 		strcpy(d->strands[0].joints[4].name, bad[i]);
 		expect_invalid(d, "strands[0].joints[5]", "not valid UTF-8");
-		*d = pt_instance_def_default();
+		pt_instance_def_fini(d);
+		tdef_init(d);
 		strcpy(d->strands[0].root_joint, bad[i]);
 		expect_invalid(d, "strands[0].joints[0]", "not valid UTF-8");
 	}
-	*d = pt_instance_def_default();
+	pt_instance_def_fini(d);
+	tdef_init(d);
 	memset(d->strands[0].joints[0].name, 'a', PT_NAME_MAX); /* no NUL */
 	expect_invalid(d, "strands[0].joints[1]", "longer than 63 bytes");
 	/* the good ones: 4-byte sequences, the largest code point, exactly 63 bytes */
-	*d = pt_instance_def_default();
+	pt_instance_def_fini(d);
+	tdef_init(d);
 	strcpy(d->strands[0].root_joint, "\xf0\x9f\x92\x87\xf4\x8f\xbf\xbf\xe9\xab\xaa");
 	memset(d->strands[0].joints[0].name, 'b', PT_NAME_MAX - 1);
 	d->strands[0].joints[0].name[PT_NAME_MAX - 1] = '\0';
@@ -100,14 +103,14 @@ static void test_core_refuses_bad_names(void **state)
 	/* names past the last point are not looked at */
 	strcpy(d->strands[0].joints[20].name, "\xff");
 	assert_true(pt_instance_validate(d).ok);
-	free(d);
+	tdef_free(d);
 }
 
 /* Renaming the bones keeps the instance's motion: names are not topology. */
 static void test_rename_keeps_motion(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	assert_int_equal(parse_text(three, d, NULL, &e), 0);
 	d->solver = PT_SOLVER_SPRINGBONE;
@@ -128,7 +131,7 @@ static void test_rename_keeps_motion(void **state)
 	pt_world_read_points(w, id, after, 3);
 	assert_memory_equal(before, after, sizeof before);
 	pt_world_destroy(w);
-	free(d);
+	tdef_free(d);
 }
 
 int main(void)

@@ -15,7 +15,7 @@
 
 static pt_instance_def *parse_ok(const char *text)
 {
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	assert_non_null(d);
 	if (parse_text(text, d, NULL, &e) != 0)
@@ -35,23 +35,27 @@ static void test_empty_document_is_the_default(void **state)
 {
 	(void)state;
 	pt_instance_def *d = parse_ok("{}");
-	pt_instance_def def = pt_instance_def_default();
+	pt_instance_def def;
+	tdef_init(&def);
 	assert_same(d, &def);
-	free(d);
+	pt_instance_def_fini(&def);
+	tdef_free(d);
 }
 
 static void test_listed_strand_starts_from_strand_default(void **state)
 {
 	(void)state;
 	pt_instance_def *d = parse_ok("{\"strands\": [{}, {\"points\": 5}]}");
-	pt_strand_def s = pt_strand_def_default();
+	pt_instance_def dflt;
+	const pt_strand_def *s = &tdef_init(&dflt)->strands[0];
 	assert_int_equal(d->strand_count, 2);
-	assert_true(v3_same(d->strands[0].anchor, s.anchor));
-	assert_int_equal(d->strands[0].points, s.points);
-	assert_true(d->strands[1].segment_length == s.segment_length);
+	assert_true(v3_same(d->strands[0].anchor, s->anchor));
+	assert_int_equal(d->strands[0].points, s->points);
+	assert_true(d->strands[1].segment_length == s->segment_length);
 	assert_int_equal(d->strands[1].points, 5);
-	assert_true(d->strands[1].mass_tip == s.mass_tip);
-	free(d);
+	assert_true(d->strands[1].mass_tip == s->mass_tip);
+	pt_instance_def_fini(&dflt);
+	tdef_free(d);
 }
 
 static void test_every_field_lands_in_its_c_field(void **state)
@@ -104,7 +108,7 @@ static void test_every_field_lands_in_its_c_field(void **state)
 	assert_int_equal(s->collider_mask, 0); /* an empty list: collides with nothing */
 	assert_true(d->teleport.distance == 2.0f && d->teleport.angle_deg == 90.0f);
 	assert_int_equal(d->teleport.mode, PT_TELEPORT_RESET);
-	free(d);
+	tdef_free(d);
 }
 
 static void test_collider_list_is_a_mask_default_all(void **state)
@@ -116,13 +120,15 @@ static void test_collider_list_is_a_mask_default_all(void **state)
 	    " {\"shape\": \"ellipsoid\", \"radii\": [0.1, 0.2, 0.3]}],"
 	    " \"strands\": [{}, {\"colliders\": [2, 0]}]}");
 	assert_int_equal(d->collider_count, 3);
-	assert_int_equal(d->strands[0].collider_mask, pt_strand_def_default().collider_mask);
+	pt_instance_def dflt;
+	assert_int_equal(d->strands[0].collider_mask, tdef_init(&dflt)->strands[0].collider_mask);
+	pt_instance_def_fini(&dflt);
 	assert_int_equal(d->strands[1].collider_mask, 5u);
 	/* defaults of optional collider fields */
 	assert_int_equal(d->colliders[0].attach, PT_ATTACH_HEAD);
 	assert_true(v3_same(d->colliders[0].center, pt_v3(0, 0, 0)));
 	assert_true(d->colliders[1].radius_b < 0.0f); /* same as radius */
-	free(d);
+	tdef_free(d);
 }
 
 static void test_joint_values_layer_default_strand_joint(void **state)
@@ -156,7 +162,7 @@ static void test_joint_values_layer_default_strand_joint(void **state)
 	/* the second strand sees only the top level */
 	assert_true(d->strands[1].joints[0].stiffness == 2.0f);
 	assert_true(d->strands[1].joints[0].gravity_power == 0.5f);
-	free(d);
+	tdef_free(d);
 }
 
 static void test_springbone_defaults_reach_default_strands(void **state)
@@ -168,7 +174,7 @@ static void test_springbone_defaults_reach_default_strands(void **state)
 		assert_true(d->strands[0].joints[i].stiffness == 3.0f);
 		assert_true(d->strands[0].joints[i].hit_radius == 0.0f);
 	}
-	free(d);
+	tdef_free(d);
 }
 
 static void test_integral_reals_are_integers(void **state)
@@ -177,7 +183,7 @@ static void test_integral_reals_are_integers(void **state)
 	pt_instance_def *d = parse_ok("{\"substeps\": 4.0, \"strands\": [{\"points\": 6.0}]}");
 	assert_int_equal(d->substeps, 4);
 	assert_int_equal(d->strands[0].points, 6);
-	free(d);
+	tdef_free(d);
 }
 
 static void test_fixture_instance_parses(void **state)
@@ -187,7 +193,7 @@ static void test_fixture_instance_parses(void **state)
 	json_t *doc = cli_read_json_file("tests/fixtures/vrm/basic_shake.json", &e);
 	if (!doc)
 		fail_msg("%s", e.message);
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	assert_int_equal(pt_schema_parse(json_object_get(doc, "instance"), d, NULL, &e), 0);
 	assert_int_equal(d->solver, PT_SOLVER_SPRINGBONE);
 	assert_true(d->prewarm_s == 0.0f);
@@ -195,7 +201,7 @@ static void test_fixture_instance_parses(void **state)
 	assert_true(d->strands[0].joints[6].drag_force == 0.4f);
 	assert_int_equal(d->collider_count, 1);
 	json_decref(doc);
-	free(d);
+	tdef_free(d);
 }
 
 /* The example at the top of core/SCHEMA.md is a valid definition. */
@@ -219,7 +225,7 @@ static void test_documented_example_parses(void **state)
 	assert_int_equal(d->strands[0].collider_mask, 3);
 	assert_true(d->strands[0].joints[10].stiffness == 0.5f);
 	assert_true(d->colliders[1].radius_b == 0.04f);
-	free(d);
+	tdef_free(d);
 }
 
 /* --- reading text and files ----------------------------------------------------------- */
@@ -262,7 +268,7 @@ static void test_files(void **state)
 {
 	(void)state;
 	pt_error e;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	char path[] = "/tmp/pt_schema_test_XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -287,7 +293,7 @@ static void test_files(void **state)
 	assert_int_equal(load_file(path, d, &e), -1);
 	assert_string_equal(e.message, "cannot open: No such file or directory");
 	assert_null(cli_read_json_file(path, NULL)); /* err may be NULL */
-	free(d);
+	tdef_free(d);
 }
 
 int main(void)

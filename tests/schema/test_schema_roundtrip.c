@@ -13,7 +13,7 @@
 
 static void assert_round_trip(const pt_instance_def *d)
 {
-	pt_instance_def *back = malloc(sizeof *back);
+	pt_instance_def *back = tdef_new();
 	pt_error e;
 	char diff[128];
 	json_t *j = pt_schema_dump(d);
@@ -34,14 +34,16 @@ static void assert_round_trip(const pt_instance_def *d)
 		free(text);
 	}
 	json_decref(j);
-	free(back);
+	tdef_free(back);
 }
 
 static void test_default_round_trips(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	assert_round_trip(&d);
+	pt_instance_def_fini(&d);
 }
 
 static const char *const rich =
@@ -85,12 +87,12 @@ static const char *const rich =
 static void test_rich_definition_round_trips(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	if (parse_text(rich, d, NULL, &e) != 0)
 		fail_msg("%s: %s", e.field, e.message);
 	assert_round_trip(d);
-	free(d);
+	tdef_free(d);
 }
 
 /* Definitions built in C (not from JSON) with arbitrary floats in range: the dump must
@@ -106,9 +108,10 @@ static void test_random_definitions_round_trip(void **state)
 {
 	(void)state;
 	unsigned seed = 12345;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	for (int n = 0; n < 200; n++) {
-		*d = pt_instance_def_default();
+		pt_instance_def_fini(d);
+		tdef_init(d);
 		d->solver = n & 1 ? PT_SOLVER_SPRINGBONE : PT_SOLVER_VERLET;
 		d->prewarm_s = uni(&seed, 0, 10);
 		d->gravity = pt_v3(uni(&seed, -5, 5), uni(&seed, -50, 0), uni(&seed, -5, 5));
@@ -121,10 +124,10 @@ static void test_random_definitions_round_trip(void **state)
 		d->colliders[1].shape = PT_SHAPE_CAPSULE;
 		d->colliders[1].radius = uni(&seed, 0, 1);
 		d->colliders[1].radius_b = uni(&seed, -1, 1);
-		d->strand_count = 1 + n % 3;
+		tdef_strands(d, 1 + n % 3);
 		for (int s = 0; s < d->strand_count; s++) {
 			pt_strand_def *st = &d->strands[s];
-			*st = pt_strand_def_default();
+			pt_strand_def_reset(st);
 			st->points = 2 + (int)uni(&seed, 0, 62);
 			st->segment_length = uni(&seed, 0.001f, 1);
 			st->collider_mask = (unsigned)(n + s) & 3u;
@@ -142,13 +145,14 @@ static void test_random_definitions_round_trip(void **state)
 			fail_msg("generator made an invalid def: %s: %s", v.field, v.message);
 		assert_round_trip(d);
 	}
-	free(d);
+	tdef_free(d);
 }
 
 static void test_dump_reads_well(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	json_t *j = pt_schema_dump(&d);
 	char *text = json_dumps(j, PT_SCHEMA_DUMP_FLAGS | JSON_COMPACT);
 	/* floats as their shortest decimals, every section present, defaults explicit */
@@ -166,12 +170,14 @@ static void test_dump_reads_well(void **state)
 	assert_null(json_object_get(s0, "anchor_bone"));
 	free(text);
 	json_decref(j);
+	pt_instance_def_fini(&d);
 }
 
 static void test_dump_survives_invalid_enums(void **state)
 {
 	(void)state;
-	pt_instance_def d = pt_instance_def_default();
+	pt_instance_def d;
+	tdef_init(&d);
 	d.solver = (pt_solver)7;
 	d.strand_count = 99;
 	d.strands[0].points = 1000;
@@ -180,6 +186,7 @@ static void test_dump_survives_invalid_enums(void **state)
 	assert_true(json_is_null(json_object_get(j, "solver")));
 	assert_int_equal(json_array_size(json_object_get(j, "strands")), PT_MAX_STRANDS);
 	json_decref(j);
+	pt_instance_def_fini(&d);
 }
 
 /* jansson allocations fail from the n-th on; every n up to a complete dump. */
@@ -196,7 +203,7 @@ static void *failing_malloc(size_t n)
 static void test_out_of_memory_fails_cleanly(void **state)
 {
 	(void)state;
-	pt_instance_def *d = malloc(sizeof *d);
+	pt_instance_def *d = tdef_new();
 	pt_error e;
 	assert_int_equal(parse_text(rich, d, NULL, &e), 0);
 	json_set_alloc_funcs(failing_malloc, free);
@@ -212,7 +219,7 @@ static void test_out_of_memory_fails_cleanly(void **state)
 	}
 	json_set_alloc_funcs(malloc, free);
 	assert_true(n > 100); /* the loop really went through the dump's allocations */
-	free(d);
+	tdef_free(d);
 }
 
 int main(void)

@@ -14,6 +14,7 @@
 #include "../../server/driver.c"
 #include "../../server/instdoc.c"
 #include "../../server/jutil.c"
+#include "testdef.h"
 
 static json_t *J(const char *text)
 {
@@ -83,20 +84,22 @@ typedef struct doc_t {
 static char *canonical_of(const char *create)
 {
 	json_t *j = J(create);
-	pt_instance_def *def = malloc(sizeof *def);
+	pt_instance_def *def = tdef_new();
 	driver_t drv = {0};
 	pt_error e;
 	assert_int_equal(instdoc_parse(j, def, &drv, &e), 0);
 	char *text = instdoc_canonical(def, &drv);
 	assert_non_null(text);
 	json_decref(j);
-	free(def);
+	tdef_free(def);
 	return text;
 }
 
 static doc_t *patched(const char *create, const char *patch)
 {
 	doc_t *d = calloc(1, sizeof *d);
+	assert_non_null(d);
+	tdef_init(&d->def);
 	char *stored = canonical_of(create);
 	json_t *p = J(patch);
 	d->rc = instdoc_patch(stored, p, &d->def, &d->drv, &d->text, &d->err);
@@ -108,6 +111,7 @@ static doc_t *patched(const char *create, const char *patch)
 static void doc_free(doc_t *d)
 {
 	free(d->text);
+	pt_instance_def_fini(&d->def);
 	free(d);
 }
 

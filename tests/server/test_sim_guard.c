@@ -21,6 +21,7 @@
 #include "../../server/sim.c"
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
+#include "testdef.h"
 #include "world_internal.h"
 
 /* log.c's place: counts the lines about non-finite instances, keeps the newest. */
@@ -55,12 +56,14 @@ static int setup(void **state)
 	driver_t none;
 	memset(&none, 0, sizeof none);
 	for (uint64_t id = 1; id <= 3; id++) {
-		pt_instance_def d = pt_instance_def_default();
+		pt_instance_def d;
+		tdef_init(&d);
 		d.prewarm_s = 0;
 		/* Nonlinear stretch: the exact mode's follow-the-leader pass re-derives every point
 		 * from its parent and would heal the poison by itself. */
 		d.verlet.stretch = PT_STRETCH_NONLINEAR;
 		assert_int_equal(sim_preload(f->s, id, &d, &none), 0);
+		pt_instance_def_fini(&d);
 	}
 	f->deadline = sim_mono_ns();
 	*state = f;

@@ -11,50 +11,48 @@
 #include "ponytail/world.h"
 #include "scenario.h"
 
-/* A springbone instance with one strand of `points` x `seg` m from `anchor` along
- * `dir`, joints `j`, no colliders, no prewarm, its own substep count `substeps`, stepped
- * at every substep ("rate": "substep": these tests measure the per-substep conversion;
- * test_sb_rate.c covers the default frame rate). */
-static inline pt_instance_def sb_def_strand(pt_vec3 anchor, pt_vec3 dir, int points, float seg,
-                                            pt_joint_def j, int substeps)
+/* Initialises *d (the caller finishes it) as a springbone instance with one strand of
+ * `points` x `seg` m from `anchor` along `dir`, joints `j`, no colliders, no prewarm, its
+ * own substep count `substeps`, stepped at every substep ("rate": "substep": these tests
+ * measure the per-substep conversion; test_sb_rate.c covers the default frame rate). */
+static inline void sb_def_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir, int points,
+                                 float seg, pt_joint_def j, int substeps)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.solver = PT_SOLVER_SPRINGBONE;
-	d.prewarm_s = 0.0f;
-	d.substeps = substeps;
-	d.springbone.rate = PT_SPRINGBONE_RATE_SUBSTEP;
-	d.strands[0].anchor = anchor;
-	d.strands[0].direction = dir;
-	d.strands[0].points = points;
-	d.strands[0].segment_length = seg;
-	pt_strand_set_joints(&d.strands[0], j);
-	return d;
+	tdef_init(d);
+	d->solver = PT_SOLVER_SPRINGBONE;
+	d->prewarm_s = 0.0f;
+	d->substeps = substeps;
+	d->springbone.rate = PT_SPRINGBONE_RATE_SUBSTEP;
+	d->strands[0].anchor = anchor;
+	d->strands[0].direction = dir;
+	d->strands[0].points = points;
+	d->strands[0].segment_length = seg;
+	pt_strand_set_joints(&d->strands[0], j);
 }
 
-/* The benchmark's avatar: 4 chains of `joints` joints (12 in the bench) round the back
- * of the head, a head sphere (r 0.1) and a neck capsule (r 0.05), vrm form, 1 substep. */
-static inline pt_instance_def sb_def_avatar(int joints)
+/* Initialises *d (the caller finishes it) as the benchmark's avatar: 4 chains of
+ * `joints` joints (12 in the bench) round the back of the head, a head sphere (r 0.1)
+ * and a neck capsule (r 0.05), vrm form, 1 substep. */
+static inline void sb_def_avatar(pt_instance_def *d, int joints)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.solver = PT_SOLVER_SPRINGBONE;
-	d.prewarm_s = 0.0f;
-	d.substeps = 1;
-	d.strand_count = 4;
+	tdef_init(d);
+	d->solver = PT_SOLVER_SPRINGBONE;
+	d->prewarm_s = 0.0f;
+	d->substeps = 1;
+	tdef_strands(d, 4);
 	const float ax[4] = {-0.06f, -0.02f, 0.02f, 0.06f};
 	for (int s = 0; s < 4; s++) {
-		d.strands[s] = pt_strand_def_default();
-		d.strands[s].anchor = pt_v3(ax[s], 0.05f, -0.1f);
-		d.strands[s].direction = pt_v3(ax[s], -1.0f, -0.3f);
-		d.strands[s].points = joints + 1;
-		d.strands[s].segment_length = 0.025f;
+		d->strands[s].anchor = pt_v3(ax[s], 0.05f, -0.1f);
+		d->strands[s].direction = pt_v3(ax[s], -1.0f, -0.3f);
+		d->strands[s].points = joints + 1;
+		d->strands[s].segment_length = 0.025f;
 		pt_joint_def j = pt_joint_def_default();
 		j.stiffness = 1.0f;
 		j.drag_force = 0.4f;
 		j.gravity_power = 0.3f;
-		pt_strand_set_joints(&d.strands[s], j);
+		pt_strand_set_joints(&d->strands[s], j);
 	}
-	scenario_head_and_neck(&d);
-	return d;
+	scenario_head_and_neck(d);
 }
 
 /* Angle in radians between two vectors (atan2 form: accurate near 0 and pi). */

@@ -49,7 +49,7 @@ static void only_keys(json_t *o, const char *const *keys)
 
 /* The fixtures' instance objects in core/SCHEMA.md's schema, mapped by hand: this module's
  * tests do not depend on the schema binding. */
-static pt_instance_def instance_of(json_t *o)
+static void instance_of(pt_instance_def *d, json_t *o)
 {
 	static const char *const top[] = {"solver",  "prewarm_s", "springbone",
 	                                  "strands", "colliders", NULL};
@@ -58,10 +58,10 @@ static pt_instance_def instance_of(json_t *o)
 	static const char *const stk[] = {"anchor", "direction", "points", "segment_length", NULL};
 	static const char *const ck[] = {"shape", "attach", "center", "radius", NULL};
 	only_keys(o, top);
-	pt_instance_def d = pt_instance_def_default();
+	tdef_init(d);
 	assert_string_equal(json_string_value(json_object_get(o, "solver")), "springbone");
-	d.solver = PT_SOLVER_SPRINGBONE;
-	d.prewarm_s = (float)json_number_value(json_object_get(o, "prewarm_s"));
+	d->solver = PT_SOLVER_SPRINGBONE;
+	d->prewarm_s = (float)json_number_value(json_object_get(o, "prewarm_s"));
 	json_t *sb = json_object_get(o, "springbone");
 	only_keys(sb, sbk);
 	assert_string_equal(json_string_value(json_object_get(sb, "form")), "vrm");
@@ -72,35 +72,33 @@ static pt_instance_def instance_of(json_t *o)
 	j.gravity_dir = vec(json_object_get(sb, "gravity_dir"));
 	j.hit_radius = (float)json_number_value(json_object_get(sb, "hit_radius"));
 	const json_t *strands = json_object_get(o, "strands");
-	d.strand_count = (int)json_array_size(strands);
-	for (int s = 0; s < d.strand_count; s++) {
+	tdef_strands(d, (int)json_array_size(strands));
+	for (int s = 0; s < d->strand_count; s++) {
 		json_t *st = json_array_get(strands, (size_t)s);
 		only_keys(st, stk);
-		d.strands[s] = pt_strand_def_default();
-		d.strands[s].anchor = vec(json_object_get(st, "anchor"));
-		d.strands[s].direction = vec(json_object_get(st, "direction"));
-		d.strands[s].points = (int)json_integer_value(json_object_get(st, "points"));
-		d.strands[s].segment_length =
+		d->strands[s].anchor = vec(json_object_get(st, "anchor"));
+		d->strands[s].direction = vec(json_object_get(st, "direction"));
+		d->strands[s].points = (int)json_integer_value(json_object_get(st, "points"));
+		d->strands[s].segment_length =
 		    (float)json_number_value(json_object_get(st, "segment_length"));
-		pt_strand_set_joints(&d.strands[s], j);
+		pt_strand_set_joints(&d->strands[s], j);
 	}
 	const json_t *cols = json_object_get(o, "colliders");
-	d.collider_count = (int)json_array_size(cols);
-	for (int i = 0; i < d.collider_count; i++) {
+	d->collider_count = (int)json_array_size(cols);
+	for (int i = 0; i < d->collider_count; i++) {
 		json_t *c = json_array_get(cols, (size_t)i);
 		only_keys(c, ck);
 		assert_string_equal(json_string_value(json_object_get(c, "shape")), "sphere");
 		assert_string_equal(json_string_value(json_object_get(c, "attach")), "head");
-		d.colliders[i].shape = PT_SHAPE_SPHERE;
-		d.colliders[i].attach = PT_ATTACH_HEAD;
-		d.colliders[i].center = vec(json_object_get(c, "center"));
-		d.colliders[i].radius = (float)json_number_value(json_object_get(c, "radius"));
-		d.colliders[i].radius_b = -1.0f;
+		d->colliders[i].shape = PT_SHAPE_SPHERE;
+		d->colliders[i].attach = PT_ATTACH_HEAD;
+		d->colliders[i].center = vec(json_object_get(c, "center"));
+		d->colliders[i].radius = (float)json_number_value(json_object_get(c, "radius"));
+		d->colliders[i].radius_b = -1.0f;
 	}
-	pt_error e = pt_instance_validate(&d);
+	pt_error e = pt_instance_validate(d);
 	if (!e.ok)
 		fail_msg("fixture instance invalid: %s", e.message);
-	return d;
 }
 
 /* Runs one fixture through the world at its 60 Hz tick with `substeps` substeps and the
@@ -117,7 +115,8 @@ static double run_fixture_at(const char *name, const char *which, int substeps,
 		fail_msg("%s: %s", path, jerr.text);
 	assert_int_equal(json_integer_value(json_object_get(fx, "tick_hz")), 60);
 	assert_int_equal(json_integer_value(json_object_get(fx, "substeps")), 1);
-	pt_instance_def def = instance_of(json_object_get(fx, "instance"));
+	pt_instance_def def;
+	instance_of(&def, json_object_get(fx, "instance"));
 	def.springbone.rate = rate;
 	const json_t *poses = json_object_get(fx, "poses");
 	const json_t *frames = json_object_get(fx, which);
@@ -150,6 +149,7 @@ static double run_fixture_at(const char *name, const char *which, int substeps,
 	json_decref(fx);
 	printf("# %s vs %s, %2d substeps, rate %s: max error %.3g m over %zu ticks\n", name, which,
 	       substeps, rate == PT_SPRINGBONE_RATE_FRAME ? "frame" : "substep", worst, ticks);
+	pt_instance_def_fini(&def);
 	return worst;
 }
 

@@ -28,7 +28,7 @@ enum { VARIANTS = 8, TICKS = 240 };
 static void chain(pt_strand_def *sd, int v, int s)
 {
 	static const int joints[4] = {12, 4, 8, 12};
-	*sd = pt_strand_def_default();
+	pt_strand_def_reset(sd);
 	int n = joints[s];
 	sd->points = n + 1;
 	float x = -0.06f + 0.04f * (float)s;
@@ -66,34 +66,33 @@ static void chain(pt_strand_def *sd, int v, int s)
 }
 
 /* Variant v: bit 0 pull form, bit 1 center = head, bit 2 substep rate (3 substeps). */
-static pt_instance_def scene(int v, int colliders)
+static void scene(pt_instance_def *d, int v, int colliders)
 {
-	pt_instance_def d = pt_instance_def_default();
-	d.solver = PT_SOLVER_SPRINGBONE;
-	d.prewarm_s = 0.0f;
-	d.springbone.form = v & 1 ? PT_SPRINGBONE_PULL : PT_SPRINGBONE_VRM;
-	d.springbone.center_head = (v >> 1) & 1;
-	d.springbone.rate = v & 4 ? PT_SPRINGBONE_RATE_SUBSTEP : PT_SPRINGBONE_RATE_FRAME;
-	d.substeps = v & 4 ? 3 : 1;
-	d.strand_count = 4;
+	tdef_init(d);
+	d->solver = PT_SOLVER_SPRINGBONE;
+	d->prewarm_s = 0.0f;
+	d->springbone.form = v & 1 ? PT_SPRINGBONE_PULL : PT_SPRINGBONE_VRM;
+	d->springbone.center_head = (v >> 1) & 1;
+	d->springbone.rate = v & 4 ? PT_SPRINGBONE_RATE_SUBSTEP : PT_SPRINGBONE_RATE_FRAME;
+	d->substeps = v & 4 ? 3 : 1;
+	tdef_strands(d, 4);
 	for (int s = 0; s < 4; s++)
-		chain(&d.strands[s], v, s);
+		chain(&d->strands[s], v, s);
 	if (colliders) {
-		scenario_head_and_neck(&d);
-		d.colliders[1].radius_b = 0.03f; /* tapered */
-		pt_collider_def *pl = &d.colliders[2];
+		scenario_head_and_neck(d);
+		d->colliders[1].radius_b = 0.03f; /* tapered */
+		pt_collider_def *pl = &d->colliders[2];
 		memset(pl, 0, sizeof *pl);
 		pl->shape = PT_SHAPE_PLANE;
 		pl->attach = PT_ATTACH_HEAD;
 		pl->center = pt_v3(0, -0.05f, -0.14f); /* the back: tails swing into it */
 		pl->normal = pt_v3(0, 0, -1.0f);
 		pl->radius_b = -1.0f;
-		d.collider_count = 3;
+		d->collider_count = 3;
 	} else {
 		for (int s = 0; s < 4; s++)
-			d.strands[s].collider_mask = 0;
+			d->strands[s].collider_mask = 0;
 	}
-	return d;
 }
 
 static void set_heads(pt_world *w, const pt_motion *m, int tick, double t)
@@ -121,11 +120,14 @@ static void run_scene(run *r, pt_kernel kernel, int lanes, int colliders)
 	r->w = pt_world_create(&wd);
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	for (int v = 0; v < VARIANTS; v++) {
-		pt_instance_def d = scene(v, colliders);
+		pt_instance_def d;
+		scene(&d, v, colliders);
 		assert_false(pt_id_is_null(pt_world_create_instance(r->w, &d, pt_motion_pose(&m, 0))));
+		pt_instance_def_fini(&d);
 	}
 	/* beside them, one the wide path does not take */
-	pt_instance_def ell = scene(0, 1);
+	pt_instance_def ell;
+	scene(&ell, 0, 1);
 	ell.colliders[2].shape = PT_SHAPE_ELLIPSOID;
 	ell.colliders[2].radii = pt_v3(0.1f, 0.12f, 0.1f);
 	assert_false(pt_id_is_null(pt_world_create_instance(r->w, &ell, pt_motion_pose(&m, 0))));
@@ -143,18 +145,21 @@ static void run_scene(run *r, pt_kernel kernel, int lanes, int colliders)
 		float dt = k == 50 ? 0.3f : dts[(k / 7) % 3];
 		if (k == 80) {
 			/* new parameters, same topology: the lane blocks are refilled */
-			pt_instance_def d = scene(5, colliders);
+			pt_instance_def d;
+			scene(&d, 5, colliders);
 			for (int j = 0; j < 12; j++)
 				d.strands[0].joints[j].drag_force = 0.7f, d.strands[0].joints[j].stiffness = 0.2f;
 			assert_int_equal(pt_world_update_instance(r->w, pt_world_id_at(r->w, 5), &d), 1);
 			assert_int_equal(((pt_sb_data *)r->w->inst[5].solver_data)->lanes_ok, 1);
 			((pt_sb_data *)r->w->inst[5].solver_data)->lanes_off = !lanes;
+			pt_instance_def_fini(&d);
 		}
 		t += dt;
 		set_heads(r->w, &m, k, t);
 		pt_world_step(r->w, dt, 1);
 		r->hash[k] = pt_world_hash(r->w);
 	}
+	pt_instance_def_fini(&ell);
 }
 
 static void test_lanes_match_per_chain_path(void **state)
@@ -202,7 +207,8 @@ static void test_every_lane_position_alike(void **state)
 	(void)state;
 	pt_world *w = pt_world_create(NULL), *one = pt_world_create(NULL);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
-	pt_instance_def d = scene(2, 1);
+	pt_instance_def d;
+	scene(&d, 2, 1);
 	enum { N = 21 };
 	for (int i = 0; i < N; i++)
 		pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
@@ -219,6 +225,7 @@ static void test_every_lane_position_alike(void **state)
 	for (int i = 0; i < N; i++)
 		assert_true(pt_world_instance_hash(w, pt_world_id_at(w, i)) == want);
 	pt_world_destroy(w), pt_world_destroy(one);
+	pt_instance_def_fini(&d);
 }
 
 /* Chains whose terms are the same at every joint (the bench's avatar) take a batch's
@@ -231,7 +238,8 @@ static void test_uniform_chains_alike(void **state)
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < 20; i++) {
-			pt_instance_def d = sb_def_avatar(4 + 4 * (i % 2));
+			pt_instance_def d;
+			sb_def_avatar(&d, 4 + 4 * (i % 2));
 			d.springbone.center_head = i % 4 < 2;
 			d.springbone.form = i % 8 < 4 ? PT_SPRINGBONE_VRM : PT_SPRINGBONE_PULL;
 			if (d.springbone.form == PT_SPRINGBONE_PULL)
@@ -241,6 +249,7 @@ static void test_uniform_chains_alike(void **state)
 			pt_world_create_instance(w[k], &d, pt_motion_pose(&m, 0));
 			pt_sb_data *sd = w[k]->inst[i].solver_data;
 			sd->lanes_off = k == 1;
+			pt_instance_def_fini(&d);
 		}
 	for (int t = 1; t <= 120; t++) {
 		for (int k = 0; k < 2; k++)

@@ -17,7 +17,8 @@
 
 /* An 8-joint strand behind a head sphere, joints stiff enough to hang but soft enough
  * to be thrown about, with `lim` on every joint. */
-static pt_instance_def limited(pt_limit_type type, float angle_deg, pt_vec3 axis, int substeps)
+static void limited(pt_instance_def *d, pt_limit_type type, float angle_deg, pt_vec3 axis,
+                    int substeps)
 {
 	pt_joint_def j = pt_joint_def_default();
 	j.stiffness = 0.5f;
@@ -26,15 +27,13 @@ static pt_instance_def limited(pt_limit_type type, float angle_deg, pt_vec3 axis
 	j.limit = type;
 	j.limit_angle = angle_deg / (float)DEG;
 	j.limit_axis = axis;
-	pt_instance_def d =
-	    sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), POINTS, 0.04f, j, substeps);
-	d.collider_count = 1;
-	d.colliders[0].shape = PT_SHAPE_SPHERE;
-	d.colliders[0].radius = 0.1f;
-	d.colliders[0].radius_b = -1.0f;
-	d.teleport.angle_deg = 180.0f; /* the stress motion is fast: no teleports wanted */
-	d.teleport.distance = 1000.0f;
-	return d;
+	sb_def_strand(d, pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), POINTS, 0.04f, j, substeps);
+	d->collider_count = 1;
+	d->colliders[0].shape = PT_SHAPE_SPHERE;
+	d->colliders[0].radius = 0.1f;
+	d->colliders[0].radius_b = -1.0f;
+	d->teleport.angle_deg = 180.0f; /* the stress motion is fast: no teleports wanted */
+	d->teleport.distance = 1000.0f;
 }
 
 /* Independent of the solver: the shortest arc from unit a to unit b. */
@@ -114,13 +113,17 @@ static void test_cone_never_exceeded(void **state)
 {
 	(void)state;
 	for (int n = 1; n <= 8; n *= 2) {
-		pt_instance_def d = limited(PT_LIMIT_CONE, 20.0f, pt_v3(1, 0, 0), n);
-		pt_instance_def none = limited(PT_LIMIT_NONE, 20.0f, pt_v3(1, 0, 0), n);
+		pt_instance_def d;
+		limited(&d, PT_LIMIT_CONE, 20.0f, pt_v3(1, 0, 0), n);
+		pt_instance_def none;
+		limited(&none, PT_LIMIT_NONE, 20.0f, pt_v3(1, 0, 0), n);
 		excess x = run(&d, NULL), free = run(&none, &d.strands[0].joints[0]);
 		printf("# cone 20 deg, %d substeps: largest angle %.4f deg (unlimited: %.1f deg)\n",
 		       n, x.max_angle, free.max_angle);
 		assert_true(free.max_angle > 40.0); /* the motion does try to exceed it */
 		assert_true(x.angle_deg < 1e-3);
+		pt_instance_def_fini(&d);
+		pt_instance_def_fini(&none);
 	}
 }
 
@@ -129,8 +132,10 @@ static void test_hinge_never_exceeded(void **state)
 	(void)state;
 	/* axis x: the strand may swing back and forth in the y-z plane only, within 25 deg */
 	for (int n = 1; n <= 8; n *= 2) {
-		pt_instance_def d = limited(PT_LIMIT_HINGE, 25.0f, pt_v3(1, 0, 0), n);
-		pt_instance_def none = limited(PT_LIMIT_NONE, 25.0f, pt_v3(1, 0, 0), n);
+		pt_instance_def d;
+		limited(&d, PT_LIMIT_HINGE, 25.0f, pt_v3(1, 0, 0), n);
+		pt_instance_def none;
+		limited(&none, PT_LIMIT_NONE, 25.0f, pt_v3(1, 0, 0), n);
 		excess x = run(&d, NULL), free = run(&none, &d.strands[0].joints[0]);
 		assert_true(free.plane > 0.3 && free.max_angle > 40.0); /* it does try */
 		printf("# hinge 25 deg, %d substeps: largest in-plane angle %.4f deg, off-plane "
@@ -138,6 +143,8 @@ static void test_hinge_never_exceeded(void **state)
 		       n, x.max_angle, x.plane);
 		assert_true(x.angle_deg < 1e-3);
 		assert_true(x.plane < 2e-5);
+		pt_instance_def_fini(&d);
+		pt_instance_def_fini(&none);
 	}
 }
 
@@ -147,11 +154,14 @@ static void test_hinge_never_exceeded(void **state)
 static void test_wide_limits(void **state)
 {
 	(void)state;
-	pt_instance_def h = limited(PT_LIMIT_HINGE, 180.0f, pt_v3(1, 0, 0), 1);
+	pt_instance_def h;
+	limited(&h, PT_LIMIT_HINGE, 180.0f, pt_v3(1, 0, 0), 1);
 	excess x = run(&h, NULL);
 	assert_true(x.plane < 2e-5);
-	pt_instance_def a = limited(PT_LIMIT_CONE, 180.0f, pt_v3(1, 0, 0), 1);
-	pt_instance_def b = limited(PT_LIMIT_NONE, 180.0f, pt_v3(1, 0, 0), 1);
+	pt_instance_def a;
+	limited(&a, PT_LIMIT_CONE, 180.0f, pt_v3(1, 0, 0), 1);
+	pt_instance_def b;
+	limited(&b, PT_LIMIT_NONE, 180.0f, pt_v3(1, 0, 0), 1);
 	pt_world *w = pt_world_create(NULL);
 	pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
 	pt_id ia = pt_world_create_instance(w, &a, m.base),
@@ -163,6 +173,9 @@ static void test_wide_limits(void **state)
 	}
 	assert_true(pt_world_instance_hash(w, ia) == pt_world_instance_hash(w, ib));
 	pt_world_destroy(w);
+	pt_instance_def_fini(&h);
+	pt_instance_def_fini(&a);
+	pt_instance_def_fini(&b);
 }
 
 int main(void)

@@ -213,7 +213,8 @@ static double world_pull_angle(int n, float head_y, double *s_sub)
 	pt_joint_def j = pt_joint_def_default();
 	j.stiffness = 0.05f;
 	j.drag_force = 0.2f;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.30f, j, n);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.30f, j, n);
 	d.springbone.form = PT_SPRINGBONE_PULL;
 	d.gravity = pt_v3(0, -9.81f, 0);
 	pt_world *w = pt_world_create(NULL);
@@ -227,6 +228,7 @@ static double world_pull_angle(int n, float head_y, double *s_sub)
 	pt_world_destroy(w);
 	double f = 1.0 / n;
 	*s_sub = 0.05 * f * f / (0.95 + 0.05 * f * f);
+	pt_instance_def_fini(&d);
 	return atan2(-((double)p[1].y - p[0].y), (double)p[1].x - p[0].x) * DEG;
 }
 
@@ -255,7 +257,8 @@ static void test_world_matches_chain_step(void **state)
 	pt_joint_def j = pt_joint_def_default();
 	j.stiffness = 0.05f;
 	j.drag_force = 0.2f;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 5, 0.30f, j, 1);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 5, 0.30f, j, 1);
 	d.springbone.form = PT_SPRINGBONE_PULL;
 	d.gravity = pt_v3(0, -(float)num(lesson, "constants.g"), 0);
 	pt_world *w = pt_world_create(NULL);
@@ -272,6 +275,7 @@ static void test_world_matches_chain_step(void **state)
 			assert_true(p[i].x == l.x[i] && p[i].y == l.y[i] && p[i].z == l.z[i]);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* Steady states of a 4-joint pull chain under gravity are the same at 1, 2, 4, 8
@@ -285,7 +289,8 @@ static void test_world_chain_steady_substeps(void **state)
 		pt_joint_def j = pt_joint_def_default();
 		j.stiffness = 0.1f;
 		j.drag_force = 0.3f;
-		pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 5, 0.05f, j, n);
+		pt_instance_def d;
+		sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 5, 0.05f, j, n);
 		d.springbone.form = PT_SPRINGBONE_PULL;
 		pt_world *w = pt_world_create(NULL);
 		pt_pose head = {pt_v3(0, 0, 0), pt_quat_identity()};
@@ -305,6 +310,7 @@ static void test_world_chain_steady_substeps(void **state)
 		       n, worst, p[4].y);
 		assert_true(worst < 1e-5);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 

@@ -27,7 +27,8 @@ static void run(int tick_hz, int substeps, pt_springbone_form form, pt_vec3 out[
 {
 	pt_joint_def j = pt_joint_def_default();
 	j.gravity_power = 0.5f;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, -0.1f), pt_v3(0, -1, -0.2f), POINTS, 0.04f, j, 0);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, -0.1f), pt_v3(0, -1, -0.2f), POINTS, 0.04f, j, 0);
 	d.springbone.rate = PT_SPRINGBONE_RATE_FRAME;
 	d.springbone.form = form;
 	if (form == PT_SPRINGBONE_PULL)
@@ -44,6 +45,7 @@ static void run(int tick_hz, int substeps, pt_springbone_form form, pt_vec3 out[
 			pt_world_read_points(w, id, out[k / per - 1], POINTS);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 static void test_tick_rate_does_not_change_the_motion(void **state)
@@ -70,8 +72,9 @@ static void test_tick_rate_does_not_change_the_motion(void **state)
 static void test_roots_follow_the_head_between_steps(void **state)
 {
 	(void)state;
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, -0.1f), pt_v3(0, -1, 0), POINTS, 0.04f,
-	                                  pt_joint_def_default(), 0);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, -0.1f), pt_v3(0, -1, 0), POINTS, 0.04f,
+	    pt_joint_def_default(), 0);
 	d.springbone.rate = PT_SPRINGBONE_RATE_FRAME;
 	pt_world *w = pt_world_create(NULL);
 	pt_id id = pt_world_create_instance(w, &d, head_at(0));
@@ -85,6 +88,7 @@ static void test_roots_follow_the_head_between_steps(void **state)
 		assert_true(v3_len(v3_sub(p[0], root)) < 1e-6f);
 	}
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 int main(void)

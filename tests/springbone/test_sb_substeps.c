@@ -52,9 +52,9 @@ static void test_single_joint_closed_form(void **state)
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		double closed = atan((double)cases[c][2] / cases[c][0]) * DEG;
 		for (int n = 1; n <= 8; n *= 2) {
-			pt_instance_def d =
-			    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f,
-			                  joint(cases[c][0], cases[c][1], cases[c][2]), n);
+			pt_instance_def d;
+			sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f,
+			    joint(cases[c][0], cases[c][1], cases[c][2]), n);
 			pt_vec3 p[2];
 			settle(&d, 900, p, 2);
 			double th =
@@ -65,6 +65,7 @@ static void test_single_joint_closed_form(void **state)
 				    "# stiffness %.1f, gravity_power %.1f: %.5f deg at 8 substeps "
 				    "(closed %.5f)\n",
 				    cases[c][0], cases[c][2], th, closed);
+			pt_instance_def_fini(&d);
 		}
 	}
 }
@@ -82,8 +83,9 @@ static void test_chain_closed_form(void **state)
 {
 	(void)state;
 	for (int n = 1; n <= 8; n *= 2) {
-		pt_instance_def d = sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f,
-		                                  joint(0.5f, 0.3f, 1.0f), n);
+		pt_instance_def d;
+		sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f,
+		    joint(0.5f, 0.3f, 1.0f), n);
 		pt_vec3 p[6];
 		settle(&d, 900, p, 6);
 		double h = 1.0 / (60.0 * n), f = 1.0 / n;
@@ -102,6 +104,7 @@ static void test_chain_closed_form(void **state)
 		       "(tolerance %.2g)\n",
 		       n, worst, tol);
 		assert_true(worst < tol);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -166,8 +169,9 @@ typedef struct shake_stats {
  * degrees with period 0.6 s for 4 s (statistics over the last 3 s), then held still 3 s. */
 static void shake(int points, float seg, float amp, int n, shake_stats *st)
 {
-	pt_instance_def d = sb_def_strand(pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), points, seg,
-	                                  joint(1.0f, 0.4f, 0.0f), n);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, -0.125f), pt_v3(0, -1, 0), points, seg,
+	    joint(1.0f, 0.4f, 0.0f), n);
 	d.collider_count = 1;
 	d.colliders[0].shape = PT_SHAPE_SPHERE;
 	d.colliders[0].radius = 0.1f;
@@ -208,6 +212,7 @@ static void shake(int points, float seg, float amp, int n, shake_stats *st)
 	st->rms = sqrt(s2 / cnt);
 	st->env = env_sum / periods;
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* A single short joint, mildly and violently driven, is compared tick by tick. The spec

@@ -54,9 +54,9 @@ static void test_center_head_moves_rigidly(void **state)
 	for (int n = 1; n <= 4; n *= 4)
 		for (int center = 0; center < 2; center++)
 			for (int k = 0; k < 3; k++) {
-				pt_instance_def d =
-				    sb_def_strand(pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9,
-				                  0.03f, joint(1.0f, 0.4f, 0.0f), n);
+				pt_instance_def d;
+				sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, -1, -0.3f), 9,
+				              0.03f, joint(1.0f, 0.4f, 0.0f), n);
 				d.springbone.center_head = center;
 				d.teleport.angle_deg = 180.0f;
 				pt_motion m = pt_motion_default(kinds[k]);
@@ -80,6 +80,7 @@ static void test_center_head_moves_rigidly(void **state)
 				       worst);
 				assert_true(center ? worst < (n == 1 ? 1e-5 : 1e-3) : worst > 1e-2);
 				pt_world_destroy(w);
+				pt_instance_def_fini(&d);
 			}
 }
 
@@ -90,8 +91,9 @@ static void test_teleport_keep(void **state)
 {
 	(void)state;
 	for (int center = 0; center < 2; center++) {
-		pt_instance_def d = sb_def_strand(pt_v3(0, 0.05f, -0.1f), pt_v3(0, 0, -1), 7, 0.04f,
-		                                  joint(1.0f, 0.4f, 0.6f), 2);
+		pt_instance_def d;
+		sb_def_strand(&d, pt_v3(0, 0.05f, -0.1f), pt_v3(0, 0, -1), 7, 0.04f,
+		              joint(1.0f, 0.4f, 0.6f), 2);
 		d.springbone.center_head = center;
 		d.prewarm_s = 3.0f;
 		pt_world *w = pt_world_create(NULL);
@@ -109,6 +111,7 @@ static void test_teleport_keep(void **state)
 		       center ? "head" : "world", moved);
 		assert_true(moved < 1e-5);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -117,8 +120,8 @@ static void test_teleport_keep(void **state)
 static void test_reset_and_prewarm(void **state)
 {
 	(void)state;
-	pt_instance_def d =
-	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f, joint(0.5f, 0.3f, 1.0f), 4);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 6, 0.05f, joint(0.5f, 0.3f, 1.0f), 4);
 	d.prewarm_s = 5.0f;
 	d.springbone.center_head = 1;
 	pt_world *w = pt_world_create(NULL);
@@ -145,14 +148,15 @@ static void test_reset_and_prewarm(void **state)
 	}
 	assert_true(pt_world_instance_hash(w, a) == pt_world_instance_hash(w, b));
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* A parameter change keeps the motion (no reset) and leads to the new steady state. */
 static void test_update_params(void **state)
 {
 	(void)state;
-	pt_instance_def d =
-	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f, joint(1.0f, 0.4f, 0.5f), 2);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 0.05f, joint(1.0f, 0.4f, 0.5f), 2);
 	pt_world *w = pt_world_create(NULL);
 	pt_pose h = {pt_v3(0, 0, 0), pt_quat_identity()};
 	pt_id id = pt_world_create_instance(w, &d, h);
@@ -170,6 +174,7 @@ static void test_update_params(void **state)
 	double th = atan2(-((double)after[1].y - after[0].y), (double)after[1].x - after[0].x);
 	assert_true(fabs(th - atan(2.0)) * DEG < 1e-3);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* ---- colliders ---------------------------------------------------------------------- */
@@ -218,8 +223,9 @@ static void test_colliders_push_out(void **state)
 	c[6].shape = PT_SHAPE_ELLIPSOID, c[6].center = pt_v3(0, -0.12f, -0.07f);
 	c[6].radii = pt_v3(0.08f, 0.04f, 0.05f);
 	for (int s = 0; s < 7; s++) {
-		pt_instance_def d = sb_def_strand(pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9,
-		                                  0.03f, joint(0.5f, 0.4f, 0.5f), 2);
+		pt_instance_def d;
+		sb_def_strand(&d, pt_v3(0.005f, 0.0f, -0.1f), pt_v3(0, -1, 0), 9, 0.03f,
+		              joint(0.5f, 0.4f, 0.5f), 2);
 		pt_strand_set_joints(&d.strands[0], joint(0.5f, 0.4f, 0.5f));
 		d.collider_count = 1;
 		d.colliders[0] = c[s];
@@ -253,6 +259,7 @@ static void test_colliders_push_out(void **state)
 		assert_true(settled <= push);
 		assert_true(moving < initial);
 		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
 	}
 }
 
@@ -260,8 +267,8 @@ static void test_colliders_push_out(void **state)
 static void test_collider_mask(void **state)
 {
 	(void)state;
-	pt_instance_def d =
-	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 4, 0.05f, joint(1, 0.4f, 0), 1);
+	pt_instance_def d;
+	sb_def_strand(&d, pt_v3(0, 0, 0), pt_v3(0, -1, 0), 4, 0.05f, joint(1, 0.4f, 0), 1);
 	d.collider_count = 2;
 	d.colliders[0].shape = PT_SHAPE_SPHERE, d.colliders[0].center = pt_v3(0, 1.0f, 0);
 	d.colliders[0].radius = 0.01f, d.colliders[0].radius_b = -1.0f;
@@ -279,6 +286,7 @@ static void test_collider_mask(void **state)
 	pt_world_read_points(w, b, pb, 4);
 	assert_true(fabs(pa[2].x) < 1e-7 && pb[2].x < -0.01f);
 	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
 }
 
 /* ---- determinism ---------------------------------------------------------------------- */
@@ -291,7 +299,8 @@ static uint64_t mixed_run(pt_kernel kernel, int split)
 	pt_world *w = pt_world_create(&wd);
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	for (int i = 0; i < 24; i++) {
-		pt_instance_def d = sb_def_avatar(6 + i % 7);
+		pt_instance_def d;
+		sb_def_avatar(&d, 6 + i % 7);
 		d.substeps = 1 << (i % 4);
 		d.prewarm_s = 0.25f;
 		d.springbone.form = i % 5 == 4 ? PT_SPRINGBONE_PULL : PT_SPRINGBONE_VRM;
@@ -308,6 +317,7 @@ static uint64_t mixed_run(pt_kernel kernel, int split)
 		pt_pose h = pt_motion_pose(&m, 0.0);
 		h.p.x = (float)i;
 		pt_world_create_instance(w, &d, h);
+		pt_instance_def_fini(&d);
 	}
 	for (int t = 0; t < 240; t++) {
 		for (int i = 0; i < pt_world_count(w); i++) {
@@ -343,10 +353,10 @@ static void test_deterministic(void **state)
 static void test_validation_edges(void **state)
 {
 	(void)state;
-	pt_instance_def base =
-	    sb_def_strand(pt_v3(0, 0, 0), pt_v3(0, -1, 0), 5, 0.05f, joint(1, 0.4f, 0), 1);
-	base.strand_count = 2;
-	base.strands[1] = base.strands[0];
+	pt_instance_def base;
+	sb_def_strand(&base, pt_v3(0, 0, 0), pt_v3(0, -1, 0), 5, 0.05f, joint(1, 0.4f, 0), 1);
+	tdef_strands(&base, 2);
+	pt_strand_def_copy(&base.strands[1], &base.strands[0]);
 	const struct {
 		int joint;
 		const char *field;
@@ -357,8 +367,9 @@ static void test_validation_edges(void **state)
 	              {2, "strands[1].springbone.gravity_dir[2]"},
 	              {0, "strands[1].springbone.limit[0].angle_deg"},
 	              {3, "strands[1].springbone.limit[3].axis"}};
+	pt_instance_def d = {0};
 	for (int k = 0; k < 7; k++) {
-		pt_instance_def d = base;
+		tdef_copy(&d, &base);
 		pt_joint_def *j = &d.strands[1].joints[expect[k].joint];
 		switch (k) {
 		case 0:
@@ -389,7 +400,7 @@ static void test_validation_edges(void **state)
 	}
 	/* ignored: a cone's axis, joints beyond the strand; checked even for a verlet instance
 	 * (so a later patch can switch it to springbone) */
-	pt_instance_def d = base;
+	tdef_copy(&d, &base);
 	d.strands[0].joints[1].limit = PT_LIMIT_CONE;
 	d.strands[0].joints[1].limit_axis = pt_v3(0, 0, 0);
 	d.strands[0].joints[4].stiffness = NAN;
@@ -399,6 +410,8 @@ static void test_validation_edges(void **state)
 	pt_error e = pt_instance_validate(&d);
 	assert_false(e.ok);
 	assert_string_equal(e.field, "strands[0].springbone.drag_force[0]");
+	pt_instance_def_fini(&d);
+	pt_instance_def_fini(&base);
 }
 
 int main(void)

@@ -1,11 +1,23 @@
 /* Ponytail core: the instance definition (what a client asks for) and its defaults.
  *
- * Box2D style: call pt_instance_def_default(), set the fields you care about, then
- * pt_instance_validate() and pt_world_create_instance(). The JSON form of this struct
- * (core/SCHEMA.md) is read and written by core/schema (ponytail/schema.h); field names
- * below are the JSON names.
+ * Box2D style: pt_instance_def_init() (the defaults), set the fields you care about, then
+ * pt_instance_validate() and pt_world_create_instance(); pt_instance_def_fini() at the
+ * end. The JSON form of this struct (core/SCHEMA.md) is read and written by core/schema
+ * (ponytail/schema.h); field names below are the JSON names.
  *
- * A definition is plain data: no pointers, so it can be copied, stored and compared.
+ * Ownership. A definition is a few KB of plain fields plus one heap block it owns: the
+ * per-joint data of its strands (strands[i].joints points into it, PT_MAX_POINTS - 1
+ * joints per strand, so a strand's `points` may change freely). Hence:
+ *   - init before use, fini after (fini of a zeroed definition is a no-op);
+ *   - never copy a definition or a strand with `=` or memcpy, nor move one (return it by
+ *     value, realloc an array of them): pt_instance_def_copy() (deep),
+ *     pt_instance_def_swap(), pt_strand_def_copy(); a shallow copy is caught by
+ *     pt_instance_validate() (an error) and by _copy / _fini (an assert);
+ *   - change strand_count only through pt_instance_def_set_strand_count() or
+ *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory).
+ * No global state: any thread may call these on its own definitions, and several may
+ * read one const pt_instance_def * at once; nothing keeps a pointer to a definition
+ * after the call returns.
  */
 #ifndef PONYTAIL_INSTANCE_H
 #define PONYTAIL_INSTANCE_H
@@ -120,8 +132,10 @@ typedef struct pt_strand_def {
 	float mass_root;      /* relative mass of point 1, [0.001, 100]; masses interpolate linearly */
 	float mass_tip;       /* relative mass of the tip, [0.001, 100] */
 	float radius;         /* particle radius for colliders and self-collision, m, [0, 0.1] */
-	/* springbone: one entry per joint, joints 0 .. points-2 */
-	pt_joint_def joints[PT_MAX_POINTS - 1];
+	/* springbone and per-point values: one entry per joint, joints 0 .. points-2 used of
+	 * PT_MAX_POINTS - 1 there. Points into the owning definition's joint block: read
+	 * and write the entries, never the pointer. */
+	pt_joint_def *joints;
 } pt_strand_def;
 
 typedef struct pt_instance_def {
@@ -160,17 +174,52 @@ typedef struct pt_instance_def {
 		float angle_deg; /* head rotation per tick that counts as a teleport, (0, 180] */
 		pt_teleport_mode mode;
 	} teleport;
+	/* Owned storage, private to the pt_instance_def_* functions (read-only elsewhere). */
+	struct pt_instance_def_store {
+		pt_joint_def *joints; /* slots x (PT_MAX_POINTS - 1); strands[i].joints = +i */
+		int slots;            /* strands with storage, >= strand_count */
+		const struct pt_instance_def *self; /* this definition; another in a shallow copy */
+	} store;
 } pt_instance_def;
 
-/* Documented defaults: verlet, substeps 0 (world's), prewarm 1 s, gravity -9.81 Y,
- * no wind (drag 2/s), damping 0.96, 3 iterations, exact stretch, no bending, no
- * self-collision, springbone vrm (stiffness 1, drag 0.4, gravity_power 0, dir -Y,
- * hit_radius 0.02), one strand of 12 points x 0.03 m at (0, 0.06, -0.09) hanging -Y,
- * no colliders, teleport 0.5 m / 60 deg / keep. */
-pt_instance_def pt_instance_def_default(void);
+/* Fills *def (whatever it held: not freed) with the documented defaults: verlet,
+ * substeps 0 (world's), prewarm 1 s, gravity -9.81 Y, no wind (drag 2/s), damping 0.96,
+ * 3 iterations, exact stretch, no bending, no self-collision, springbone vrm (stiffness
+ * 1, drag 0.4, gravity_power 0, dir -Y, hit_radius 0.02), one strand of 12 points x
+ * 0.03 m at (0, 0.06, -0.09) hanging -Y, no colliders, teleport 0.5 m / 60 deg / keep.
+ * Returns 1; 0 when out of memory (then *def is zeroed: fini is a no-op on it). The
+ * caller owns *def and must pt_instance_def_fini() it. */
+int pt_instance_def_init(pt_instance_def *def);
 
-/* The defaults for one strand (used by pt_instance_def_default for strands[0]). */
-pt_strand_def pt_strand_def_default(void);
+/* Frees what def owns and zeroes it. NULL and zeroed definitions are fine; asserts that
+ * def is not a shallow copy of another. */
+void pt_instance_def_fini(pt_instance_def *def);
+
+/* Makes *dst (an initialised definition, or a zeroed one: `pt_instance_def d = {0}`) a
+ * deep copy of *src (initialised). Returns 1; 0 when out of memory, *dst then unchanged
+ * (and still to be finished). dst == src is a no-op. */
+int pt_instance_def_copy(pt_instance_def *dst, const pt_instance_def *src);
+
+/* Exchanges two initialised definitions (storage included); cannot fail. */
+void pt_instance_def_swap(pt_instance_def *a, pt_instance_def *b);
+
+/* Sets strand_count to n in [1, PT_MAX_STRANDS] (or 0: no strands yet), giving strands
+ * that are new (index >= the old count) the strand defaults. Strands below both counts
+ * keep their values. Returns 1; 0 when out of memory or n is out of range, *def then
+ * unchanged. */
+int pt_instance_def_set_strand_count(pt_instance_def *def, int n);
+
+/* Appends a strand with the defaults: the new strand (owned by def), or NULL when def
+ * already has PT_MAX_STRANDS or when out of memory. */
+pt_strand_def *pt_instance_def_add_strand(pt_instance_def *def);
+
+/* Gives *s the strand defaults (used for every new strand), its joints included;
+ * s->joints (the storage) is kept. */
+void pt_strand_def_reset(pt_strand_def *s);
+
+/* Copies every field of src and its PT_MAX_POINTS - 1 joints into dst, keeping
+ * dst->joints (the storage). Both strands must have storage (belong to a definition). */
+void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src);
 
 /* The defaults for one spring-bone joint. */
 pt_joint_def pt_joint_def_default(void);
@@ -190,7 +239,8 @@ typedef struct pt_error {
 	char message[256];
 } pt_error;
 
-/* Checks every field against its range; rejects NaN/inf. Never asserts.
+/* Checks every field against its range; rejects NaN/inf and a definition whose strands'
+ * joint storage is not its own (a shallow copy). Never asserts.
  * Returns e.ok = 1 when the definition can be created. */
 pt_error pt_instance_validate(const pt_instance_def *def);
 

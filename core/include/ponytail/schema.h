@@ -25,17 +25,20 @@
 
 typedef struct json_t json_t; /* jansson's value type (same declaration as jansson.h) */
 
-/* Reads an instance definition from `obj` (borrowed; not modified).
+/* Reads an instance definition from `obj` (borrowed; not modified) into `out`, an
+ * initialised definition (pt_instance_def_init; the caller owns and finishes it).
  *
- * Every field is optional: a missing one keeps pt_instance_def_default()'s value. A
+ * Every field is optional: a missing one keeps pt_instance_def_init()'s value. A
  * "strands" array replaces the default strand list, each listed strand starting from
- * pt_strand_def_default() and the top-level "springbone" joint defaults. Unknown fields
+ * the strand defaults (pt_strand_def_reset) and the top-level "springbone" joint
+ * defaults. Unknown fields
  * at any level are rejected, except top-level keys listed in `extra_keys` (a NULL-ended
  * array, or NULL for none): those are the caller's to read (e.g. the server's "driver").
  * The result is checked with pt_instance_validate().
  *
- * Returns 0 and fills *out on success (err->ok = 1); returns -1 and leaves *out untouched
- * on any error (err->ok = 0, field and message set). `err` may be NULL. */
+ * Returns 0 and replaces *out on success (err->ok = 1; its old storage is freed);
+ * returns -1 on any error in the document, -2 when out of memory, and leaves *out
+ * untouched either way (err->ok = 0, field and message set). `err` may be NULL. */
 int pt_schema_parse(const json_t *obj, pt_instance_def *out, const char *const *extra_keys,
                     pt_error *err);
 
