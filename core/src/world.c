@@ -50,9 +50,11 @@ void pt_world_destroy(pt_world *w)
 {
 	if (!w)
 		return;
-	for (int i = 0; i < w->count; i++)
+	for (int i = 0; i < w->count; i++) {
 		if (w->inst[i].ops->destroy)
 			w->inst[i].ops->destroy(&w->inst[i]);
+		pt_bones_free(&w->inst[i].bones);
+	}
 	free(w->slot_gen);
 	free(w->slot_dense);
 	free(w->free_slots);
@@ -249,6 +251,7 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 {
 	in->extrapolate = 0; /* the head stays where it is, during prewarm and after */
 	in->head_prev = in->head_target;
+	pt_bones_settle(in->bones);
 	in->ops->rest(w, in, &in->head_target);
 	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
 	float dt = 1.0f / w->def.prewarm_tick_hz;
@@ -271,8 +274,10 @@ static pt_pose normalised(pt_pose p, int *ok)
 	return p;
 }
 
-/* Fills the next dense header for `slot` at the end of the pool. */
-static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head, int slot)
+/* Fills the next dense header for `slot` at the end of the pool; `bones` (NULL or the
+ * bone table of the instance it replaces, whose poses carry over) becomes its own. */
+static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head, int slot,
+                           pt_bones_rt *bones)
 {
 	int n = topology_of(def);
 	if (!grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
@@ -283,10 +288,17 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	in->slot = (uint32_t)slot;
 	in->offset = w->pool_count;
 	in->npoints = n;
+	in->bones = bones;
+	if (!pt_bones_load(&in->bones, def)) {
+		pt_bones_free(&in->bones);
+		return 0;
+	}
 	load_topology(w, in, def);
 	load_params(in, def);
-	if (in->ops->init && !in->ops->init(in, def))
+	if (in->ops->init && !in->ops->init(in, def)) {
+		pt_bones_free(&in->bones);
 		return 0;
+	}
 	in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 	in->head_target = head;
 	w->pool_count += n;
@@ -306,7 +318,7 @@ pt_id pt_world_create_instance(pt_world *w, const pt_instance_def *def, pt_pose 
 	int slot = reserve_slot(w);
 	if (slot < 0)
 		return id;
-	if (!append_instance(w, def, head, slot)) {
+	if (!append_instance(w, def, head, slot, NULL)) {
 		w->free_slots[w->free_count++] = slot;
 		return id;
 	}
@@ -321,6 +333,7 @@ static void remove_dense(pt_world *w, int di)
 	pt_inst *in = &w->inst[di];
 	if (in->ops->destroy)
 		in->ops->destroy(in);
+	pt_bones_free(&in->bones);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
 	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -377,6 +390,8 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		return 0;
 	assert(pt_instance_validate(def).ok);
 	if (same_topology(w, in, def)) {
+		if (!pt_bones_load(&in->bones, def))
+			return -1;
 		load_params(in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);
@@ -393,8 +408,10 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	pt_pose head = in->head_target;
 	uint32_t teleports = in->teleports;
 	int slot = (int)in->slot;
+	pt_bones_rt *bones = in->bones; /* the bones' poses outlive the re-creation */
+	in->bones = NULL;
 	remove_dense(w, (int)(in - w->inst));
-	if (!append_instance(w, def, head, slot))
+	if (!append_instance(w, def, head, slot, bones))
 		return -1;
 	w->inst[w->count - 1].teleports = teleports;
 	return 1;
@@ -439,6 +456,30 @@ static pt_pose extrapolated(const pt_inst *in, double t)
 	if (rate > 0.0f)
 		p.q = q_norm(q_mul(q_axis_angle(v3_scale(in->sampled_w, 1.0f / rate), rate * s), p.q));
 	return p;
+}
+
+int pt_world_set_bone_pose(pt_world *w, pt_id id, pt_bone bone, pt_pose pose)
+{
+	pt_inst *in = lookup(w, id);
+	int ok;
+	pose = normalised(pose, &ok);
+	if (!in || !ok || (unsigned)bone >= PT_BONE_COUNT)
+		return 0;
+	pt_bones_set(in->bones, bone, pose);
+	return 1;
+}
+
+int pt_world_get_bone_pose(const pt_world *w, pt_id id, pt_bone bone, pt_pose *out)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in || !in->bones)
+		return 0;
+	for (int k = 0; k < in->bones->count; k++)
+		if (in->bones->b[k].bone == bone) {
+			*out = pt_bones_pose(in->bones, k, &in->head_target, 1.0f);
+			return 1;
+		}
+	return 0;
 }
 
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out)
@@ -487,6 +528,7 @@ static void handle_teleport(pt_world *w, pt_inst *in)
 	else
 		in->ops->rest(w, in, &in->head_target);
 	in->head_prev = in->head_target;
+	pt_bones_settle(in->bones); /* bones jump with the head, they do not sweep */
 }
 
 /* The interpolated head pose at the end of each substep: position lerp, rotation slerp
@@ -531,7 +573,7 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
 		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
 		pt_mat3 R = m3_from_quat(p.q);
-		pt_colliders_to_world(in->colliders, in->collider_count, &p, &R, cols);
+		pt_inst_colliders_world(in, &p, &R, alpha, cols);
 		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
 	}
 	in->sb_frames = total - steps;
@@ -570,16 +612,18 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 		pt_collider_rt cols[PT_MAX_COLLIDERS];
 		for (int s = 0; s < in->sub_n; s++) {
-			pt_colliders_to_world(in->colliders, in->collider_count, &in->sub_pose[s],
-			                      &in->sub_rot[s], cols);
+			pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s],
+			                        (float)(s + 1) / (float)in->sub_n, cols);
 			in->time += in->sub_h;
 			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
 			                 in->time);
 		}
 	}
 	pt_verlet_batch_flush(w, &batch);
-	for (int i = begin; i < end; i++)
+	for (int i = begin; i < end; i++) {
 		w->inst[i].head_prev = w->inst[i].head_target;
+		pt_bones_settle(w->inst[i].bones);
+	}
 }
 
 void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end)

@@ -9,6 +9,7 @@
 #ifndef PT_WORLD_INTERNAL_H
 #define PT_WORLD_INTERNAL_H
 
+#include "bones.h"
 #include "collide.h"
 #include "ponytail/world.h"
 #include "vecmath.h"
@@ -71,6 +72,7 @@ typedef struct pt_inst {
 	pt_strand_rt strands[PT_MAX_STRANDS];
 	int collider_count;
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
+	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
 
 	float teleport_distance, teleport_angle; /* m, radians */
 	pt_teleport_mode teleport_mode;
