@@ -18,6 +18,7 @@
 
 #include "ponytail/collider.h"
 #include "ponytail/world.h"
+#include "ptp/proto.h"
 
 #define PI_F 3.14159265f
 #define RADIUS 0.005f /* particle / hit radius */
@@ -301,6 +302,12 @@ static void test_validate_bones(void **st)
 	assert_string_equal(pt_bone_name(PT_BONE_RIGHT_LITTLE_DISTAL), "right_little_distal");
 	assert_int_equal(PT_BONE_COUNT, 54);
 	assert_int_equal(pt_bone_from_name("head"), -1);
+	/* core's names and ids are the wire protocol's (proto keeps its own table) */
+	assert_int_equal(PT_BONE_COUNT, PTP_BONE_COUNT);
+	for (int b = 0; b < PT_BONE_COUNT; b++) {
+		assert_string_equal(pt_bone_name((pt_bone)b), ptp_bone_name(b));
+		assert_int_equal(pt_bone_from_name(ptp_bone_name(b)), b);
+	}
 }
 
 static void test_given_lanes_avx2(void **s) { (void)s, given_pose(LANES_AVX2); }
