@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A third-party client of a live ponytaild, from proto/PROTOCOL.md alone: the WebSocket
-handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.1, subscribe,
+handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.2, subscribe,
 and every frame record decoded by ref_decoder.py. Each decoded tick is compared with the
 daemon's own points for that tick (GET /v1/instances/{id}/frame, polled meanwhile): every
 point must lie within the welcome's max_error_m (plus binary32 rounding).
@@ -91,11 +91,11 @@ def message(t, minor, body):
 def main(http, ws_port, iid, seconds):
     ws = Ws(ws_port)
     name = b'ref_client.py'
-    ws.send(message(0x01, 0, bytes([1, 1, len(name)]) + name))  # hello 1.1
+    ws.send(message(0x01, 0, bytes([1, 2, len(name)]) + name))  # hello 1.2
     welcome = rd.decode_message(ws.recv())
-    assert welcome['type'] == 'welcome' and welcome['minor'] == 1 and welcome.get('header_minor') == 1, welcome
+    assert welcome['type'] == 'welcome' and welcome['minor'] == 2 and welcome.get('header_minor') == 2, welcome
     bound = welcome['max_error_m']
-    ws.send(message(0x03, 1, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
+    ws.send(message(0x03, 2, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
     decoded, truth, stop = {}, {}, time.time() + seconds
 
     def poll():  # the daemon's own points, a tick at a time

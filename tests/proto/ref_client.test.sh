@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A third-party client written from PROTOCOL.md alone (tests/proto/ref_client.py, Python
-# stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.1, subscribe, three
+# stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.2, subscribe, three
 # seconds of frames of an instance shaken by the built-in driver (twin strands, a collider),
 # every decoded tick within the welcome's max_error_m of the daemon's own points for that
 # tick (GET /v1/instances/{id}/frame).
