@@ -206,6 +206,10 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 		pt_world_step(w, (float)(1.0 / o->tick_hz), substeps);
 		pt_world_get_head(w, id, &head); /* as stepped (extrapolated) */
 		pt_world_read_points(w, id, pts, lay.total);
+		for (int c = 0; o->summary && c < def->collider_count; c++)
+			if (def->colliders[c].attach == PT_ATTACH_BONE &&
+			    !pt_world_get_bone_pose(w, id, def->colliders[c].bone, &m->bone_frame[c]))
+				m->bone_frame[c] = head;
 		if (o->summary)
 			sim_metrics_add(m, (int)k, &head, pts);
 		else
