@@ -128,15 +128,13 @@ pt_pose pt_bones_pose(const pt_bones_rt *b, int k, const pt_pose *head, float al
 	return p;
 }
 
-void pt_inst_collider_world(const pt_inst *in, int c, const pt_pose *head, const pt_mat3 *rot,
-                            float alpha, pt_collider_rt *out)
+void pt_bone_collider_world(const pt_inst *in, int c, const pt_pose *head, float alpha,
+                            pt_collider_rt *out)
 {
 	const pt_collider_def *k = &in->colliders[c];
-	if (k->attach != PT_ATTACH_BONE || !in->bones || in->bones->of_collider[c] < 0) {
-		pt_collider_to_world(k, head, rot, out);
-		return;
-	}
-	pt_pose f = pt_bones_pose(in->bones, in->bones->of_collider[c], head, alpha);
+	pt_pose f = *head; /* no table entry (cannot happen for a valid def): the head */
+	if (in->bones && in->bones->of_collider[c] >= 0)
+		f = pt_bones_pose(in->bones, in->bones->of_collider[c], head, alpha);
 	pt_mat3 R = m3_from_quat(f.q);
 	pt_collider_to_world(k, &f, &R, out);
 }
@@ -145,5 +143,5 @@ void pt_inst_colliders_world(const pt_inst *in, const pt_pose *head, const pt_ma
                              float alpha, pt_collider_rt *out)
 {
 	for (int c = 0; c < in->collider_count; c++)
-		pt_inst_collider_world(in, c, head, rot, alpha, &out[c]);
+		pt_collider_world_at(in, c, &in->colliders[c], head, rot, alpha, &out[c]);
 }

@@ -45,10 +45,22 @@ void pt_bones_settle(pt_bones_rt *b);
 /* World pose of entry k at fraction alpha of the step, the head then being at `head`. */
 pt_pose pt_bones_pose(const pt_bones_rt *b, int k, const pt_pose *head, float alpha);
 
-/* Collider c of `in` in world space at fraction alpha of the step, the head then at
- * `head` (rotation `rot`): head-, world- and bone-attached alike. */
-void pt_inst_collider_world(const struct pt_inst *in, int c, const pt_pose *head,
-                            const pt_mat3 *rot, float alpha, pt_collider_rt *out);
+/* A bone-attached collider in world space (pt_inst_collider_world's slow path). */
+void pt_bone_collider_world(const struct pt_inst *in, int c, const pt_pose *head, float alpha,
+                            pt_collider_rt *out);
+
+/* Collider c (definition k = &in->colliders[c]) in world space at fraction alpha of the
+ * step, the head then at `head` (rotation `rot`): head-, world- and bone-attached alike.
+ * Inline so head- and world-attached colliders cost what they did before bones. */
+static inline void pt_collider_world_at(const struct pt_inst *in, int c,
+                                        const pt_collider_def *k, const pt_pose *head,
+                                        const pt_mat3 *rot, float alpha, pt_collider_rt *out)
+{
+	if (k->attach == PT_ATTACH_BONE)
+		pt_bone_collider_world(in, c, head, alpha, out);
+	else
+		pt_collider_to_world(k, head, rot, out);
+}
 void pt_inst_colliders_world(const struct pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
                              float alpha, pt_collider_rt *out);
 
