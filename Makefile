@@ -3,8 +3,9 @@
 #   make            build libraries and binaries (build/bin/)
 #   make test       build and run every test (installs missing Debian packages as root)
 #   make test-scale only the scale-out test: 3 daemons behind nginx on loopback (tests/scale/)
-#   make bench      run the benchmarks, write build/bench/results.json
-#                   (BENCH_SCRIPTS= to skip the live-daemon ones)
+#   make bench      run the benchmarks and their peers, write build/bench/results.json
+#                   (medians of BENCH_RUNS=3 rounds; BENCH_SCRIPTS= to skip the
+#                   live-daemon ones, BENCH_LIVE_RUNS=3 to repeat them: tests/bench/run-bench.sh)
 #   make run        build and start ponytaild on its embedded defaults
 #   make install    PREFIX=/usr/local DESTDIR=: binaries, web client, man pages, C client
 #                   library + header + pkg-config file, systemd unit (dist/dist.mk)
@@ -96,9 +97,12 @@ test: check-layers deps-test all $(TESTS)
 # Benchmarks against live daemons on loopback (server capacity and latency, the load
 # generator), after the in-process ones; each script prints METRIC lines.
 BENCH_SCRIPTS ?= tests/bench/bench_server.sh tests/bench/bench_load.sh
+BENCH_RUNS ?= 3
+BENCH_LIVE_RUNS ?= 1
 bench: deps-test all $(BENCHES)
 	@mkdir -p $(B)/bench
-	@PT_BENCH_EXTRA="$(BENCH_SCRIPTS)" tests/bench/run-bench.sh $(B) $(BENCHES)
+	@PT_BENCH_RUNS=$(BENCH_RUNS) PT_BENCH_EXTRA_RUNS=$(BENCH_LIVE_RUNS) PT_BENCH_EXTRA="$(BENCH_SCRIPTS)" \
+	  tests/bench/run-bench.sh $(B) $(BENCHES)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

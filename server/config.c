@@ -67,6 +67,9 @@ static const option_t options[] = {
      "points per instance over all strands (more: 422)"},
     {"max-body", "PONYTAIL_MAX_BODY", OPT_INT, F(max_body), 1024, 64 << 20, "1048576", 0,
      "bytes of a REST request body at most (more: 413)"},
+    {"max-avatar", "PONYTAIL_MAX_AVATAR", OPT_INT, F(max_avatar), 1024, 256 << 20, "33554432", 0,
+     "bytes of an avatar file (.vrm) at most: PUT /v1/instances/{id}/avatar and POST "
+     "/v1/import/vrm (more: 413)"},
     {"max-conns-per-ip", "PONYTAIL_MAX_CONNS_PER_IP", OPT_INT, F(max_conns_per_ip), 1, 100000, "64",
      0, "open connections per client address, HTTP and WebSocket each"},
     {"max-ws-conns", "PONYTAIL_MAX_WS_CONNS", OPT_INT, F(max_ws_conns), 1, 100000, "4096", 0,

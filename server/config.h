@@ -37,6 +37,7 @@ typedef struct config_t {
 	int max_instances;
 	int max_points;       /* points per instance, all strands (core allows 32 x 64) */
 	int max_body;         /* bytes of a REST request body */
+	int max_avatar;       /* bytes of an avatar file (.vrm): PUT .../avatar, POST /v1/import/vrm */
 	int max_conns_per_ip; /* per client address, HTTP and WebSocket each */
 	int max_ws_conns;
 	int request_timeout;   /* s of HTTP inactivity before a connection is closed */

@@ -20,6 +20,7 @@ struct frame_ring_t {
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
 	uint64_t *watch; /* [max_slots]: watched until this tick (atomic, relaxed) */
+	uint64_t *watch_c; /* the same for the compact coding */
 	int max_slots;
 };
 
@@ -51,11 +52,13 @@ frame_ring_t *frame_ring_create(int max_slots)
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch);
+	r->watch_c = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch_c);
 	r->max_slots = max_slots;
-	if (!r->keys[0] || !r->keys[1] || !r->watch) {
+	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->watch_c) {
 		free(r->keys[0]);
 		free(r->keys[1]);
 		free(r->watch);
+		free(r->watch_c);
 		free(r);
 		return NULL;
 	}
@@ -97,6 +100,7 @@ void frame_ring_destroy(frame_ring_t *r)
 	free(r->keys[0]);
 	free(r->keys[1]);
 	free(r->watch);
+	free(r->watch_c);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
@@ -238,6 +242,19 @@ int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick)
 	if (slot < 0 || slot >= r->max_slots)
 		return 1;
 	return __atomic_load_n(&r->watch[slot], __ATOMIC_RELAXED) >= tick;
+}
+
+void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick)
+{
+	if (slot >= 0 && slot < r->max_slots)
+		__atomic_store_n(&r->watch_c[slot], until_tick, __ATOMIC_RELAXED);
+}
+
+int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick)
+{
+	if (slot < 0 || slot >= r->max_slots)
+		return 1; /* as frame_ring_watched: beyond the table, always */
+	return __atomic_load_n(&r->watch_c[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 int frame_set_find(const frame_set_t *fs, uint64_t id)

@@ -60,6 +60,10 @@ typedef struct frame_entry_t {
 	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
 	uint32_t off, len;         /* the shared (delta) record */
 	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
+	/* The compact coding's records (proto/PROTOCOL.md 11), encoded only while a compact
+	 * connection watches the slot (frame_ring_watch_c); c_len 0 = none this tick. */
+	uint8_t c_delta_is_key;
+	uint32_t c_off, c_len, c_key_off, c_key_len;
 } frame_entry_t;
 
 typedef struct frame_room_t {
@@ -134,6 +138,9 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
  * beyond max_slots counts as always watched. */
 void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick);
 int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick);
+/* The same demand for the compact coding (connections whose hello asked for it). */
+void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick);
+int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick);
 
 /* Slot of id in fs (binary search of by_id), or -1. */
 int frame_set_find(const frame_set_t *fs, uint64_t id);

@@ -153,6 +153,30 @@ inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **ou
 
 int instances_count(const app_t *app);
 
+/* ---- avatars (instances_avatar.c) ----
+ * An avatar file (.vrm) per instance, kept in the store, deleted with the instance. Any
+ * thread but the sim thread; they block on the store's mutex (a write: one fsync). */
+
+/* The spring bones of a VRM (GLB bytes, borrowed) as an instance definition and the
+ * importer's report (new references into *definition, *report), the code of `ponytail
+ * import-vrm`. INST_INVALID (field "body", the importer's reason) when it is not a file the
+ * importer accepts or larger than --max-avatar. Changes nothing. */
+inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t len,
+                                   json_t **definition, json_t **report, inst_err_t *err);
+
+/* Stores (replaces) id's avatar after checking it as instances_import_vrm does. INST_OK,
+ * INST_INVALID, INST_NOT_FOUND, INST_CLOSED or INST_STORE. */
+inst_status_t instances_avatar_put(app_t *app, uint64_t id, const uint8_t *glb, size_t len,
+                                   inst_err_t *err);
+
+/* id's avatar into *glb (malloc'ed, caller frees) and *len; INST_NOT_FOUND when the
+ * instance or its avatar does not exist (field "id" only for the instance). */
+inst_status_t instances_avatar_get(const app_t *app, uint64_t id, uint8_t **glb, size_t *len,
+                                   inst_err_t *err);
+
+/* The bytes of id's avatar, or -1 when it has none (or the store cannot say). */
+int64_t instances_avatar_size(const app_t *app, uint64_t id);
+
 /* Start-up: every stored instance into the registry and the sim (sim_preload). A row that
  * no longer parses is logged and skipped (the row is kept). Returns 0, or -1 when the
  * store cannot be read or memory runs out. */

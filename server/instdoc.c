@@ -1,6 +1,7 @@
 /* Instance documents: see instdoc.h. */
 #include "instdoc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "jutil.h"
@@ -47,4 +48,56 @@ int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def,
 		return -1;
 	*canonical = instdoc_canonical(def, drv);
 	return *canonical ? 0 : -2;
+}
+
+/* [x, y, z] of floats as jutil writes them. */
+static json_t *xyz(pt_vec3 v)
+{
+	return json_pack("[o,o,o]", jutil_float(v.x), jutil_float(v.y), jutil_float(v.z));
+}
+
+json_t *instdoc_bones(const json_t *doc)
+{
+	pt_instance_def *def = malloc(sizeof *def);
+	driver_t drv;
+	pt_error e;
+	json_t *out = json_array();
+	if (!def || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+		free(def);
+		json_decref(out);
+		return NULL;
+	}
+	for (int i = 0; out && i < def->strand_count; i++) {
+		const pt_strand_def *s = &def->strands[i];
+		json_t *rest = json_array(), *names = json_array();
+		pt_vec3 p = s->anchor;
+		int named = s->root_joint[0] != 0;
+		if (rest)
+			json_array_append_new(rest, xyz(p));
+		if (names)
+			json_array_append_new(names, json_string(s->root_joint));
+		for (int j = 0; rest && names && j < s->points - 1; j++) {
+			float len;
+			pt_vec3 u;
+			/* the rest point as core builds it: segment after segment */
+			pt_strand_rest_segment(s, j, &len, &u);
+			p = s->has_rest ? s->joints[j].rest
+			                : pt_v3(p.x + u.x * len, p.y + u.y * len, p.z + u.z * len);
+			json_array_append_new(rest, xyz(p));
+			json_array_append_new(names, json_string(s->joints[j].name));
+			named |= s->joints[j].name[0] != 0;
+		}
+		if (!named) {
+			json_decref(names);
+			names = json_null();
+		}
+		json_t *o = json_pack("{s:s,s:o*,s:o*}", "anchor_bone", s->anchor_bone, "joints",
+		                      names, "rest", rest);
+		if (!o || !names || !rest || json_array_append_new(out, o) != 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	free(def);
+	return out;
 }

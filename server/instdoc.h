@@ -28,4 +28,11 @@ char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv);
 int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def, driver_t *drv,
                   char **canonical, pt_error *err);
 
+/* What a client needs to put an instance's strands on its own skeleton (core/SCHEMA.md
+ * "Joint names"): per strand {"anchor_bone", "joints": [one name per point] or null when
+ * the strand names none, "rest": [[x, y, z] per point, head-local, point 0 the anchor]},
+ * rest given for straight strands too (built segment by segment as core does). A new
+ * array, or NULL when doc does not parse or memory runs out. */
+json_t *instdoc_bones(const json_t *doc);
+
 #endif

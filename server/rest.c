@@ -34,7 +34,16 @@ enum {
 	R_AUTH = 2,  /* a write to instance {id}: bearer token checked before the body */
 	R_WRITE = 4, /* counts against --write-rate (429) */
 	R_MERGE = 8, /* also accepts application/merge-patch+json */
+	R_GLB = 16,  /* with R_BODY: the body is a GLB (model/gltf-binary or
+	              * application/octet-stream), capped by --max-avatar instead */
+	R_BIG = 32,  /* holds up to --max-avatar bytes in memory (an avatar coming or going):
+	              * at most BIG_INFLIGHT such requests at once, else 503 */
 };
+
+/* Requests holding an avatar file at once: memory stays below BIG_INFLIGHT * --max-avatar
+ * (512 MiB at the default) however many clients upload or download avatars. */
+enum { BIG_INFLIGHT = 16 };
+static int big_inflight; /* atomic */
 
 typedef void (*handler_fn)(const req_t *, resp_t *);
 
@@ -59,6 +68,11 @@ static const route_t routes[] = {
     {"GET", "/v1/instances/{id}/frame", h_instance_frame, 0, "GET /v1/instances/{id}/frame"},
     {"PUT", "/v1/instances/{id}/pose", h_instance_pose, R_BODY | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/pose"},
+    {"PUT", "/v1/instances/{id}/avatar", h_avatar_put, R_BODY | R_GLB | R_BIG | R_AUTH | R_WRITE,
+     "PUT /v1/instances/{id}/avatar"},
+    {"GET", "/v1/instances/{id}/avatar", h_avatar_get, R_BIG, "GET /v1/instances/{id}/avatar"},
+    {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
+     "POST /v1/import/vrm"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
@@ -295,6 +309,7 @@ typedef struct ctx_t {
 	char *body;
 	size_t len, cap;
 	int too_large;
+	int big; /* holds one of the BIG_INFLIGHT slots until completion */
 	int64_t t0;
 	char allow[80]; /* methods of the matched path (405) */
 } ctx_t;
@@ -411,9 +426,18 @@ static int media_ok(const char *ct, int flags)
 	if (!ct)
 		return 0;
 	size_t n = strcspn(ct, "; \t");
+	if (flags & R_GLB)
+		return (n == 17 && strncasecmp(ct, "model/gltf-binary", 17) == 0) ||
+		       (n == 24 && strncasecmp(ct, "application/octet-stream", 24) == 0);
 	return (n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
 	       ((flags & R_MERGE) && n == 28 &&
 	        strncasecmp(ct, "application/merge-patch+json", 28) == 0);
+}
+
+/* The largest body route flags allow: --max-avatar for GLB bodies, else --max-body. */
+static int body_cap(const app_t *app, int flags)
+{
+	return (flags & R_GLB) ? app->cfg->max_avatar : app->cfg->max_body;
 }
 
 /* 1 when the Allow list "GET, HEAD, PUT" names method. */
@@ -482,21 +506,33 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c};
 	if ((r->flags & R_AUTH) && !req_authorized(&rq, rs))
 		return 1;
+	if (r->flags & R_BIG) {
+		if (__atomic_add_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL) > BIG_INFLIGHT) {
+			__atomic_sub_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL);
+			resp_error(rs, 503, NULL,
+			           "%d avatar files are being sent or received; retry in a moment",
+			           BIG_INFLIGHT);
+			return 1;
+		}
+		x->big = 1;
+	}
 	if (r->flags & R_BODY) {
 		const char *ct =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 		if (!media_ok(ct, r->flags)) {
-			resp_error(rs, 415, NULL,
-			           "expected Content-Type: application/json%s, got '%s'",
+			resp_error(rs, 415, NULL, "expected Content-Type: %s%s, got '%s'",
+			           (r->flags & R_GLB) ? "model/gltf-binary or application/octet-stream"
+			                              : "application/json",
 			           (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
 			           ct ? ct : "");
 			return 1;
 		}
 		const char *cl =
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)app->cfg->max_body) {
-			resp_error(rs, 413, NULL, "body of %s bytes; at most %d", cl,
-			           app->cfg->max_body);
+		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)body_cap(app, r->flags)) {
+			resp_error(rs, 413, NULL, "body of %s bytes; at most %d%s", cl,
+			           body_cap(app, r->flags),
+			           (r->flags & R_GLB) ? " (--max-avatar)" : "");
 			return 1;
 		}
 	}
@@ -538,12 +574,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		/* After an early answer MHD may still hand us the rest of the body: drop it. */
 		if (!x->responded && !x->too_large) {
 			size_t need = x->len + *upload_size + 1;
-			if (need > (size_t)app->cfg->max_body + 1) {
+			int cap = body_cap(app, routes[x->route].flags);
+			if (need > (size_t)cap + 1) {
 				/* A body without Content-Length (chunked) passed the cap: answer
 				 * now and close, rather than read it to its end (which may never
 				 * come). */
-				resp_error(&rs, 413, NULL, "body larger than %d bytes",
-				           app->cfg->max_body);
+				resp_error(&rs, 413, NULL, "body larger than %d bytes", cap);
 				refuse_mid_body(c, x, &rs, method, url);
 				return MHD_NO;
 			} else {
@@ -579,6 +615,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	            .url = url,
 	            .id = x->id,
 	            .room = room,
+	            .include = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "include"),
 	            .route_room = route_room,
 	            .body = x->body,
 	            .body_len = x->len,
@@ -594,6 +631,8 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)cls, (void)c, (void)toe;
 	ctx_t *x = *con_cls;
 	if (x) {
+		if (x->big)
+			__atomic_sub_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL);
 		free(x->body);
 		free(x);
 		*con_cls = NULL;

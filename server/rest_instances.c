@@ -6,18 +6,48 @@
 #include <string.h>
 
 #include "instances.h"
+#include "instdoc.h"
 #include "jutil.h"
 #include "log.h"
 #include "metrics.h"
 #include "rest_internal.h"
 
-/* {"id", "name", "room", "driven", "created_at", "updated_at", "definition"}; takes doc. */
-static json_t *instance_json(const reg_info_t *info, json_t *doc)
+/* {"url", "bytes"} of id's avatar file, or null when it has none. */
+static json_t *avatar_json(const app_t *app, uint64_t id)
 {
-	return json_pack("{s:I,s:s,s:s,s:b,s:I,s:I,s:o}", "id", (json_int_t)info->id, "name",
-	                 info->name, "room", info->room, "driven", info->driven, "created_at",
-	                 (json_int_t)info->created_at, "updated_at", (json_int_t)info->updated_at,
-	                 "definition", doc ? doc : json_null());
+	int64_t n = instances_avatar_size(app, id);
+	char url[64];
+	snprintf(url, sizeof url, "/v1/instances/%llu/avatar", (unsigned long long)id);
+	return n < 0 ? json_null() : json_pack("{s:s,s:I}", "url", url, "bytes", (json_int_t)n);
+}
+
+/* Adds "bones" (instdoc_bones: names, rest and anchor bone per strand) and "avatar" to an
+ * instance's JSON o (NULL passes through). doc borrowed. */
+static json_t *with_bones(const app_t *app, json_t *o, uint64_t id, const json_t *doc)
+{
+	json_t *bones = doc ? instdoc_bones(doc) : NULL;
+	if (o && (json_object_set_new(o, "bones", bones ? bones : json_null()) != 0 ||
+	          json_object_set_new(o, "avatar", avatar_json(app, id)) != 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	if (!o)
+		json_decref(bones);
+	return o;
+}
+
+/* {"id", "name", "room", "driven", "created_at", "updated_at", "definition", "bones",
+ * "avatar"}; takes doc. */
+static json_t *instance_json(const app_t *app, const reg_info_t *info, json_t *doc)
+{
+	json_t *o = json_pack("{s:I,s:s,s:s,s:b,s:I,s:I,s:O}", "id", (json_int_t)info->id, "name",
+	                      info->name, "room", info->room, "driven", info->driven,
+	                      "created_at", (json_int_t)info->created_at, "updated_at",
+	                      (json_int_t)info->updated_at, "definition",
+	                      doc ? doc : json_null());
+	o = with_bones(app, o, info->id, doc);
+	json_decref(doc);
+	return o;
 }
 
 /* The door's error as {"error": {...}} with its HTTP status. */
@@ -40,15 +70,37 @@ void h_instances_list(const req_t *rq, resp_t *rs)
 		refused(rs, &e);
 		return;
 	}
+	int bones = 0;
+	if (rq->include) {
+		if (strcmp(rq->include, "bones") != 0) {
+			resp_error(rs, 400, "include", "include: expected \"bones\", got '%s'",
+			           rq->include);
+			free(all);
+			return;
+		}
+		bones = 1;
+	}
 	json_t *arr = json_array();
-	for (int i = 0; arr && i < n; i++)
-		if (json_array_append_new(arr, json_pack("{s:I,s:s,s:s,s:b}", "id",
-		                                         (json_int_t)all[i].id, "name", all[i].name,
-		                                         "room", all[i].room, "driven",
-		                                         all[i].driven)) != 0) {
+	for (int i = 0; arr && i < n; i++) {
+		json_t *o = json_pack("{s:I,s:s,s:s,s:b}", "id", (json_int_t)all[i].id, "name",
+		                      all[i].name, "room", all[i].room, "driven", all[i].driven);
+		if (bones) {
+			/* the definition as GET /v1/instances/{id} reads it; an instance deleted
+			 * meanwhile lists with "bones": null */
+			inst_view_t v;
+			inst_err_t e2;
+			json_t *doc = instances_get(rq->app, all[i].id, &v, &e2) == INST_OK
+			                  ? json_loads(v.doc, 0, NULL)
+			                  : NULL;
+			inst_view_free(&v);
+			o = with_bones(rq->app, o, all[i].id, doc);
+			json_decref(doc);
+		}
+		if (json_array_append_new(arr, o) != 0) {
 			json_decref(arr);
 			arr = NULL;
 		}
+	}
 	free(all);
 	resp_json(rs, 200, arr ? json_pack("{s:o,s:i}", "instances", arr, "count", n) : NULL);
 }
@@ -68,7 +120,7 @@ void h_instances_create(const req_t *rq, resp_t *rs)
 	json_decref(body);
 	LOG(LOG_INFO, "created instance %llu '%s' in room '%s' (%s)", (unsigned long long)v.info.id,
 	    v.info.name, v.info.room, rq->ip);
-	json_t *j = instance_json(&v.info, json_loads(v.doc, 0, NULL));
+	json_t *j = instance_json(rq->app, &v.info, json_loads(v.doc, 0, NULL));
 	if (j && json_object_set_new(j, "token", json_string(v.token)) != 0) {
 		json_decref(j);
 		j = NULL;
@@ -87,7 +139,7 @@ void h_instance_get(const req_t *rq, resp_t *rs)
 		refused(rs, &e);
 		return;
 	}
-	resp_json(rs, 200, instance_json(&v.info, json_loads(v.doc, 0, NULL)));
+	resp_json(rs, 200, instance_json(rq->app, &v.info, json_loads(v.doc, 0, NULL)));
 	inst_view_free(&v);
 }
 
@@ -101,7 +153,7 @@ void h_instance_patch(const req_t *rq, resp_t *rs)
 	if (instances_patch(rq->app, rq->id, patch, rq->route_room, &v, &e) != INST_OK)
 		refused(rs, &e);
 	else
-		resp_json(rs, 200, instance_json(&v.info, json_loads(v.doc, 0, NULL)));
+		resp_json(rs, 200, instance_json(rq->app, &v.info, json_loads(v.doc, 0, NULL)));
 	inst_view_free(&v);
 	json_decref(patch);
 }

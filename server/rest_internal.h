@@ -20,6 +20,7 @@ typedef struct req_t {
 	const char *url;        /* path only, decoded by MHD */
 	uint64_t id;            /* {id} of the route, 0 when it has none */
 	const char *room;       /* ?room= (list), NULL when absent */
+	const char *include;    /* ?include= (list: "bones"), NULL when absent */
 	const char *route_room; /* the room a proxy routed by: ?room=, else X-Ponytail-Room */
 	const char *body;       /* NUL-terminated, body_len bytes (NULL when empty) */
 	size_t body_len;
@@ -68,6 +69,11 @@ void h_instance_delete(const req_t *rq, resp_t *rs);
 void h_instance_reset(const req_t *rq, resp_t *rs);
 void h_instance_frame(const req_t *rq, resp_t *rs);
 void h_instance_pose(const req_t *rq, resp_t *rs);
+
+/* rest_avatar.c: avatar files and the VRM import */
+void h_avatar_put(const req_t *rq, resp_t *rs);
+void h_avatar_get(const req_t *rq, resp_t *rs);
+void h_import_vrm(const req_t *rq, resp_t *rs);
 
 /* rest_system.c */
 void h_healthz(const req_t *rq, resp_t *rs);

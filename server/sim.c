@@ -66,6 +66,7 @@ void sim_destroy(sim_t *s)
 	for (int i = 0; i < s->nslots; i++)
 		if (s->inst[i].id) {
 			ptp_encoder_destroy(s->inst[i].enc);
+			ptp_encoder_destroy(s->inst[i].enc_c);
 			meta_unref(s->inst[i].meta);
 		}
 	for (int i = 0; i < s->nev; i++) {
@@ -259,12 +260,15 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (reshaped) {
 		ptp_encoder_destroy(in->enc);
 		in->enc = enc;
+		ptp_encoder_destroy(in->enc_c); /* remade for the new shape when watched */
+		in->enc_c = NULL;
 		in->born_tick = s->tick + 1;
 		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
 	} else {
 		/* PROTOCOL.md: after "changed" the next record is a keyframe (clients rebuild
 		 * their decoder from the event's shape). A new encoder starts with one anyway. */
 		ptp_encoder_force_key(in->enc);
+		ptp_encoder_force_key(in->enc_c);
 	}
 	/* A new or changed driver starts its motion from t = 0. */
 	if (drv->enabled && (!in->driver.enabled ||
@@ -281,6 +285,7 @@ static void inst_delete(sim_t *s, int slot)
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_destroy_instance(s->world, in->pid);
 	ptp_encoder_destroy(in->enc);
+	ptp_encoder_destroy(in->enc_c);
 	sim_push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
 	int p = index_pos(s, in->id);
 	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
@@ -328,6 +333,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
 		ptp_encoder_force_key(s->inst[slot].enc);
+		ptp_encoder_force_key(s->inst[slot].enc_c);
 		sim_push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
 	case CMD_FRAME:

@@ -6,6 +6,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "ptp/compact.h"
 #include "sim_internal.h"
 
 typedef struct order_key_t {
@@ -94,15 +95,88 @@ static int record_is_key(const uint8_t *rec, uint32_t len)
 	return ptp_record_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
 }
 
+/* Appends one compact record (PROTOCOL.md 11) of enc to b, like append_record. */
+static int append_record_c(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint64_t id,
+                           uint32_t *off, uint32_t *len)
+{
+	for (;;) {
+		size_t needed = 0;
+		ptp_err_t e = ptp_encoder_record_c(enc, key, id, b->data ? b->data + b->len : NULL,
+		                                   b->cap - b->len, &needed);
+		if (e == PTP_OK) {
+			*off = (uint32_t)b->len;
+			*len = (uint32_t)needed;
+			b->len += needed;
+			return 0;
+		}
+		if (e != PTP_ENOSPACE)
+			return -1;
+		size_t nc = b->cap ? b->cap * 2 : 64 * 1024;
+		while (nc < b->len + needed)
+			nc *= 2;
+		uint8_t *nd = realloc(b->data, nc);
+		if (!nd)
+			return -1;
+		b->data = nd;
+		b->cap = nc;
+	}
+}
+
+/* The compact coding's records of this tick, when a compact connection watches: its own
+ * encoder (made on demand, with the classic one's parameters), because its strands are
+ * quantised against the compact grid's head position. A failure only costs this coding's
+ * frame (c_len stays 0). */
+static void encode_compact(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
+                           frame_entry_t *e, const float hp[3], const float hq[4], int n)
+{
+	if (!in->enc_c) {
+		ptp_encoder_params_t p = ptp_encoder_params_default();
+		p.keyframe_interval = s->cfg.keyframe_interval;
+		in->enc_c = ptp_encoder_create_compact(&in->meta->shape, &p);
+		in->enc_c_gap = 0; /* a new encoder starts with a keyframe */
+		if (!in->enc_c)
+			return;
+	}
+	if (in->enc_c_gap) {
+		ptp_encoder_force_key(in->enc_c);
+		in->enc_c_gap = 0;
+	}
+	if (ptp_encoder_tick_c(in->enc_c, in->last_seq, hp, hq, sc->xyz, (size_t)n) != PTP_OK ||
+	    append_record_c(b, in->enc_c, 0, in->id, &e->c_off, &e->c_len)) {
+		e->c_len = 0;
+		in->enc_c_gap = 1; /* the decoders' history no longer matches: key next */
+		return;
+	}
+	sc->bytes += e->c_len;
+	{
+		ptp_batch_c_t one = {0, 0, 1, b->data + e->c_off, e->c_len};
+		ptp_record_c_t r;
+		size_t off = 0;
+		e->c_delta_is_key =
+		    (uint8_t)(ptp_record_c_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY));
+	}
+	if (in->key_wanted && !e->c_delta_is_key &&
+	    append_record_c(b, in->enc_c, 1, in->id, &e->c_key_off, &e->c_key_len) == 0) {
+		sc->bytes += e->c_key_len;
+		sc->keys++;
+	}
+}
+
 static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
-	if (!in->key_wanted && !frame_ring_watched(s->ring, slot, s->tick)) {
+	int classic = in->key_wanted || frame_ring_watched(s->ring, slot, s->tick);
+	int compact = frame_ring_watched_c(s->ring, slot, s->tick);
+	if (!compact)
+		in->enc_c_gap = 1; /* its deltas would refer to frames nobody has */
+	if (!classic && !compact) {
 		in->enc_gap = 1; /* no record: nobody is watching */
 		return;
 	}
-	if (in->enc_gap) {
+	if (!classic)
+		in->enc_gap = 1;
+	if (classic && in->enc_gap) {
 		/* The encoder missed ticks, so its deltas would refer to frames nobody has. */
 		ptp_encoder_force_key(in->enc);
 		in->enc_gap = 0;
@@ -118,10 +192,16 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 		e->len = 0;
 		return;
 	}
-	if (n > 0) {
+	if (n > 0)
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
+	if (n > 0 && compact)
+		encode_compact(s, sc, b, in, e, hp, hq, n);
+	if (!classic) {
+		in->key_wanted = 0;
+		return;
 	}
+	if (n > 0)
+		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
 	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
 		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
 		if (!in->encode_failed)

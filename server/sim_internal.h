@@ -32,6 +32,8 @@ typedef struct sim_inst_t {
 	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
 	ptp_encoder_t *enc;
+	ptp_encoder_t *enc_c; /* compact coding (PROTOCOL.md 11): made while watched, else NULL */
+	int enc_c_gap;        /* enc_c missed ticks: its next record is a key */
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
 } sim_inst_t;
 

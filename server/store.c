@@ -30,6 +30,11 @@ static const char *const schema =
     "  created_at INTEGER NOT NULL,"
     "  updated_at INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    /* an instance's avatar file (.vrm), gone with its instance */
+    "CREATE TABLE IF NOT EXISTS avatars ("
+    "  id INTEGER PRIMARY KEY REFERENCES instances(id) ON DELETE CASCADE,"
+    "  glb BLOB NOT NULL,"
+    "  updated_at INTEGER NOT NULL);"
     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');";
 
 /* mkdir -p for the data directory. */
@@ -372,4 +377,82 @@ int store_meta_set_u64(store_t *s, const char *key, uint64_t v)
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->mu);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- avatars ---------------------------------------------------------------------- */
+
+int store_avatar_put(store_t *s, uint64_t id, const uint8_t *glb, size_t len, int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(
+	    s->db, "INSERT OR REPLACE INTO avatars(id, glb, updated_at) VALUES (?, ?, ?)", -1, &st,
+	    NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_blob64(st, 2, glb, (sqlite3_uint64)len, SQLITE_STATIC);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 3, now);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	int r = rc == SQLITE_DONE ? 0 : (rc & 0xff) == SQLITE_CONSTRAINT ? 1 : -1;
+	if (r < 0)
+		LOG(LOG_ERROR, "avatar %llu: %s", (unsigned long long)id, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+int store_avatar_get(store_t *s, uint64_t id, uint8_t **glb, size_t *len)
+{
+	sqlite3_stmt *st = NULL;
+	int r = -1;
+	*glb = NULL;
+	*len = 0;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT glb FROM avatars WHERE id = ?", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE) {
+			r = 0;
+		} else if (rc == SQLITE_ROW) {
+			const void *b = sqlite3_column_blob(st, 0);
+			int n = sqlite3_column_bytes(st, 0);
+			*glb = malloc(n > 0 ? (size_t)n : 1);
+			if (*glb) {
+				if (n > 0)
+					memcpy(*glb, b, (size_t)n);
+				*len = (size_t)n;
+				r = 1;
+			}
+		}
+	}
+	if (r < 0)
+		LOG(LOG_ERROR, "avatar %llu: %s", (unsigned long long)id, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+int64_t store_avatar_size(store_t *s, uint64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t r = -2;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT length(glb) FROM avatars WHERE id = ?", -1, &st,
+	                            NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		r = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? -1 : -2;
+	}
+	if (r == -2)
+		LOG(LOG_ERROR, "avatar %llu: %s", (unsigned long long)id, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
 }

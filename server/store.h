@@ -1,7 +1,8 @@
 /* Persistence: instance definitions and token hashes in SQLite (WAL).
  *
- * One table, instances(id INTEGER PRIMARY KEY AUTOINCREMENT, doc TEXT, token_hash BLOB,
- * created_at, updated_at), in <data>/ponytail.db. The id column IS the public instance
+ * One table per kind, in <data>/ponytail.db: instances(id INTEGER PRIMARY KEY
+ * AUTOINCREMENT, doc TEXT, token_hash BLOB, created_at, updated_at), meta, and avatars
+ * (below). The id column IS the public instance
  * id used by REST and the wire protocol: AUTOINCREMENT never hands out an id twice, even
  * after deletes and restarts, so a stale id held by a client can never name a newer
  * instance. (Core's pt_id is internal to the sim thread and is not persisted.)
@@ -61,6 +62,15 @@ int store_load(store_t *s, store_row_fn fn, void *ctx);
 /* meta(key, value) as unsigned integers: main.c keeps the tick floor there. get returns 1
  * and sets *v when the key exists, 0 when it does not, -1 on error; set returns 0 or -1
  * (durable when it returns, like every write). */
+/* Avatars: an instance's avatar file (a .vrm, as uploaded), in table avatars(id REFERENCES
+ * instances ON DELETE CASCADE, glb BLOB, updated_at): deleting the instance deletes it.
+ * put: 0 stored (replacing the old one, durable), 1 no such instance (the foreign key),
+ * -1 error. get: 1 found (*glb malloc'ed, caller frees), 0 none, -1 error. size: the
+ * bytes, -1 none, -2 error. */
+int store_avatar_put(store_t *s, uint64_t id, const uint8_t *glb, size_t len, int64_t now);
+int store_avatar_get(store_t *s, uint64_t id, uint8_t **glb, size_t *len);
+int64_t store_avatar_size(store_t *s, uint64_t id);
+
 int store_meta_get_u64(store_t *s, const char *key, uint64_t *v);
 int store_meta_set_u64(store_t *s, const char *key, uint64_t v);
 

@@ -76,6 +76,9 @@ static void on_hello(ws_t *ws, conn_t *c, const ptp_hello_t *h)
 	w->tick = sim_tick_now(ws->app->sim, NULL);
 	w->server_version = (ptp_str_t){version, sizeof version - 1};
 	w->max_error_m = ptp_encoder_params_default().max_error_m; /* sim.c's encoders' */
+	/* PROTOCOL.md 11: compact frames when asked for; their clock starts at welcome's */
+	c->compact = c->minor >= 2 && (h->features & PTP_FEATURE_COMPACT);
+	c->clock = (ptp_batch_clock_t){w->tick, w->server_time_us, w->tick_hz};
 	conn_queue_msg(ws, c, &m);
 	LOG(LOG_DEBUG, "ws %s: hello from '%s' (1.%d)", c->ip, c->name, c->minor);
 }

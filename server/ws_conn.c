@@ -433,6 +433,34 @@ static void fanout(ws_t *ws, const frame_set_t *fs)
 		ws->fanout_us = d;
 }
 
+/* A frame_batch_c (PROTOCOL.md 11.1) of ws->recs into ws->out + LWS_PRE; advances the
+ * connection's batch clock. Returns its size, 0 on failure. */
+static size_t encode_batch_c(ws_t *ws, conn_t *c, uint64_t tick, int64_t time_us,
+                             uint16_t count, size_t rl)
+{
+	ptp_batch_c_t b = {0, 0, count, ws->recs, rl};
+	size_t needed = 0;
+	ptp_err_t e = ptp_batch_clock_delta(&c->clock, tick, time_us, &b.tick_gap, &b.time_dev);
+	if (e == PTP_OK)
+		e = ptp_batch_c_encode(&b, NULL, 0, &needed);
+	if (e != PTP_OK && e != PTP_ENOSPACE) {
+		LOG(LOG_ERROR, "cannot encode frame_batch_c: %s", ptp_err_name(e));
+		return 0;
+	}
+	if (LWS_PRE + needed > ws->out_cap) {
+		uint8_t *n = realloc(ws->out, LWS_PRE + needed);
+		if (!n)
+			return 0;
+		ws->out = n;
+		ws->out_cap = LWS_PRE + needed;
+	}
+	if (ptp_batch_c_encode(&b, ws->out + LWS_PRE, ws->out_cap - LWS_PRE, &needed) != PTP_OK)
+		return 0;
+	c->clock.tick = tick;
+	c->clock.time_us = time_us;
+	return needed;
+}
+
 /* Builds and writes the next frame_batch message of the newest tick, if any. */
 static int write_batch(ws_t *ws, conn_t *c)
 {
@@ -440,6 +468,8 @@ static int write_batch(ws_t *ws, conn_t *c)
 	if (!fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
 		return 0;
 	uint64_t T = fs->tick;
+	if (c->compact && T < c->clock.tick)
+		return 0; /* older than welcome's tick: a batch's tick_gap cannot go back */
 	if (c->cur_tick != T) {
 		if (c->done_tick && T > c->done_tick + 1)
 			metrics_add(&metrics.ws_frames_skipped, T - c->done_tick - 1);
@@ -460,19 +490,28 @@ static int write_batch(ws_t *ws, conn_t *c)
 		}
 		if (slot < 0)
 			continue;
-		frame_ring_watch(ws->app->ring, slot, T + WS_WATCH_TICKS);
 		const frame_entry_t *e = &fs->entries[slot];
-		if (!e->id || !e->len || c->last_sent[slot] == t32)
+		/* the connection's coding: classic records, or compact ones (PROTOCOL.md 11) */
+		uint32_t e_len = c->compact ? e->c_len : e->len;
+		uint32_t e_off = c->compact ? e->c_off : e->off;
+		uint32_t e_key_len = c->compact ? e->c_key_len : e->key_len;
+		uint32_t e_key_off = c->compact ? e->c_key_off : e->key_off;
+		int e_is_key = c->compact ? e->c_delta_is_key : e->delta_is_key;
+		if (c->compact)
+			frame_ring_watch_c(ws->app->ring, slot, T + WS_WATCH_TICKS);
+		else
+			frame_ring_watch(ws->app->ring, slot, T + WS_WATCH_TICKS);
+		if (!e->id || !e_len || c->last_sent[slot] == t32)
 			continue; /* no frame this tick, or already in this tick's batch */
 		int synced = c->last_sent[slot] == t32 - 1 && e->born_tick < T;
 		const uint8_t *buf = fs->bufs[e->buf].data;
 		const uint8_t *rec;
 		uint32_t len;
-		if (synced || e->delta_is_key) {
-			rec = buf + e->off, len = e->len;
-			keys += e->delta_is_key && !synced;
-		} else if (e->key_len) {
-			rec = buf + e->key_off, len = e->key_len;
+		if (synced || e_is_key) {
+			rec = buf + e_off, len = e_len;
+			keys += e_is_key && !synced;
+		} else if (e_key_len) {
+			rec = buf + e_key_off, len = e_key_len;
 			keys++;
 		} else {
 			/* Missed the previous tick and no keyframe encoded yet: ask for one, skip.
@@ -504,9 +543,15 @@ static int write_batch(ws_t *ws, conn_t *c)
 		lws_callback_on_writable(c->wsi);
 	if (count == 0)
 		return 0;
-	ptp_msg_t m = {.type = PTP_FRAME_BATCH, .minor = (uint8_t)c->minor};
-	m.u.frame_batch = (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl};
-	size_t n = encode(ws, &m);
+	size_t n;
+	if (c->compact) {
+		n = encode_batch_c(ws, c, T, fs->server_time_us, (uint16_t)count, rl);
+	} else {
+		ptp_msg_t m = {.type = PTP_FRAME_BATCH, .minor = (uint8_t)c->minor};
+		m.u.frame_batch =
+		    (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl};
+		n = encode(ws, &m);
+	}
 	if (!n)
 		return -1;
 	if (lws_write(c->wsi, ws->out + LWS_PRE, n, LWS_WRITE_BINARY) < (int)n)

@@ -8,6 +8,7 @@
 
 #include "frame_ring.h"
 #include "instances.h"
+#include "ptp/compact.h"
 #include "ptp/proto.h"
 #include "ws.h"
 
@@ -39,6 +40,8 @@ typedef struct conn_t {
 	char name[PTP_MAX_NAME + 1];
 	int hello;   /* hello received */
 	int minor;   /* negotiated */
+	int compact; /* hello asked for compact frames (minor >= 2): frame_batch_c */
+	ptp_batch_clock_t clock; /* compact: the tick and time of the last frame_batch_c */
 	int closing; /* close code after the queue drains (closing error sent last) */
 	int dead;    /* queue no longer accepts messages */
 	/* receive */

@@ -34,3 +34,18 @@ soak: deps-test all
 	@PT_BUILD=$(B) DURATION=$(or $(DURATION),600) bash tests/server/soak.test.sh
 crash-trials: deps-test all
 	@PT_BUILD=$(B) TRIALS=$(or $(TRIALS),100) bash tests/server/crash.test.sh
+
+# make callgrind-springbone: callgrind instructions per joint-substep of the spring-bone
+# step, per variant (tests/bench/sb_callgrind.c; valgrind from Debian).
+SB_CALLGRIND := $(B)/bench/sb_callgrind
+callgrind-springbone: $(SB_CALLGRIND)
+	@command -v valgrind >/dev/null || { echo "needs valgrind: apt-get install valgrind"; exit 1; }
+	@for v in 0 1 2 3; do \
+	  out=$$(valgrind --tool=callgrind --callgrind-out-file=$(B)/bench/sb_callgrind.$$v.out \
+	    --toggle-collect=pt_world_step $(SB_CALLGRIND) $$v 10 2>&1); \
+	  ir=$$(echo "$$out" | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
+	  js=$$(echo "$$out" | sed -n 's/^joint-steps \([0-9]*\) hash \(.*\)/\1/p'); \
+	  h=$$(echo "$$out" | sed -n 's/^joint-steps [0-9]* hash \(.*\)/\1/p'); \
+	  echo "springbone variant $$v ($$(echo vrm center limits pull | cut -d' ' -f$$((v+1)))): $$(awk -v a=$$ir -v b=$$js 'BEGIN{printf "%.1f", a/b}') instructions per joint-substep (state hash $$h)"; \
+	done
+.PHONY: callgrind-springbone

@@ -437,6 +437,17 @@ static json_t *strand_json(cv *c, int ci)
 	for (int i = 0; i < st->points; i++)
 		json_array_append_new(rest, jvec(st->pts[i]));
 	json_object_set_new(s, "rest", rest);
+	/* The bone at every point, the root first (core/SCHEMA.md "Joint names"); the 0.x
+	 * virtual tail has none. */
+	json_t *names = json_array();
+	for (int i = 0; i < st->points; i++) {
+		char nm[VRM_NAME_MAX] = "";
+		if (i < ch->count && copy_name(nm, node_name(c, ch->nodes[i])))
+			vrm_note(&c->d, "%s: joint name \"%s\" shortened to %d bytes", ch->source,
+			         node_name(c, ch->nodes[i]), VRM_NAME_MAX - 1);
+		json_array_append_new(names, json_string(nm));
+	}
+	json_object_set_new(s, "joints", names);
 	if (!st->on_head) {
 		char name[VRM_NAME_MAX];
 		const char *bone = anchor_bone_of(c, ch);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the browser client's run-time packages from npm (clients/web/package-lock.json:
-# MediaPipe Face Mesh for the camera control) into clients/web/node_modules, which the
+# MediaPipe Face Mesh for the camera control, three.js and @pixiv/three-vrm for the avatar
+# page) into clients/web/node_modules, which the
 # daemon serves with the page. Run by `make` when the lock file changes.
 #
 # Without npm: as root, Debian's npm is installed; otherwise this warns and exits 0 (the C
@@ -19,5 +20,5 @@ if ! command -v npm >/dev/null; then
     exit 0
   fi
 fi
-echo "web: npm ci in clients/web (@mediapipe/face_mesh, pinned)" >&2
+echo "web: npm ci in clients/web (@mediapipe/face_mesh, three, @pixiv/three-vrm; pinned)" >&2
 npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >&2

@@ -237,6 +237,16 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (s->anchor_bone[0])
 		put(w, o, "anchor_bone", text(s->anchor_bone, sizeof s->anchor_bone));
+	int named = s->root_joint[0] != 0;
+	for (int j = 0; j < s->points - 1; j++)
+		named |= s->joints[j].name[0] != 0;
+	if (named) { /* one per point, the root bone first */
+		json_t *a = json_array();
+		push(w, a, text(s->root_joint, sizeof s->root_joint));
+		for (int j = 0; a && j < s->points - 1; j++)
+			push(w, a, text(s->joints[j].name, sizeof s->joints[j].name));
+		put(w, o, "joints", a);
+	}
 	int per_mass = 0, per_radius = 0;
 	for (int j = 0; j < s->points - 1; j++)
 		per_mass |= s->joints[j].mass != 0.0f, per_radius |= !(s->joints[j].radius < 0.0f);

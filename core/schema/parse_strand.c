@@ -216,12 +216,35 @@ static int parse_rest(pt_schema_rd *r, const json_t *o, const json_t *v, pt_stra
 	return 0;
 }
 
+/* "joints": the bone name of every point, point 0 (the chain's root bone) first; "" for a
+ * point without a bone. Read after the point count is known. */
+static int parse_joint_names(pt_schema_rd *r, const json_t *v, pt_strand_def *s)
+{
+	size_t n = json_array_size(v);
+	if (!json_is_array(v))
+		return pt_schema_fail(r, "expected an array of bone names, one per point (the root "
+		                         "bone first)");
+	if (n != (size_t)s->points)
+		return pt_schema_fail(r, "expected one bone name per point, points = %d of them, got "
+		                         "%zu",
+		                      s->points, n);
+	for (size_t j = 0; j < n; j++) {
+		size_t si = pt_schema_push_index(r, j);
+		char *out = j == 0 ? s->root_joint : s->joints[j - 1].name;
+		if (pt_schema_string(r, json_array_get(v, j), out, PT_NAME_MAX))
+			return -1;
+		pt_schema_pop(r, si);
+	}
+	return 0;
+}
+
 static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def *d,
                         pt_strand_def *s)
 {
 	static const char *const keys[] = {"anchor",     "direction",   "points",     "segment_length",
 	                                   "rest",       "colliders",   "anchor_bone", "mass",
-	                                   "radius",     "gravity_scale", "springbone", NULL};
+	                                   "radius",     "gravity_scale", "springbone", "joints",
+	                                   NULL};
 	const json_t *sub;
 	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL))
 		return -1;
@@ -238,6 +261,12 @@ static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def 
 	if (pt_schema_get_string(r, o, "anchor_bone", s->anchor_bone, sizeof s->anchor_bone) ||
 	    pt_schema_get_float(r, o, "gravity_scale", &s->gravity_scale))
 		return -1;
+	if ((sub = json_object_get(o, "joints")) != NULL) {
+		size_t saved = pt_schema_push_key(r, "joints");
+		if (parse_joint_names(r, sub, s))
+			return -1;
+		pt_schema_pop(r, saved);
+	}
 	if ((sub = json_object_get(o, "radius")) != NULL) {
 		size_t saved = pt_schema_push_key(r, "radius");
 		if (json_is_array(sub) ? parse_point_floats(r, sub, s, offsetof(pt_joint_def, radius))

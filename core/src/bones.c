@@ -139,6 +139,27 @@ void pt_bone_collider_world(const pt_inst *in, int c, const pt_pose *head, float
 	pt_collider_to_world(k, &f, &R, out);
 }
 
+void pt_bones_substeps(pt_bones_rt *b, const pt_pose *head, const float *alpha, int n)
+{
+	for (int k = 0; b && k < b->count; k++)
+		for (int s = 0; s < n; s++) {
+			float a = alpha ? alpha[s] : (float)(s + 1) / (float)n;
+			b->b[k].sub[s] = pt_bones_pose(b, k, &head[s], a);
+			b->b[k].sub_rot[s] = m3_from_quat(b->b[k].sub[s].q);
+		}
+}
+
+void pt_collider_world_sub(const pt_inst *in, int c, int s, pt_collider_rt *out)
+{
+	const pt_collider_def *k = &in->colliders[c];
+	if (k->attach == PT_ATTACH_BONE && in->bones && in->bones->of_collider[c] >= 0) {
+		const pt_bone_rt *br = &in->bones->b[in->bones->of_collider[c]];
+		pt_collider_to_world(k, &br->sub[s], &br->sub_rot[s], out);
+	} else {
+		pt_collider_to_world(k, &in->sub_pose[s], &in->sub_rot[s], out);
+	}
+}
+
 void pt_inst_colliders_world(const pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
                              float alpha, pt_collider_rt *out)
 {

@@ -19,6 +19,8 @@ typedef struct pt_bone_rt {
 	int posed;            /* a pose arrived: prev/target hold world poses */
 	pt_pose rest;         /* head-local, q unit */
 	pt_pose prev, target; /* world, when posed */
+	pt_pose sub[PT_MAX_SUBSTEPS]; /* step scratch: the pose at the end of each substep */
+	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 } pt_bone_rt;
 
 typedef struct pt_bones_rt {
@@ -44,6 +46,14 @@ void pt_bones_settle(pt_bones_rt *b);
 
 /* World pose of entry k at fraction alpha of the step, the head then being at `head`. */
 pt_pose pt_bones_pose(const pt_bones_rt *b, int k, const pt_pose *head, float alpha);
+
+/* Fills every bone's sub[s] / sub_rot[s], s < n, for the head at head[s] and fraction
+ * alpha[s] of the step (alpha NULL: (s + 1) / n). NULL b ok. */
+void pt_bones_substeps(pt_bones_rt *b, const pt_pose *head, const float *alpha, int n);
+
+/* Collider c of `in` at the end of substep s (in->sub_pose[s], and for a bone the frame
+ * pt_bones_substeps made): what the lane kernels read. */
+void pt_collider_world_sub(const struct pt_inst *in, int c, int s, pt_collider_rt *out);
 
 /* A bone-attached collider in world space (pt_inst_collider_world's slow path). */
 void pt_bone_collider_world(const struct pt_inst *in, int c, const pt_pose *head, float alpha,

@@ -187,6 +187,46 @@ static int check_string(vctx *c, const char *field, const char *s, int room_char
 	return 1;
 }
 
+/* 1 when s is well-formed UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF). */
+static int utf8_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		unsigned c = *p++, n, cp, min;
+		if (c < 0x80)
+			continue;
+		if ((c & 0xE0) == 0xC0)
+			n = 1, cp = c & 0x1F, min = 0x80;
+		else if ((c & 0xF0) == 0xE0)
+			n = 2, cp = c & 0x0F, min = 0x800;
+		else if ((c & 0xF8) == 0xF0)
+			n = 3, cp = c & 0x07, min = 0x10000;
+		else
+			return 0;
+		for (unsigned k = 0; k < n; k++, p++) {
+			if ((*p & 0xC0) != 0x80)
+				return 0;
+			cp = cp << 6 | (*p & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return 0;
+	}
+	return 1;
+}
+
+/* A joint's bone name: NUL-terminated within PT_NAME_MAX and UTF-8. */
+static int check_joint_name(vctx *c, int point, const char *s)
+{
+	char f[32];
+	snprintf(f, sizeof f, "joints[%d]", point);
+	if (!memchr(s, 0, PT_NAME_MAX))
+		return fail(c, f, "longer than %d bytes", PT_NAME_MAX - 1);
+	if (!utf8_ok(s))
+		return fail(c, f, "is not valid UTF-8");
+	return 1;
+}
+
 static void set_prefix(vctx *c, const char *list, int i)
 {
 	int n = snprintf(c->prefix, sizeof c->prefix, "%s[%d].", list, i);
@@ -226,6 +266,7 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	    !check_int(c, "points", s->points, 2, PT_MAX_POINTS) ||
 	    (!s->has_rest && !check_range(c, "segment_length", s->segment_length, 0.001f, 1.0f)) ||
 	    !check_string(c, "anchor_bone", s->anchor_bone, 0) ||
+	    !check_joint_name(c, 0, s->root_joint) ||
 	    !check_range(c, "mass.root", s->mass_root, 0.001f, 100.0f) ||
 	    !check_range(c, "mass.tip", s->mass_tip, 0.001f, 100.0f) ||
 	    !check_range(c, "radius", s->radius, 0.0f, 0.1f))
@@ -236,6 +277,8 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	char f[48];
 	for (int j = 0; j < s->points - 1; j++) {
 		const pt_joint_def *jd = &s->joints[j];
+		if (!check_joint_name(c, j + 1, jd->name))
+			return 0;
 		if (jd->mass != 0.0f) {
 			snprintf(f, sizeof f, "mass[%d]", j);
 			if (!check_range(c, f, jd->mass, 0.001f, 100.0f))

@@ -18,10 +18,10 @@ static int table_size(int n)
 	return t;
 }
 
-int pt_self_collide_init(pt_inst *in)
+int pt_self_collide_init(pt_inst *in, int on)
 {
 	in->self_scratch = NULL;
-	if (!in->self_collision)
+	if (!on)
 		return 1;
 	int n = in->npoints, t = table_size(n);
 	in->self_scratch = malloc(sizeof(int) * (size_t)(t + 2 * n));

@@ -4,8 +4,9 @@
 
 #include "world_internal.h"
 
-/* Allocates the hash storage when in->self_collision is set; 0 on allocation failure. */
-int pt_self_collide_init(pt_inst *in);
+/* Allocates the hash storage when `on` (in->self_scratch: non-NULL exactly when
+ * self-collision is on); 0 on allocation failure. */
+int pt_self_collide_init(pt_inst *in, int on);
 void pt_self_collide_free(pt_inst *in);
 
 /* Pushes apart every pair of points closer than the sum of their radii, except a point

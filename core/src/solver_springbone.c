@@ -4,7 +4,10 @@
  * The pool holds the tails: x = currentTail, px = prevTail, point 0 of a strand the root.
  * Teleport carry, reset, prewarm, hashing and read-back therefore need nothing from this
  * file beyond rest(). The chain step itself, and the derivation of its per-substep
- * terms, live in springbone_chain.c.
+ * terms, live in springbone_chain.c; the wide path that steps sixteen chains of many
+ * instances at once, bit-identical to it, in springbone_lanes.{h,inc} (the world adds
+ * instances to its batches through pt_sb_batch_add below, and calls sb_substep only for
+ * instances the wide path does not take).
  *
  * center = head (VRMC_springBone's `center` set to the head): the spec stores tails in
  * the center's space and evaluates inertia there ("The inertia is evaluated in the center
@@ -14,25 +17,13 @@
  * H_px^-1 px. Gravity and stiffness stay in world space, as the spec says.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "springbone.h"
+#include "springbone_lanes.h"
 #include "world_internal.h"
 
-typedef struct sb_data {
-	pt_springbone_form form;
-	int center_head;
-	int njoints;
-	float h;                 /* substep the `run` terms were converted for; 0 = stale */
-	uint32_t teleports;      /* in->teleports when pose_x / pose_px were last valid */
-	pt_pose pose_x, pose_px; /* head poses at which x and px were written */
-	pt_sb_chain chain[PT_MAX_STRANDS];
-	pt_sb_param *par; /* authored, per joint, strand after strand */
-	pt_sb_joint *run; /* per substep (hot) */
-	pt_sb_limit *lim;
-	float *len;   /* per joint: rest segment length (chains with a rest shape) */
-	pt_vec3 *dir; /* per joint: head-local unit rest direction */
-	float gravity_scale[PT_MAX_STRANDS];
-} sb_data;
+typedef pt_sb_data sb_data; /* springbone_lanes.h */
 
 /* Copies the joint parameters of def into d (topology unchanged since init). */
 static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
@@ -75,6 +66,13 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->collider_mask = st->collider_mask;
 		c->free_length = 0;
 	}
+	/* The wide path (springbone_lanes.h): colliders it evaluates. */
+	d->lanes_ok = 1;
+	for (int c = 0; c < in->collider_count; c++) {
+		pt_shape sh = in->colliders[c].shape;
+		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
+			d->lanes_ok = 0;
+	}
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -91,8 +89,10 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->lim = malloc((size_t)n * sizeof *d->lim);
 	d->len = malloc((size_t)n * sizeof *d->len);
 	d->dir = malloc((size_t)n * sizeof *d->dir);
-	if (!d->par || !d->run || !d->lim || !d->len || !d->dir) {
-		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir), free(d);
+	d->block = malloc((size_t)n * PT_SBF_COUNT * sizeof *d->block);
+	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block) {
+		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
+		free(d->block), free(d);
 		return 0;
 	}
 	load(d, in, def);
@@ -111,7 +111,7 @@ static void sb_destroy(pt_inst *in)
 	sb_data *d = in->solver_data;
 	if (d) {
 		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d);
+		free(d->block), free(d);
 	}
 	in->solver_data = NULL;
 }
@@ -124,13 +124,52 @@ static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 	d->teleports = in->teleports;
 }
 
+/* The per-substep terms for substeps of h seconds, and the wide path's copy of them
+ * (with the rest lengths and directions) field after field (springbone_lanes.h). */
+static void convert(sb_data *d, const pt_inst *in, float h)
+{
+	if (d->h == h)
+		return;
+	for (int s = 0, k = 0; s < in->strand_count; k += in->strands[s].points - 1, s++) {
+		const pt_sb_chain *c = &d->chain[s];
+		int n = c->joints;
+		pt_sb_convert(d->form, d->par + k, n, h, v3_scale(in->gravity, d->gravity_scale[s]),
+		              d->run + k);
+		float *b = d->block + PT_SBF_COUNT * k;
+		for (int j = 0; j < n; j++) {
+			const pt_sb_joint *r = &d->run[k + j];
+			pt_vec3 u = c->dir ? c->dir[j] : c->direction;
+			b[PT_SBF_KEPT * n + j] = r->kept, b[PT_SBF_STIFF * n + j] = r->stiff;
+			b[PT_SBF_PUSHX * n + j] = r->push.x, b[PT_SBF_PUSHY * n + j] = r->push.y;
+			b[PT_SBF_PUSHZ * n + j] = r->push.z, b[PT_SBF_HITR * n + j] = r->hit_radius;
+			b[PT_SBF_LEN * n + j] = c->len ? c->len[j] : c->length;
+			b[PT_SBF_DIRX * n + j] = u.x, b[PT_SBF_DIRY * n + j] = u.y;
+			b[PT_SBF_DIRZ * n + j] = u.z;
+			const pt_sb_limit *l = &d->lim[k + j];
+			b[PT_SBF_LTYPE * n + j] = (float)l->type;
+			b[PT_SBF_COS * n + j] = l->cos_a, b[PT_SBF_SIN * n + j] = l->sin_a;
+			b[PT_SBF_NSIN * n + j] = -l->sin_a;
+			b[PT_SBF_LAXX * n + j] = l->axis.x, b[PT_SBF_LAXY * n + j] = l->axis.y;
+			b[PT_SBF_LAXZ * n + j] = l->axis.z;
+		}
+		d->uniform[s] = 1;
+		for (int f = PT_SBF_KEPT; f <= PT_SBF_LEN; f++)
+			for (int j = 1; j < n; j++)
+				if (memcmp(&b[f * n + j], &b[f * n], sizeof *b) != 0)
+					d->uniform[s] = 0;
+	}
+	d->h = h;
+}
+
 /* The rigid motion taking the head from pose `from` to `to` (rotation rt = R_to) as
  * p -> m p + t. */
 static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_mat3 *m, pt_vec3 *t)
 {
 	pt_mat3 rf = m3_from_quat(from->q);
-	for (int r = 0; r < 3; r++)
-		for (int c = 0; c < 3; c++)
+	/* unrolled: once per instance and step on the wide path, where a loop's overhead
+	 * showed in callgrind */
+	_Pragma("GCC unroll 3") for (int r = 0; r < 3; r++)
+		_Pragma("GCC unroll 3") for (int c = 0; c < 3; c++)
 			m->m[3 * r + c] = rt->m[3 * r] * rf.m[3 * c] +
 			                  rt->m[3 * r + 1] * rf.m[3 * c + 1] +
 			                  rt->m[3 * r + 2] * rf.m[3 * c + 2];
@@ -142,12 +181,7 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 {
 	(void)t;
 	sb_data *d = in->solver_data;
-	if (d->h != h) {
-		for (int s = 0, k = 0; s < in->strand_count; k += in->strands[s].points - 1, s++)
-			pt_sb_convert(d->form, d->par + k, in->strands[s].points - 1, h,
-			              v3_scale(in->gravity, d->gravity_scale[s]), d->run + k);
-		d->h = h;
-	}
+	convert(d, in, h);
 	/* A teleport in "keep" mode carried x and px rigidly to the new head pose: the poses
 	 * they were written at are now that pose. */
 	if (d->teleports != in->teleports) {
@@ -172,6 +206,91 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 	                  w->px + o, w->py + o, w->pz + o);
 	d->pose_px = d->pose_x;
 	d->pose_x = *head;
+}
+
+/* ---- the wide path (springbone_lanes.h) ------------------------------------------- */
+
+/* Fills lanes past b->count with lane 0 and runs the batch. */
+static void run_batch(pt_world *w, pt_sb_lanes *b)
+{
+	for (int l = b->count; l < PT_SB_LANES; l++) {
+		b->base[l] = b->base[0], b->inst[l] = b->inst[0];
+		b->data[l] = b->data[0], b->strand[l] = b->strand[0];
+	}
+	if (w->kernel == PT_KERNEL_AVX2)
+		pt_sb_lanes_avx2(w, b);
+	else
+		pt_sb_lanes_scalar(w, b);
+	b->count = 0;
+}
+
+/* The pending batch for (joints, steps), making room if all slots are taken. */
+static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int steps)
+{
+	int fullest = 0;
+	for (int i = 0; i < bt->used; i++) {
+		pt_sb_lanes *b = &bt->batch[i];
+		if (b->joints == joints && b->steps == steps)
+			return b;
+		if (b->count > bt->batch[fullest].count)
+			fullest = i;
+	}
+	pt_sb_lanes *b;
+	if (bt->used < PT_SB_BATCH_SLOTS) {
+		b = &bt->batch[bt->used++];
+	} else {
+		b = &bt->batch[fullest];
+		if (b->count)
+			run_batch(w, b);
+	}
+	b->count = 0;
+	b->joints = joints;
+	b->steps = steps;
+	return b;
+}
+
+int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
+{
+	sb_data *d = in->solver_data;
+	int n = in->sub_n;
+	if (!d->lanes_ok || d->lanes_off || n < 1 || n > PT_MAX_SUBSTEPS)
+		return 0;
+	/* What sb_substep does at each step before the chains move, for all steps at once:
+	 * the terms, the teleport, and the carries of center = head. */
+	convert(d, in, in->sub_h);
+	if (d->teleports != in->teleports) {
+		d->pose_x = d->pose_px = in->sub_pose[0];
+		d->teleports = in->teleports;
+	}
+	for (int s = 0; s < n; s++) {
+		const pt_pose *head = &in->sub_pose[s];
+		if (d->center_head) {
+			pt_sb_carry *k = &d->carry[s];
+			carry(&d->pose_x, head, &in->sub_rot[s], &k->mc, &k->tc);
+			carry(&d->pose_px, head, &in->sub_rot[s], &k->mp, &k->tp);
+		}
+		d->pose_px = d->pose_x;
+		d->pose_x = *head;
+	}
+	for (int s = 0; s < in->strand_count; s++) {
+		pt_sb_lanes *b = batch_for(w, bt, d->chain[s].joints, n);
+		int l = b->count;
+		b->base[l] = in->offset + in->strands[s].first;
+		b->inst[l] = in;
+		b->data[l] = d;
+		b->strand[l] = s;
+		if (++b->count == PT_SB_LANES)
+			run_batch(w, b);
+	}
+	return 1;
+}
+
+void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *bt)
+{
+	for (int i = 0; i < bt->used; i++)
+		if (bt->batch[i].count)
+			run_batch(w, &bt->batch[i]);
+	bt->used = 0;
 }
 
 const pt_solver_ops pt_springbone_ops = {sb_init, sb_update, sb_destroy, sb_rest, sb_substep};

@@ -1,5 +1,6 @@
-/* The verlet solver's wide path: sixteen strands (usually of many different instances)
- * step one substep together, one per SIMD lane (private to core).
+/* The verlet step, across lanes: sixteen strands (usually of many different instances)
+ * step together, one per SIMD lane (private to core). An instance stepped alone is a
+ * batch whose other lanes repeat it: there is no other implementation.
  *
  * The serial passes along a strand (Gauss-Seidel distances, follow-the-leader) are
  * chains of dependent square roots and divisions; run one strand at a time they are
@@ -16,23 +17,27 @@ enum { PT_LANES = 16 };
 /* Constants of the verlet step shared by both paths (solver_verlet.c explains them). */
 #define PT_SHAKE_COS_MIN 0.9f        /* below: solve along the current segment direction */
 #define PT_SOLVE_TOL 1e-4f           /* Newton stops at |q^2 - L^2| <= this x the least L^2 */
-#define PT_CONTACT_ROUNDS 16         /* push-and-reproject rounds per point */
+#define PT_CONTACT_ROUNDS 64         /* push-and-reproject rounds per point (a point wedged
+                                      * between two colliders alternates slowly) */
 #define PT_CONTACT_EPS 1e-6f         /* m: a round counts only deeper penetrations */
 #define PT_CONTACT_TANGENT_MIN 0.05f /* 1 - cos^2 under which a push goes along the normal */
 #define PT_CONTACT_FRICTION 0.3f     /* Coulomb coefficient of hair on a collider */
 #define PT_CONTACT_SLOP 0.0008f      /* m a wedged point may stay inside (spec: <= 1 mm) */
 
 /* One batch, field by field across lanes (so the kernel loads each as one register).
- * Every lane takes the same number of substeps; a batch runs all of them between one
- * gather and one scatter. Lanes past `count` repeat lane 0 and are never written back. */
+ * Every lane takes the same number of substeps and the same stretch mode; a batch runs
+ * all of them between one gather and one scatter. Lanes past `count` repeat lane 0 and
+ * are never written back. */
 typedef struct pt_lanes {
 	int count;
 	int points;         /* points per strand */
 	int substeps;       /* substeps of every lane */
+	pt_stretch_mode mode;
 	int base[PT_LANES]; /* pool index of each root */
 	float iterations[PT_LANES];
 	float k[PT_LANES];             /* kept velocity factor per substep */
 	float bend[PT_LANES];          /* bend fraction per substep */
+	float s0[PT_LANES], emax[PT_LANES]; /* nonlinear: stiffness at zero strain, max strain */
 	pt_vec3 anchor[PT_LANES];      /* head-local root */
 	uint32_t mask[PT_LANES];       /* colliders the strand sees */
 	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
@@ -40,25 +45,33 @@ typedef struct pt_lanes {
 	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */
 } pt_lanes;
 
-/* Pending partial batches, one per (points, substeps) in use; on the stepping thread's
- * stack. A ninth kind of batch runs the fullest pending one to make room. */
+/* Pending partial batches, one per (points, substeps, mode) in use; on the stepping
+ * thread's stack. A ninth kind of batch runs the fullest pending one to make room. */
 enum { PT_BATCH_SLOTS = 8 };
 typedef struct pt_batcher {
 	int used;
 	pt_lanes batch[PT_BATCH_SLOTS];
 } pt_batcher;
 
-/* Steps the batch's strands (b->count of them, 1..PT_LANES) by b->substeps substeps;
- * lanes past b->count must repeat lane 0. */
-void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b);
-void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b);
+/* The two halves of a substep: PREDICT integrates, pins the roots, solves the lengths
+ * and bends (steps 1-4 of solver_verlet.c); RESOLVE puts every point at its length out
+ * of the colliders and sets the velocities (steps 6-7). Self-collision (step 5) runs
+ * between them on the pool. */
+enum { PT_PHASE_PREDICT = 1, PT_PHASE_RESOLVE = 2, PT_PHASE_ALL = 3 };
 
-/* 1 when an instance can take the wide path: exact stretch, no self-collision, and only
- * sphere, capsule and plane colliders (others use the per-instance path). */
-int pt_verlet_lanes_eligible(const pt_inst *in);
+/* Steps the batch's strands (b->count of them, 1..PT_LANES) through substeps [s0, s1),
+ * the given phases of each; lanes past b->count must repeat lane 0. The one definition
+ * of the verlet step, compiled twice from verlet_lanes.inc: on AVX2 and on the plain-C
+ * emulation, bit-identical. */
+void pt_verlet_lanes_scalar(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
+void pt_verlet_lanes_avx2(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
+/* The plain-C emulation with the CPU's scalar FMA instruction (when it has one). */
+void pt_verlet_lanes_scalar_fma(pt_world *w, const pt_lanes *b, int s0, int s1, int phases);
 
 /* Adds every strand of a verlet instance for all its substeps of this step (poses and h
- * in the instance's step scratch); runs batches that fill up. */
+ * in the instance's step scratch); runs batches that fill up. An instance with
+ * self-collision is stepped at once instead, in batches of its own, substep by substep
+ * with the spatial hash between the phases. */
 void pt_verlet_batch_add(pt_world *w, pt_batcher *b, pt_inst *in);
 /* Runs every partial batch. */
 void pt_verlet_batch_flush(pt_world *w, pt_batcher *b);

@@ -22,7 +22,13 @@ void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2)
 int pt_cpu_has_avx2(void)
 {
 	__builtin_cpu_init();
-	return __builtin_cpu_supports("avx2");
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+}
+
+int pt_cpu_has_fma(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("fma");
 }
 
 __attribute__((target("avx2"))) void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2)
@@ -39,6 +45,7 @@ __attribute__((target("avx2"))) void pt_integrate_avx2(float *x, float *px, int 
 }
 #else
 int pt_cpu_has_avx2(void) { return 0; }
+int pt_cpu_has_fma(void) { return 0; }
 void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2)
 {
 	pt_integrate_scalar(x, px, n, k, ah2);

@@ -3,9 +3,11 @@
  *
  * Included by wide.c twice, once per implementation (WIDE_AVX2 defined or not), so the
  * lane kernels (verlet_lanes.inc) are compiled for both from one source. Every
- * operation is an IEEE single-precision add, sub, mul, div, sqrt, compare or select,
- * each correctly rounded in both, and the build disables FMA contraction: the two
- * implementations produce bit-identical results, which the determinism test checks.
+ * operation is an IEEE single-precision add, sub, mul, div, sqrt, fused multiply-add
+ * (wf_fma: fmaf in plain C), compare or select, each correctly rounded in both, and the
+ * build disables FMA contraction, so a fused operation is only where the source says:
+ * the two implementations produce bit-identical results, which the determinism test
+ * checks. The AVX2 path needs FMA too (every AVX2 CPU but a few early VIA ones has it).
  * wide_gather / wide_scatter move strands between the pool and lane-interleaved
  * buffers (pure data movement: transposes on AVX2, loops in plain C).
  */
@@ -18,7 +20,7 @@ typedef struct wf {
 	__m256 a, b;
 } wf;
 #define WF_LANES 16
-#define WATTR __attribute__((target("avx2"), always_inline)) static inline
+#define WATTR __attribute__((target("avx2,fma"), always_inline)) static inline
 #define WF2(f, x, y)                                                                               \
 	{                                                                                          \
 		f((x).a, (y).a), f((x).b, (y).b)                                                   \
@@ -55,6 +57,17 @@ WATTR wf wf_mul(wf x, wf y)
 WATTR wf wf_div(wf x, wf y)
 {
 	wf r = WF2(_mm256_div_ps, x, y);
+	return r;
+}
+/* Fused multiply-add, one rounding: a * b + c and c - a * b. */
+WATTR wf wf_fma(wf a, wf b, wf c)
+{
+	wf r = {_mm256_fmadd_ps(a.a, b.a, c.a), _mm256_fmadd_ps(a.b, b.b, c.b)};
+	return r;
+}
+WATTR wf wf_fnma(wf a, wf b, wf c)
+{
+	wf r = {_mm256_fnmadd_ps(a.a, b.a, c.a), _mm256_fnmadd_ps(a.b, b.b, c.b)};
 	return r;
 }
 WATTR wf wf_sqrt(wf x)
@@ -197,6 +210,7 @@ WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float 
 
 #else
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Eight lanes: a kernel's lanes are independent of each other, so the emulation may
@@ -238,6 +252,44 @@ WATTR wf wf_mul(wf a, wf b)
 WATTR wf wf_div(wf a, wf b)
 {
 	WF_MAP(a.v[i] / b.v[i]);
+}
+/* a * b + c rounded once, as the FMA instruction does (bit-identical results), without
+ * one: the product of two floats is exact in a double; the sum is rounded to odd in the
+ * double (TwoSum gives its exact error; an inexact even result steps one ulp towards
+ * it), and a double rounded to odd has enough spare bits (53 >= 24 + 2) that rounding it
+ * to float is the correctly rounded fused result (Boldo and Melquiond, 2008). libm's
+ * fmaf without the instruction does the same through the floating-point environment,
+ * several times slower. */
+WATTR float fma_odd(float a, float b, float c)
+{
+	double p = (double)a * (double)b, s = p + (double)c, bb = s - p;
+	double err = (p - (s - bb)) + ((double)c - bb);
+	if (err != 0.0 && isfinite(s)) {
+		uint64_t u;
+		memcpy(&u, &s, sizeof u);
+		if (!(u & 1u)) {
+			u += (err > 0.0) == (s > 0.0) ? 1u : (uint64_t)-1;
+			memcpy(&s, &u, sizeof s);
+		}
+	}
+	return (float)s;
+}
+/* Where the compiler has a fused instruction (aarch64, or x86 built with -mfma) fmaf is
+ * that one instruction; elsewhere the emulation above (about 25 instructions). */
+#ifndef PT_FMAF /* lanes_scalar_fma.c sets the instruction */
+#ifdef __FP_FAST_FMAF
+#define PT_FMAF fmaf
+#else
+#define PT_FMAF fma_odd
+#endif
+#endif
+WATTR wf wf_fma(wf a, wf b, wf c)
+{
+	WF_MAP(PT_FMAF(a.v[i], b.v[i], c.v[i]));
+}
+WATTR wf wf_fnma(wf a, wf b, wf c)
+{
+	WF_MAP(PT_FMAF(-a.v[i], b.v[i], c.v[i]));
 }
 WATTR wf wf_sqrt(wf a)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "springbone_lanes.h"
 #include "verlet_lanes.h"
 #include "world_internal.h"
 
@@ -43,6 +44,9 @@ pt_world *pt_world_create(const pt_world_def *def)
 	if (w->def.prewarm_substeps < 1)
 		w->def.prewarm_substeps = 4;
 	w->kernel = resolve_kernel(w->def.kernel);
+#ifndef PT_NO_SIMD
+	w->scalar_fma = w->kernel == PT_KERNEL_SCALAR && pt_cpu_has_fma();
+#endif
 	return w;
 }
 
@@ -59,6 +63,7 @@ void pt_world_destroy(pt_world *w)
 	free(w->slot_dense);
 	free(w->free_slots);
 	free(w->inst);
+	free(w->cold);
 	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		free(*arrays[i]);
@@ -151,8 +156,8 @@ pt_id pt_world_id_at(const pt_world *w, int i)
 	pt_id id = {0, 0};
 	if (i < 0 || i >= w->count)
 		return id;
-	id.index = w->inst[i].slot + 1;
-	id.generation = w->slot_gen[w->inst[i].slot];
+	id.index = w->cold[i].slot + 1;
+	id.generation = w->slot_gen[w->cold[i].slot];
 	return id;
 }
 
@@ -166,10 +171,10 @@ static int topology_of(const pt_instance_def *d)
 	return n;
 }
 
-static void load_params(pt_inst *in, const pt_instance_def *d)
+static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 {
+	w->cold[in - w->inst].prewarm_s = d->prewarm_s;
 	in->substeps = d->substeps;
-	in->prewarm_s = d->prewarm_s;
 	in->gravity = d->gravity;
 	in->wind_velocity = d->wind.velocity;
 	in->wind_turbulence = d->wind.turbulence;
@@ -253,9 +258,9 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 	in->head_prev = in->head_target;
 	pt_bones_settle(in->bones);
 	in->ops->rest(w, in, &in->head_target);
-	int ticks = (int)lroundf(in->prewarm_s * w->def.prewarm_tick_hz);
-	float dt = 1.0f / w->def.prewarm_tick_hz;
 	int di = (int)(in - w->inst);
+	int ticks = (int)lroundf(w->cold[di].prewarm_s * w->def.prewarm_tick_hz);
+	float dt = 1.0f / w->def.prewarm_tick_hz;
 	in->sb_frames = 0.0;
 	for (int t = 0; t < ticks; t++)
 		step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
@@ -281,11 +286,13 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 {
 	int n = topology_of(def);
 	if (!grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
+	    !grow((void **)&w->cold, &w->cold_cap, w->count + 1, sizeof(pt_inst_cold)) ||
 	    !reserve_points(w, w->pool_count + n))
 		return 0;
 	pt_inst *in = &w->inst[w->count];
 	memset(in, 0, sizeof *in);
-	in->slot = (uint32_t)slot;
+	memset(&w->cold[w->count], 0, sizeof w->cold[0]);
+	w->cold[w->count].slot = (uint32_t)slot;
 	in->offset = w->pool_count;
 	in->npoints = n;
 	in->bones = bones;
@@ -294,12 +301,11 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 		return 0;
 	}
 	load_topology(w, in, def);
-	load_params(in, def);
+	load_params(w, in, def);
 	if (in->ops->init && !in->ops->init(in, def)) {
 		pt_bones_free(&in->bones);
 		return 0;
 	}
-	in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
@@ -339,12 +345,13 @@ static void remove_dense(pt_world *w, int di)
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
 		memmove(*arrays[i] + off, *arrays[i] + off + n, (size_t)tail * sizeof(float));
 	w->pool_count -= n;
-	w->slot_dense[in->slot] = -1;
+	w->slot_dense[w->cold[di].slot] = -1;
 	memmove(&w->inst[di], &w->inst[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst));
+	memmove(&w->cold[di], &w->cold[di + 1], (size_t)(w->count - di - 1) * sizeof(pt_inst_cold));
 	w->count--;
 	for (int i = di; i < w->count; i++) {
 		w->inst[i].offset -= n;
-		w->slot_dense[w->inst[i].slot] = i;
+		w->slot_dense[w->cold[i].slot] = i;
 	}
 }
 
@@ -353,7 +360,7 @@ int pt_world_destroy_instance(pt_world *w, pt_id id)
 	pt_inst *in = lookup(w, id);
 	if (!in)
 		return 0;
-	uint32_t slot = in->slot;
+	uint32_t slot = w->cold[in - w->inst].slot;
 	remove_dense(w, (int)(in - w->inst));
 	w->slot_gen[slot]++;
 	if (w->slot_gen[slot] == 0)
@@ -392,22 +399,22 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	if (same_topology(w, in, def)) {
 		if (!pt_bones_load(&in->bones, def))
 			return -1;
-		load_params(in, def);
+		load_params(w, in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);
 		if (in->ops->update_params)
 			in->ops->update_params(in, def);
-		in->lanes_ok = in->solver == PT_SOLVER_VERLET && pt_verlet_lanes_eligible(in);
 		return 1;
 	}
 	/* Topology change: reserve first so a failure leaves the instance untouched. */
 	if (!reserve_points(w, w->pool_count + topology_of(def)) ||
-	    !grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)))
+	    !grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
+	    !grow((void **)&w->cold, &w->cold_cap, w->count + 1, sizeof(pt_inst_cold)))
 		return -1;
 	in = lookup(w, id);
 	pt_pose head = in->head_target;
 	uint32_t teleports = in->teleports;
-	int slot = (int)in->slot;
+	int slot = (int)w->cold[in - w->inst].slot;
 	pt_bones_rt *bones = in->bones; /* the bones' poses outlive the re-creation */
 	in->bones = NULL;
 	remove_dense(w, (int)(in - w->inst));
@@ -559,7 +566,7 @@ static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
  * of simulated time this tick, the head interpolated at that instant. Frames are counted
  * as dt * 60 and snapped to whole numbers within 1e-4, so 60, 30 and 120 Hz ticks (and
  * their float dt) give exactly 1, 2 and 1/2 steps a tick, for ever. */
-static void step_frames(pt_world *w, pt_inst *in, float dt)
+static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 {
 	const float h = 1.0f / 60.0f;
 	double per_tick = (double)dt * 60.0, start = in->sb_frames, total = start + per_tick;
@@ -567,14 +574,34 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		total = floor(total + 0.5);
 	int steps = (int)floor(total);
 	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	/* Up to PT_MAX_SUBSTEPS frames go to the wide path (springbone_lanes.h) at their
+	 * poses in the step scratch; more, or an instance it does not take, step here. */
+	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS;
+	float alphas[PT_MAX_SUBSTEPS];
 	for (int k = 1; k <= steps; k++) {
 		float alpha = k == steps && total == floor(total) ? 1.0f
 		                                                  : (float)(((double)k - start) / per_tick);
 		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
 		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
 		pt_mat3 R = m3_from_quat(p.q);
+		if (wide) {
+			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
+			alphas[k - 1] = alpha;
+			continue;
+		}
 		pt_inst_colliders_world(in, &p, &R, alpha, cols);
 		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
+	}
+	if (wide) {
+		in->sub_n = steps, in->sub_h = h;
+		pt_bones_substeps(in->bones, in->sub_pose, alphas, steps);
+		if (!pt_sb_batch_add(w, sb, in))
+			for (int k = 1; k <= steps; k++) {
+				for (int c = 0; c < in->collider_count; c++)
+					pt_collider_world_sub(in, c, k - 1, &cols[c]);
+				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
+				                 h, in->time + (double)h * k);
+			}
 	}
 	in->sb_frames = total - steps;
 	in->time += dt;
@@ -582,14 +609,15 @@ static void step_frames(pt_world *w, pt_inst *in, float dt)
 		pin_roots(w, in, &in->head_target);
 }
 
-/* Steps dense instances [begin, end). Verlet strands that can take the wide path are
- * batched across instances and run all their substeps inside the batch; every other
- * instance steps its substeps one after another. Instances never interact, so the
- * order is free. */
+/* Steps dense instances [begin, end). Verlet strands are batched across instances and
+ * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
+ * their substeps one after another. Instances never interact, so the order is free. */
 static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
 	pt_batcher batch;
 	batch.used = 0;
+	pt_sb_batcher sb;
+	sb.used = 0;
 	for (int i = begin; i < end; i++) {
 		pt_inst *in = &w->inst[i];
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
@@ -600,12 +628,15 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 		handle_teleport(w, in);
 		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
-			step_frames(w, in, dt);
+			step_frames(w, in, dt, &sb);
 			continue;
 		}
 		substep_poses(in);
-		if (in->lanes_ok) {
-			pt_verlet_batch_add(w, &batch, in);
+		pt_bones_substeps(in->bones, in->sub_pose, NULL, in->sub_n);
+		int verlet = in->solver == PT_SOLVER_VERLET;
+		if (verlet || (in->solver == PT_SOLVER_SPRINGBONE && pt_sb_batch_add(w, &sb, in))) {
+			if (verlet)
+				pt_verlet_batch_add(w, &batch, in);
 			for (int s = 0; s < in->sub_n; s++)
 				in->time += in->sub_h;
 			continue;
@@ -620,6 +651,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 	}
 	pt_verlet_batch_flush(w, &batch);
+	pt_sb_batch_flush(w, &sb);
 	for (int i = begin; i < end; i++) {
 		w->inst[i].head_prev = w->inst[i].head_target;
 		pt_bones_settle(w->inst[i].bones);

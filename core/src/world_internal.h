@@ -3,8 +3,10 @@
  * Hot state is structure-of-arrays across instances: one pool of point positions
  * (x, y, z and previous px, py, pz) in which each instance owns the contiguous range
  * [pt_inst.offset, offset + npoints), strand after strand, root first. Per-instance
- * headers (pt_inst) are dense, in the same order as their point ranges; destroying an
- * instance compacts both. Ids map to dense indices through generation-checked slots.
+ * records are dense, in the same order as their point ranges, split in a hot part
+ * (pt_inst: what a tick reads) and a cold part (pt_inst_cold: bookkeeping), two arrays
+ * under one dense index; destroying an instance compacts all three. Ids map to dense
+ * indices through generation-checked slots.
  */
 #ifndef PT_WORLD_INTERNAL_H
 #define PT_WORLD_INTERNAL_H
@@ -40,45 +42,52 @@ typedef struct pt_solver_ops {
 	void (*destroy)(struct pt_inst *in);
 	/* Puts the state at rest for the given head pose. */
 	void (*rest)(struct pt_world *w, struct pt_inst *in, const pt_pose *head);
+	/* One substep (spring bone; NULL for verlet, which steps in batches: verlet_lanes.h). */
 	void (*substep)(struct pt_world *w, struct pt_inst *in, const pt_pose *head,
 			const pt_mat3 *rot, const pt_collider_rt *cols, float h, double t);
 } pt_solver_ops;
 
+/* One instance's runtime record, hot part: what stepping reads or writes every tick, in
+ * the order a tick touches it (header and parameters in the first cache lines, then the
+ * step scratch, then the strands and colliders, of which only the first *_count are
+ * read). Dense, in the same order as the point ranges; compacted on destroy together
+ * with its cold part (pt_inst_cold, same dense index). */
 typedef struct pt_inst {
-	uint32_t slot; /* slot index owning this instance */
-	int offset;    /* first point in the pool */
+	/* header: read for every instance every tick */
+	int offset; /* first point in the pool */
 	int npoints;
 	pt_solver solver;
 	const pt_solver_ops *ops;
 	void *solver_data;
-
 	int substeps; /* 0 = world step's value */
-	float prewarm_s;
+	int strand_count, collider_count;
+	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
+
+	/* head poses and clock */
+	pt_pose head_prev;   /* pose at the end of the previous step */
+	pt_pose head_target; /* newest pose */
+	double time;         /* simulated seconds since creation (drives turbulence) */
+	float teleport_distance, teleport_angle; /* m, radians */
+	pt_teleport_mode teleport_mode;
+	uint32_t teleports;
+	/* pt_world_set_head_motion: the sampled pose, its velocities and its age at the
+	 * start of the next step; step_dense extrapolates head_target from them */
+	int extrapolate;
+	pt_pose sampled;
+	pt_vec3 sampled_v, sampled_w;
+	double sampled_age;
+
+	/* parameters: gravity and wind, verlet per 1/60 s frame (converted per substep when
+	 * stepping), spring bone rate */
 	pt_vec3 gravity;
 	pt_vec3 wind_velocity;
 	float wind_turbulence, wind_drag;
 	uint32_t wind_seed;
-
-	/* verlet parameters, per 1/60 s frame; converted per substep when stepping */
 	float damping;
 	int iterations;
 	float bend;
 	pt_stretch_mode stretch;
 	float stretch_stiffness, stretch_max_strain;
-	int self_collision;
-	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
-
-	int strand_count;
-	pt_strand_rt strands[PT_MAX_STRANDS];
-	int collider_count;
-	pt_collider_def colliders[PT_MAX_COLLIDERS];
-	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
-
-	float teleport_distance, teleport_angle; /* m, radians */
-	pt_teleport_mode teleport_mode;
-	uint32_t teleports;
-
-	int lanes_ok; /* verlet: can take the wide path (pt_verlet_lanes_eligible) */
 	pt_springbone_rate sb_rate;
 	double sb_frames; /* springbone at frame rate: 1/60 s frames since its last step, [0, 1) */
 
@@ -89,21 +98,21 @@ typedef struct pt_inst {
 	pt_pose sub_pose[PT_MAX_SUBSTEPS];
 	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 
-	/* pt_world_set_head_motion: the sampled pose, its velocities and its age at the
-	 * start of the next step; step_dense extrapolates head_target from them */
-	int extrapolate;
-	pt_pose sampled;
-	pt_vec3 sampled_v, sampled_w;
-	double sampled_age;
-
-	pt_pose head_prev;   /* pose at the end of the previous step */
-	pt_pose head_target; /* newest pose */
-	double time;         /* simulated seconds since creation (drives turbulence) */
+	pt_strand_rt strands[PT_MAX_STRANDS];
+	pt_collider_def colliders[PT_MAX_COLLIDERS];
+	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
 } pt_inst;
+
+/* The cold part: bookkeeping read at create, update, reset and destroy, never by a tick. */
+typedef struct pt_inst_cold {
+	uint32_t slot; /* slot index owning this instance */
+	float prewarm_s;
+} pt_inst_cold;
 
 struct pt_world {
 	pt_world_def def;
 	pt_kernel kernel;
+	int scalar_fma; /* the scalar kernel may use the CPU's FMA instruction */
 
 	/* slots: id.index - 1 -> dense index, or -1 when free */
 	int slot_cap;
@@ -112,8 +121,9 @@ struct pt_world {
 	int *free_slots;
 	int free_count;
 
-	int count, cap;
-	pt_inst *inst;
+	int count, cap, cold_cap;
+	pt_inst *inst;      /* hot, dense */
+	pt_inst_cold *cold; /* cold, dense: cold[i] belongs to inst[i] */
 
 	int pool_count, pool_cap;
 	float *x, *y, *z, *px, *py, *pz;
@@ -137,6 +147,7 @@ void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
 /* The kernel that integrates positions: x' = x + (x - px) k + a h^2 over [i0, i1). */
 void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2);
 void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2);
-int pt_cpu_has_avx2(void);
+int pt_cpu_has_avx2(void); /* AVX2 and FMA */
+int pt_cpu_has_fma(void);  /* scalar FMA */
 
 #endif

@@ -246,6 +246,12 @@ const WALKS = {
     io.check(m.major === MAJOR, E.VERSION); // PROTOCOL.md 3: the server closes
     io.u8(m, 'minor');
     io.str8(m, 'client_name', MAX_NAME);
+    // since 1.2 (PROTOCOL.md 11): bit 0 asks for compact frames
+    if (io.minor < 2) {
+      if (!io.writing) delete m.features;
+      return;
+    }
+    io.flags(m, 'features', 1);
   },
   authorize(io, m) {
     io.u64(m, 'instance_id');

@@ -14,3 +14,4 @@ export * from './wire.mjs';
 export * from './msg.mjs';
 export * from './strand.mjs';
 export { jointRotations } from './joints.mjs';
+export * from './compact.mjs';

@@ -445,8 +445,15 @@ export class StrandDecoder {
     if (r.nbits - r.pos >= 8) fail(E.TRAILING);
     if (r.get(r.nbits - r.pos) !== 0) fail(E.FLAGS);
 
-    const rot = quatMatrix(quat16Unpack(rec.head_q));
-    const hp = rec.head_p.map(f32);
+    const pts = this.rebuild(tmp, rec.head_q, rec.head_p.map(f32));
+    this.commit(tmp, tk);
+    return Float32Array.from(pts);
+  }
+
+  // Points of the strands read by readStrand (tmp) for a head pose (hp: doubles, the
+  // root's head position); throws ProtoError range beyond float range.
+  rebuild(tmp, headQ, hp) {
+    const rot = quatMatrix(quat16Unpack(headQ));
     const pts = new Float64Array(3 * this.nPoints);
     for (let s = 0, p = 0; s < this.geo.length; p += this.geo[s].points, s++) {
       const t = tmp[s];
@@ -465,7 +472,11 @@ export class StrandDecoder {
       }
     }
     for (let i = 0; i < pts.length; i++) if (!(Math.abs(pts[i]) <= FLT_MAX)) fail(E.RANGE);
+    return pts;
+  }
 
+  // tmp becomes the state, tick the last applied.
+  commit(tmp, tk) {
     for (let s = 0; s < this.geo.length; s++) {
       const t = tmp[s];
       if (!t.raw) {
@@ -476,7 +487,6 @@ export class StrandDecoder {
       this.st[s].bits = t.bits;
     }
     this.lastTick = tk;
-    return Float32Array.from(pts);
   }
 }
 

@@ -133,6 +133,13 @@ static void io_hello(io_t *io, ptp_hello_t *m)
 	io_check(io, m->major == PTP_MAJOR, PTP_EVERSION); /* PROTOCOL.md 3: closes */
 	io_u8(io, &m->minor);
 	io_str8(io, &m->client_name, PTP_MAX_NAME);
+	/* since 1.2 (PROTOCOL.md 11): bit 0 asks for compact frames */
+	if (io->minor < 2) {
+		if (!io->writing)
+			m->features = 0;
+		return;
+	}
+	io_flags(io, &m->features, 1);
 }
 
 static void io_authorize(io_t *io, ptp_authorize_t *m)

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "bits.h"
+#include "ptp/compact.h"
 #include "ptp/strand.h"
 #include "strand_internal.h"
+#include "varint.h"
 #include "wire.h"
 
 struct ptp_decoder_t {
@@ -27,6 +29,7 @@ struct ptp_decoder_t {
 	size_t data_cap;
 	int have_tick; /* last_tick is set */
 	uint64_t last_tick;
+	ptp_head_state_t head; /* compact records' head pose history (PROTOCOL.md 11.3) */
 };
 
 ptp_decoder_t *ptp_decoder_create(const ptp_shape_t *shape)
@@ -83,6 +86,7 @@ void ptp_decoder_reset(ptp_decoder_t *d)
 	for (int s = 0; s < d->shape.strand_count; s++)
 		d->st[s].valid = 0;
 	d->have_tick = 0;
+	d->head.valid = 0;
 }
 
 static int in_grid(int64_t c, int32_t m)
@@ -186,42 +190,29 @@ static ptp_err_t read_strand(ptp_decoder_t *d, int s, ptp_bitr_t *r, double *pts
 	return r->err;
 }
 
-ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t *rec, float *out,
-                            size_t n_points)
+/* Every strand block from r (state into d->tmp, raw points into d->pts), then the
+ * padding; returns PTP_OK or the first error. */
+static ptp_err_t read_strands(ptp_decoder_t *d, ptp_bitr_t *r, int in_sequence, int *raw)
 {
-	ptp_bitr_t r;
-	double q[4], rot[9], hp[3];
-	int raw[PTP_MAX_STRANDS];
-	if (!rec || !out || n_points != (size_t)d->n_points)
-		return PTP_EINVAL;
-	if (!rec->data || rec->data_len < 1)
-		return PTP_ETRUNC;
-	if (rec->data[0] != d->shape.strand_count)
-		return PTP_ESHAPE;
-	/* Read from a copy with 8 zero bytes after it, so that the bit reader loads whole
-	 * words to the end; a record too long to be valid is read where it is. */
-	if ((size_t)rec->data_len - 1u <= d->data_cap) {
-		memcpy(d->data, rec->data + 1, rec->data_len - 1u);
-		memset(d->data + rec->data_len - 1u, 0, 8);
-		ptp_bitr_init_padded(&r, d->data, rec->data_len - 1u, rec->data_len - 1u + 8);
-	} else {
-		ptp_bitr_init(&r, rec->data + 1, rec->data_len - 1u);
-	}
 	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
-		ptp_err_t e = read_strand(d, s, &r, d->pts + 3 * p, &raw[s],
-		                          d->have_tick && tick == d->last_tick + 1);
+		ptp_err_t e = read_strand(d, s, r, d->pts + 3 * p, &raw[s], in_sequence);
 		if (e != PTP_OK)
 			return e;
 	}
-	if (r.nbits - r.pos >= 8)
+	if (r->nbits - r->pos >= 8)
 		return PTP_ETRAILING;
-	if (ptp_bitr_get(&r, (int)(r.nbits - r.pos)) != 0)
+	if (ptp_bitr_get(r, (int)(r->nbits - r->pos)) != 0)
 		return PTP_EFLAGS;
+	return PTP_OK;
+}
 
-	ptp_quat16_unpack(&rec->head_q, q);
+/* Points of the non-raw strands from d->tmp's codes; PTP_ERANGE beyond float range. */
+static ptp_err_t rebuild(ptp_decoder_t *d, const ptp_quat16_t *hq, const double hp[3],
+                         const int *raw)
+{
+	double q[4], rot[9];
+	ptp_quat16_unpack(hq, q);
 	ptp_quat_matrix(q, rot);
-	for (int i = 0; i < 3; i++)
-		hp[i] = rec->head_p[i];
 	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
 		double frame[9];
 		if (raw[s])
@@ -231,10 +222,15 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 		                  ptp_grid_m(d->tmp[s].bits), d->pts + 3 * p);
 	}
 	/* A far-away head plus long strands can leave float range: refuse, do not emit inf. */
-	for (size_t i = 0; i < 3 * n_points; i++)
+	for (size_t i = 0; i < 3 * (size_t)d->n_points; i++)
 		if (!(fabs(d->pts[i]) <= FLT_MAX))
 			return PTP_ERANGE;
+	return PTP_OK;
+}
 
+/* The decoded record becomes the state; the points go out. */
+static void commit(ptp_decoder_t *d, uint64_t tick, const int *raw, float *out)
+{
 	for (int s = 0; s < d->shape.strand_count; s++) {
 		ptp_strand_state_t *st = &d->st[s], *t = &d->tmp[s];
 		size_t n = 2 * (size_t)(d->geo[s].points - 1);
@@ -247,7 +243,154 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 	}
 	d->have_tick = 1;
 	d->last_tick = tick;
-	for (size_t i = 0; i < 3 * n_points; i++)
+	for (size_t i = 0; i < 3 * (size_t)d->n_points; i++)
 		out[i] = (float)d->pts[i];
+}
+
+/* Reads the data into a copy with 8 zero bytes after it, so that the bit reader loads
+ * whole words to the end; data too long to be valid is read where it is. */
+static void reader_on(ptp_decoder_t *d, ptp_bitr_t *r, const uint8_t *data, size_t len)
+{
+	if (len <= d->data_cap) {
+		memcpy(d->data, data, len);
+		memset(d->data + len, 0, 8);
+		ptp_bitr_init_padded(r, d->data, len, len + 8);
+	} else {
+		ptp_bitr_init(r, data, len);
+	}
+}
+
+ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t *rec, float *out,
+                            size_t n_points)
+{
+	ptp_bitr_t r;
+	double hp[3];
+	int raw[PTP_MAX_STRANDS];
+	ptp_err_t e;
+	if (!rec || !out || n_points != (size_t)d->n_points)
+		return PTP_EINVAL;
+	if (!rec->data || rec->data_len < 1)
+		return PTP_ETRUNC;
+	if (rec->data[0] != d->shape.strand_count)
+		return PTP_ESHAPE;
+	reader_on(d, &r, rec->data + 1, rec->data_len - 1u);
+	e = read_strands(d, &r, d->have_tick && tick == d->last_tick + 1, raw);
+	if (e != PTP_OK)
+		return e;
+	for (int i = 0; i < 3; i++)
+		hp[i] = rec->head_p[i];
+	e = rebuild(d, &rec->head_q, hp, raw);
+	if (e != PTP_OK)
+		return e;
+	commit(d, tick, raw, out);
+	return PTP_OK;
+}
+
+/* Three values of a head block: k (4 bits), then EG_k(zigzag) each, |v| < 2^19. */
+static ptp_err_t get_triple(ptp_bitr_t *r, int64_t *v)
+{
+	int k = (int)ptp_bitr_get(r, 4);
+	for (int i = 0; i < 3; i++) {
+		int32_t x = ptp_unzigzag(ptp_bitr_eg(r, k));
+		if (r->err != PTP_OK)
+			return r->err;
+		if (x <= -PTP_HEAD_VEL_LIMIT || x >= PTP_HEAD_VEL_LIMIT)
+			return PTP_ERANGE;
+		v[i] = x;
+	}
+	return PTP_OK;
+}
+
+/* The head block (PROTOCOL.md 11.3) into *h, from the history d->head. */
+static ptp_err_t read_head(const ptp_decoder_t *d, ptp_bitr_t *r, int abs, int largest,
+                           int in_sequence, ptp_head_state_t *h)
+{
+	const ptp_head_state_t *o = &d->head;
+	int64_t q2 = 0;
+	ptp_err_t e;
+	memset(h, 0, sizeof *h);
+	h->valid = 1;
+	h->largest = (uint8_t)largest;
+	if (abs) {
+		h->seq = ptp_bitr_get(r, 32);
+		for (int i = 0; i < 3; i++)
+			h->cur[i] = (int32_t)ptp_bitr_get(r, 32);
+		for (int i = 3; i < 6; i++)
+			h->cur[i] = (int16_t)ptp_bitr_get(r, 16);
+		if (r->err != PTP_OK)
+			return r->err;
+		if ((e = get_triple(r, h->vel)) != PTP_OK || (e = get_triple(r, h->vel + 3)) != PTP_OK)
+			return e;
+	} else {
+		int64_t res[6];
+		uint32_t ds;
+		if (!o->valid || !in_sequence)
+			return PTP_ENOKEY;
+		ds = ptp_bitr_eg(r, 0);
+		if (r->err != PTP_OK)
+			return r->err;
+		if (ds >= PTP_SEQ_DELTA_LIMIT)
+			return PTP_ERANGE;
+		h->seq = o->seq + ds;
+		if ((e = get_triple(r, res)) != PTP_OK || (e = get_triple(r, res + 3)) != PTP_OK)
+			return e;
+		if (largest != o->largest)
+			return PTP_ERANGE;
+		for (int j = 0; j < 6; j++) {
+			h->cur[j] = o->cur[j] + o->vel[j] + res[j];
+			h->vel[j] = h->cur[j] - o->cur[j];
+			if (h->vel[j] <= -PTP_HEAD_VEL_LIMIT || h->vel[j] >= PTP_HEAD_VEL_LIMIT)
+				return PTP_ERANGE;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		if (h->cur[i] < -PTP_HEAD_P_MAX || h->cur[i] > PTP_HEAD_P_MAX)
+			return PTP_ERANGE;
+	for (int i = 3; i < 6; i++) {
+		if (h->cur[i] < -32767 || h->cur[i] > 32767)
+			return PTP_ERANGE;
+		q2 += h->cur[i] * h->cur[i];
+	}
+	if (q2 > (int64_t)46340 * 46340)
+		return PTP_ERANGE;
+	return PTP_OK;
+}
+
+ptp_err_t ptp_decoder_apply_c(ptp_decoder_t *d, uint64_t tick, uint64_t step,
+                              const ptp_record_c_t *rec, ptp_head_c_t *head, float *out,
+                              size_t n_points)
+{
+	ptp_bitr_t r;
+	ptp_head_state_t h;
+	ptp_quat16_t q16;
+	double hp[3];
+	int raw[PTP_MAX_STRANDS], in_seq;
+	ptp_err_t e;
+	if (!rec || !out || n_points != (size_t)d->n_points || step < 1)
+		return PTP_EINVAL;
+	in_seq = d->have_tick && tick - d->last_tick == step && tick > d->last_tick;
+	reader_on(d, &r, rec->body, rec->body_len);
+	e = read_head(d, &r, (rec->flags & PTP_RECORD_ABS) != 0, rec->flags >> 6, in_seq, &h);
+	if (e != PTP_OK)
+		return e;
+	e = read_strands(d, &r, in_seq, raw);
+	if (e != PTP_OK)
+		return e;
+	q16.largest = h.largest;
+	for (int i = 0; i < 3; i++) {
+		hp[i] = (double)h.cur[i] / PTP_HEAD_GRID;
+		q16.c[i] = (int16_t)h.cur[3 + i];
+	}
+	e = rebuild(d, &q16, hp, raw);
+	if (e != PTP_OK)
+		return e;
+	d->head = h;
+	commit(d, tick, raw, out);
+	if (head) {
+		head->last_seq = h.seq;
+		head->head_q = q16;
+		for (int i = 0; i < 3; i++)
+			head->head_p[i] = hp[i];
+	}
 	return PTP_OK;
 }

@@ -33,27 +33,6 @@
  * the previous point's error a direction cannot correct (along the segment). */
 #define SEGMENT_ERROR_SHARE 0.5
 
-struct ptp_encoder_t {
-	ptp_shape_t shape;
-	ptp_encoder_params_t params;
-	ptp_strand_geo_t geo[PTP_MAX_STRANDS];
-	int bits[PTP_MAX_STRANDS];
-	int seg_off[PTP_MAX_STRANDS + 1]; /* first segment of each strand */
-	int n_points;
-	int32_t *cur, *vel, *prev_cur, *prev_vel, *next; /* 2 ints per segment each */
-	float *xyz;                                      /* last input, for raw strands */
-	uint64_t ticks;
-	int force_key;
-	uint8_t need_key[PTP_MAX_STRANDS]; /* sent raw last tick: no history to build on */
-	uint8_t raw[PTP_MAX_STRANDS];
-	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
-	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
-	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
-	uint8_t head[18]; /* record bytes 13..30 of this tick: head_p (3 x f32), head_q (3 x i16) */
-	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
-	double last_error;
-	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
-};
 
 ptp_encoder_params_t ptp_encoder_params_default(void)
 {
@@ -144,14 +123,9 @@ void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel)
 
 void ptp_encoder_force_key(ptp_encoder_t *e)
 {
+	if (!e)
+		return; /* NULL ok: the server's compact encoder exists only while watched */
 	e->force_key = 1;
-}
-
-/* ptp_zigzag without the branch: (v << 1) ^ (all ones when v < 0). */
-static inline uint32_t zig(int32_t v)
-{
-	uint32_t u = (uint32_t)v;
-	return (u << 1) ^ (0u - (u >> 31));
 }
 
 /* Order k (the first of the cheapest) for n zigzag values; *bits gets their total length.
@@ -159,7 +133,7 @@ static inline uint32_t zig(int32_t v)
  * k + 1 bits), so the search stops there; the result equals an exhaustive search.
  * A value's length at order k is 2 (bit_length(v + 2^k) - 1) - k + 1 (ptp_eg_len), so a
  * sum over the values is 2 * sum(bit_length(v + 2^k)) - n (k + 1). */
-static int best_k(const uint32_t *z, int n, long *bits)
+int ptp_best_k(const uint32_t *z, int n, long *bits)
 {
 	/* A value's length at order k is 2 floor(log2(v + 2^k)) - k + 1 (ptp_eg_len), so the
 	 * total is 2 E(k) + n (1 - k), E(k) = sum of floor(log2(v + 2^k)). */
@@ -240,20 +214,8 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 		return;
 	}
 	/* Residual size of all four predictors in one pass: temporal r (with and without the
-	 * velocity), optionally minus the previous segment's r of the same component (u at
-	 * even indices, v at odd ones, so a segment's pair at a time). */
-	{
-		int32_t lu0 = 0, lv0 = 0, lu1 = 0, lv1 = 0;
-		for (int i = 0; i < n; i += 2) {
-			int32_t u0 = cur[i] - pc[i], u1 = u0 - pv[i];
-			int32_t v0 = cur[i + 1] - pc[i + 1], v1 = v0 - pv[i + 1];
-			sum[0] += (uint64_t)zig(u0) + zig(v0);
-			sum[1] += (uint64_t)zig(u1) + zig(v1);
-			sum[2] += (uint64_t)zig(u0 - lu0) + zig(v0 - lv0);
-			sum[3] += (uint64_t)zig(u1 - lu1) + zig(v1 - lv1);
-			lu0 = u0, lv0 = v0, lu1 = u1, lv1 = v1;
-		}
-	}
+	 * velocity), optionally minus the previous segment's r of the same component. */
+	ptp_pred_sums(cur, pc, pv, n, sum);
 	if (sum[PTP_PRED_LINEAR] == 0) {
 		e->mode[s] = PTP_MODE_HOLD;
 		e->dbits[s] = 2;
@@ -263,33 +225,11 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	for (int p = 1; p < 4; p++)
 		if (sum[p] < sum[pred])
 			pred = p;
-	{
-		int32_t lin = (pred & PTP_PRED_LINEAR) ? -1 : 0, lu = 0, lv = 0;
-		int spatial = (pred & PTP_PRED_SPATIAL) != 0;
-		for (int i = 0; i < n; i += 2) {
-			int32_t ru = cur[i] - pc[i] - (pv[i] & lin);
-			int32_t rv = cur[i + 1] - pc[i + 1] - (pv[i + 1] & lin);
-			z[i] = zig(spatial ? ru - lu : ru);
-			z[i + 1] = zig(spatial ? rv - lv : rv);
-			lu = ru, lv = rv;
-		}
-	}
+	ptp_pred_residuals(cur, pc, pv, n, pred, z);
 	e->mode[s] = PTP_MODE_DELTA;
 	e->pred[s] = (uint8_t)pred;
-	e->k[s] = (uint8_t)best_k(z, n, &bits);
+	e->k[s] = (uint8_t)ptp_best_k(z, n, &bits);
 	e->dbits[s] = 2 + 2 + 4 + bits;
-}
-
-/* ptp_f32_finite on the bits, inline: the whole input is checked every tick. */
-static int all_finite(const float *f, size_t n)
-{
-	uint32_t bad = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t b;
-		memcpy(&b, &f[i], sizeof b);
-		bad |= (b & 0x7f800000u) == 0x7f800000u;
-	}
-	return !bad;
 }
 
 ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float head_q[4],
@@ -299,10 +239,11 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	double q[4], rot[9], hp[3], se[PTP_MAX_STRANDS], worst = 0.0;
 	int key_tick, segs = e->seg_off[e->shape.strand_count];
 	uint8_t raw[PTP_MAX_STRANDS];
+	ptp_head_state_t hs;
 	ptp_err_t err;
 	if (!xyz || n_points != (size_t)e->n_points)
 		return PTP_EINVAL;
-	if (!all_finite(xyz, 3 * n_points) || !all_finite(head_p, 3))
+	if (!ptp_all_finite(xyz, 3 * n_points) || !ptp_all_finite(head_p, 3))
 		return PTP_EFLOAT;
 	err = ptp_quat16_pack(head_q, &q16);
 	if (err != PTP_OK)
@@ -311,6 +252,10 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	ptp_quat_matrix(q, rot);
 	for (int i = 0; i < 3; i++)
 		hp[i] = head_p[i];
+	/* the compact coding's head position is on its grid: the strands are quantised
+	 * against the root the decoder will compute from it */
+	if (e->compact && (err = ptp_enc_head_prepare(e, head_p, &q16, &hs, hp)) != PTP_OK)
+		return err;
 
 	ptp_quantise(e->kernel, e->geo, e->shape.strand_count, e->bits, rot, hp, xyz, e->next, se);
 	for (int s = 0; s < e->shape.strand_count; s++) {
@@ -329,8 +274,10 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 		t = e->prev_vel;
 		e->prev_vel = e->vel;
 		e->vel = t;
-		for (int i = 0; i < 2 * segs; i++)
-			e->vel[i] = e->ticks == 0 ? 0 : e->cur[i] - e->prev_cur[i];
+		if (e->ticks == 0)
+			memset(e->vel, 0, sizeof(int32_t) * 2 * (size_t)segs);
+		else
+			ptp_code_delta(e->vel, e->cur, e->prev_cur, 2 * segs);
 	}
 	/* only a raw strand's record carries its input points */
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)
@@ -349,6 +296,8 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	e->largest = q16.largest;
 	e->last_error = worst;
 	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
+	if (e->compact)
+		ptp_enc_head_commit(e, &hs, key_tick);
 	for (int s = 0; s < e->shape.strand_count; s++) {
 		e->raw[s] = raw[s];
 		choose_mode(e, s, key_tick);
@@ -359,7 +308,7 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	return PTP_OK;
 }
 
-static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)
+void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)
 {
 	int n = 2 * (e->geo[s].points - 1), off = 2 * e->seg_off[s];
 	ptp_bitw_put(w, (uint32_t)mode, 2);
@@ -392,7 +341,7 @@ static void write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w,
 			ptp_bitw_put(w, (uint32_t)(e->cur[off + i] + m), e->bits[s]);
 		for (int i = 0; i < n; i++)
 			z[i] = ptp_zigzag(e->vel[off + i]);
-		k = best_k(z, n, &bits);
+		k = ptp_best_k(z, n, &bits);
 		ptp_bitw_put(w, (uint32_t)k, 4);
 		for (int i = 0; i < n; i++)
 			ptp_bitw_eg(w, z[i], k);
@@ -413,7 +362,7 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 		int mode = e->mode[s];
 		if (key)
 			mode = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
-		write_strand(e, s, mode, &w, p);
+		ptp_enc_write_strand(e, s, mode, &w, p);
 	}
 	bits = ptp_bitw_bits(&w);
 	ptp_bitw_flush(&w);

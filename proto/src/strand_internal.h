@@ -86,6 +86,69 @@ void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const in
 /* For tests: makes an encoder use one kernel of ptp_quantise (default PTP_QUANT_AUTO). */
 void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel);
 
+/* The compact coding's head pose (PROTOCOL.md 11.3): position on the 2^-16 m grid, the
+ * quaternion's smallest three, the pose's seq; cur and the change over the last tick. */
+typedef struct ptp_head_state_t {
+	int valid;
+	uint32_t seq;
+	uint8_t largest;
+	int64_t cur[6]; /* p x, y, z (grid units), then the three quaternion ints */
+	int64_t vel[6];
+} ptp_head_state_t;
+
+/* The encoder's state, shared by strand_enc.c (classic records) and strand_enc_c.c. */
+struct ptp_encoder_t {
+	ptp_shape_t shape;
+	ptp_encoder_params_t params;
+	ptp_strand_geo_t geo[PTP_MAX_STRANDS];
+	int bits[PTP_MAX_STRANDS];
+	int seg_off[PTP_MAX_STRANDS + 1]; /* first segment of each strand */
+	int n_points;
+	int32_t *cur, *vel, *prev_cur, *prev_vel, *next; /* 2 ints per segment each */
+	float *xyz;                                      /* last input, for raw strands */
+	uint64_t ticks;
+	int force_key;
+	uint8_t need_key[PTP_MAX_STRANDS]; /* sent raw last tick: no history to build on */
+	uint8_t raw[PTP_MAX_STRANDS];
+	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
+	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
+	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
+	uint8_t head[18]; /* record bytes 13..30 of this tick: head_p (3 x f32), head_q (3 x i16) */
+	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
+	double last_error;
+	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
+	/* Compact coding (strand_enc_c.c, PROTOCOL.md 11): the head pose on its grid, each
+	 * value with its change over the last tick, and whether this tick's delta record
+	 * must carry the head block absolute. */
+	int compact;
+	uint32_t next_seq; /* the seq ptp_encoder_tick_c was given */
+	ptp_head_state_t hs, hs_prev;
+	int head_abs;
+};
+
+int ptp_best_k(const uint32_t *z, int n, long *bits);
+
+/* strand_resid.c: over n codes (2 per segment, u then v) of one strand. sum[p]: summed
+ * zigzag residuals of predictor p (PTP_PRED_* bits); z: predictor pred's residuals. */
+void ptp_pred_sums(const int32_t *cur, const int32_t *prev_cur, const int32_t *prev_vel, int n,
+                   uint64_t sum[4]);
+void ptp_pred_residuals(const int32_t *cur, const int32_t *prev_cur, const int32_t *prev_vel,
+                        int n, int pred, uint32_t *z);
+/* vel = cur - prev, n ints; ptp_all_finite: no NaN or infinity among n floats. */
+void ptp_code_delta(int32_t *vel, const int32_t *cur, const int32_t *prev, int n);
+int ptp_all_finite(const float *f, size_t n);
+/* Strand s's block in `mode` (strand_enc.c); point0 is its first point. */
+struct ptp_bitw_t;
+void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, struct ptp_bitw_t *w, int point0);
+
+/* strand_enc_c.c: the compact coding's head pose for this tick (hs, and hp the grid
+ * position as the decoder will have it; PTP_ERANGE beyond the grid), then, once the tick
+ * is committed, the head state update and whether the delta record carries it absolute.
+ */
+ptp_err_t ptp_enc_head_prepare(const ptp_encoder_t *e, const float head_p[3],
+                               const ptp_quat16_t *q16, ptp_head_state_t *hs, double hp[3]);
+void ptp_enc_head_commit(ptp_encoder_t *e, const ptp_head_state_t *hs, int key_tick);
+
 static inline int32_t ptp_grid_m(int bits)
 {
 	return (int32_t)((1u << (bits - 1)) - 1u);

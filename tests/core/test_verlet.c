@@ -11,6 +11,7 @@
 #include "scenario.h"
 #include "vecmath.h"
 #include "world_internal.h"
+#include "wide.h" /* the plain-C emulation (WIDE_AVX2 not defined) */
 
 static pt_pose head_at(float x, float y, float z)
 {
@@ -296,9 +297,58 @@ static void test_self_collision(void **state)
 	assert_true(mind[1] > 0.01);
 }
 
+/* The emulation's fused multiply-add (wide.h, fma_odd) is the correctly rounded
+ * a * b + c that libm's fmaf and the FMA instruction give, bit for bit: on random
+ * operands over many magnitudes (products and addends that cancel, nearly cancel or
+ * dwarf each other), ties, subnormals, and infinities. */
+static void test_fused_multiply_add_emulation(void **state)
+{
+	(void)state;
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+	int checked = 0;
+	for (int i = 0; i < 2000000; i++) {
+		float v[3];
+		for (int k = 0; k < 3; k++) {
+			seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+			uint32_t bits = (uint32_t)(seed >> 16);
+			/* exponents within +-40 of 1 mostly; a few anywhere */
+			if ((seed & 15u) != 0)
+				bits = (bits & 0x807fffffu) | ((uint32_t)(87 + (seed >> 58) + (seed >> 60)) << 23);
+			memcpy(&v[k], &bits, sizeof bits);
+		}
+		if (i % 3 == 0) /* c close to -a b: cancellation */
+			v[2] = -v[0] * v[1] * (1.0f + (float)((int)(seed & 7u) - 3) * 1e-7f);
+		float want = fmaf(v[0], v[1], v[2]), got = fma_odd(v[0], v[1], v[2]);
+		if (isnan(want)) {
+			assert_true(isnan(got));
+			continue;
+		}
+		uint32_t a, b;
+		memcpy(&a, &want, sizeof a), memcpy(&b, &got, sizeof b);
+		if (a != b)
+			print_message("fma(%a, %a, %a): libm %a, emulation %a\n", (double)v[0], (double)v[1],
+			              (double)v[2], (double)want, (double)got);
+		assert_int_equal(a, b);
+		checked++;
+	}
+	const float edge[][3] = {{1.0f + 0x1p-23f, 1.0f - 0x1p-23f, -1.0f},
+	                         {0x1p-126f, 0x1p-10f, 0x1p-149f},
+	                         {3.0f, 0x1p-149f, 0x1p-149f},
+	                         {0x1p100f, 0x1p100f, -INFINITY},
+	                         {1.0f, 1.0f, 0x1p-25f},
+	                         {1.0f, 1.0f + 0x1p-23f, 0x1p-24f}};
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		float want = fmaf(edge[i][0], edge[i][1], edge[i][2]);
+		float got = fma_odd(edge[i][0], edge[i][1], edge[i][2]);
+		assert_memory_equal(&want, &got, sizeof want);
+	}
+	print_message("fma emulation: %d random cases and the edge cases agree with fmaf\n", checked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fused_multiply_add_emulation),
 	    cmocka_unit_test(test_free_inertia_ratio),
 	    cmocka_unit_test(test_damping_decay_per_second),
 	    cmocka_unit_test(test_world_decay_matches_closed_form_at_any_substeps),

@@ -5,12 +5,17 @@
  *   'S' u8 strands, per strand u8 points + f32 segment, anchor[3], direction[3];
  *       [u32 len][key record], then [u32 tick][u32 len][record]...
  *                                               -> "<error name> <FNV-1a of the points>"
- * Every strand record is applied to a fresh decoder that took the key record at tick 1. */
+ * Every strand record is applied to a fresh decoder that took the key record at tick 1.
+ *   'C' shape as for 'S'; [u32 len][keyframe frame_batch_c], then [u32 len][message]...
+ *                       -> "<batch error> <record error> <FNV-1a of the points> <seq>"
+ * Compact (PROTOCOL.md 11): each message is decoded with a clock at tick 1 (time 0, 60 Hz)
+ * and its first record applied, step 1, to a fresh decoder that took the keyframe. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptp/compact.h"
 #include "ptp/proto.h"
 #include "ptp/strand.h"
 
@@ -52,6 +57,69 @@ static void messages(void)
 		printf("%s\n", ptp_err_name(ptp_msg_decode(p, n, &m)));
 		free(p);
 	}
+}
+
+static void read_shape(ptp_shape_t *s)
+{
+	memset(s, 0, sizeof *s);
+	s->strand_count = (uint8_t)getchar();
+	for (int i = 0; i < s->strand_count && i < PTP_MAX_STRANDS; i++) {
+		float f[7];
+		s->strands[i].points = (uint8_t)getchar();
+		if (fread(f, 4, 7, stdin) != 7) /* the test runs on little-endian hosts */
+			exit(2);
+		s->strands[i].segment_length = f[0];
+		memcpy(s->strands[i].anchor, f + 1, sizeof(float) * 3);
+		memcpy(s->strands[i].direction, f + 4, sizeof(float) * 3);
+	}
+}
+
+static void compact(void)
+{
+	ptp_shape_t s;
+	ptp_batch_c_t kb;
+	ptp_record_c_t key;
+	uint32_t n;
+	uint8_t *k;
+	size_t off = 0, np;
+	float out[3 * PTP_MAX_STRANDS * PTP_MAX_POINTS];
+	read_shape(&s);
+	np = (size_t)ptp_shape_point_count(&s);
+	if (!read_u32(&n))
+		exit(2);
+	k = read_exact(n);
+	if (ptp_batch_c_decode(k, n, &kb) != PTP_OK || !ptp_record_c_next(&kb, &off, &key))
+		exit(3);
+	while (read_u32(&n)) {
+		uint8_t *p = read_exact(n);
+		ptp_decoder_t *d = ptp_decoder_create(&s);
+		ptp_batch_clock_t clock = {1, 0, 60};
+		ptp_batch_c_t b;
+		ptp_record_c_t r;
+		ptp_head_c_t head = {0};
+		uint64_t h = 1469598103934665603u;
+		ptp_err_t be, e = PTP_OK;
+		size_t ro = 0;
+		if (!d || ptp_decoder_apply_c(d, 1, 1, &key, NULL, out, np) != PTP_OK)
+			exit(3);
+		be = ptp_batch_c_decode(p, n, &b);
+		if (be == PTP_OK)
+			be = ptp_batch_clock_advance(&clock, &b);
+		if (be == PTP_OK && ptp_record_c_next(&b, &ro, &r))
+			e = ptp_decoder_apply_c(d, clock.tick, 1, &r, &head, out, np);
+		else
+			e = PTP_EINVAL; /* no record to apply */
+		for (size_t i = 0; e == PTP_OK && i < 3 * np; i++) {
+			uint32_t u;
+			memcpy(&u, &out[i], 4);
+			h = (h ^ u) * 1099511628211u;
+		}
+		printf("%s %s %016llx %u\n", ptp_err_name(be), ptp_err_name(e),
+		       e == PTP_OK ? (unsigned long long)h : 0ull, e == PTP_OK ? head.last_seq : 0u);
+		ptp_decoder_destroy(d);
+		free(p);
+	}
+	free(k);
 }
 
 static void strands(void)
@@ -108,6 +176,8 @@ int main(void)
 		messages();
 	else if (mode == 'S')
 		strands();
+	else if (mode == 'C')
+		compact();
 	else
 		return 2;
 	return 0;

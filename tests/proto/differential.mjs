@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import {
-  StrandDecoder, decodeMessage, encodeMessage, encodeRecord, hexToBytes,
+  BatchClock, CompactDecoder, StrandDecoder, decodeBatchC, decodeMessage, encodeMessage, encodeRecord, hexToBytes,
 } from '../../proto/js/ponytail-proto.mjs';
 
 const [driver, countArg] = process.argv.slice(2);
@@ -97,6 +97,48 @@ for (let i = 0; i < count; i++) {
 }
 compare('strand', wantS, run(Buffer.concat([...head, ...body]), 'strand'), recs);
 
+// Compact frames (PROTOCOL.md 11): compact_swing's messages, mutated, each decoded with a
+// clock at tick 1 and applied after its keyframe (the driver's 'C' mode says how).
+const cv = JSON.parse(readFileSync(join(vec, 'compact', 'compact_swing.json'), 'utf8'));
+const cmsgs = cv.steps.filter((s) => s.message).map((s) => hexToBytes(s.message));
+const ckeyRec = decodeBatchC(cmsgs[0]).records[0];
+const chead = [Buffer.from([0x43, cv.shape.length])];
+for (const s of cv.shape) {
+  const b = Buffer.alloc(29);
+  b[0] = s.points;
+  [s.segment_length, ...s.anchor, ...s.direction].forEach((x, i) => b.writeFloatLE(x, 1 + 4 * i));
+  chead.push(b);
+}
+const cin = [];
+const wantC = [];
+const cbody = [];
+for (let i = 0; i < count; i++) {
+  const m = mutate(cmsgs[1 + rnd(cmsgs.length - 1)], true);
+  const dec = new CompactDecoder(cv.shape);
+  dec.applyCompact(1n, 1n, ckeyRec);
+  const clock = new BatchClock(1n, 0n, 60);
+  const [b, be0] = errorOf(() => decodeBatchC(m));
+  let be = be0, e = 'invalid', h = 0n, seq = 0;
+  if (b) {
+    const [, ce] = errorOf(() => clock.advance(b));
+    be = ce;
+  }
+  if (be === 'ok' && b.records.length) {
+    const [got, ae] = errorOf(() => dec.applyCompact(clock.tick, 1n, b.records[0]));
+    e = ae;
+    if (got) {
+      h = 1469598103934665603n;
+      for (const x of new Uint32Array(got.points.buffer)) h = ((h ^ BigInt(x)) * 1099511628211n) & 0xffffffffffffffffn;
+      seq = got.last_seq;
+    }
+  }
+  wantC.push(`${be} ${e} ${h.toString(16).padStart(16, '0')} ${seq}`);
+  cin.push(m);
+  cbody.push(u32(m.length), Buffer.from(m));
+}
+chead.push(u32(cmsgs[0].length), Buffer.from(cmsgs[0]));
+compare('compact', wantC, run(Buffer.concat([...chead, ...cbody]), 'compact'), cin);
+
 const kinds = (a) => new Set(a.map((x) => x.split(' ')[0])).size;
-console.log(`differential: ${count} messages (${kinds(wantM)} outcomes), ${count} strand records (${kinds(wantS)} outcomes), ${failures} disagreements`);
+console.log(`differential: ${count} messages (${kinds(wantM)} outcomes), ${count} strand records (${kinds(wantS)} outcomes), ${count} compact messages (${new Set(wantC.map((x) => x.split(' ').slice(0, 2).join(' '))).size} outcomes), ${failures} disagreements`);
 process.exit(failures ? 1 : 0);

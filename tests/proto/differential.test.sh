@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Differential test: the C decoders (a small driver linked against the built library) and
-# the JS decoders must agree on 20,000 randomly mutated messages and strand records.
+# the JS decoders must agree on 20,000 randomly mutated messages, strand records and
+# compact frame_batch_c messages (PROTOCOL.md 11).
 set -eu
 build="${PT_BUILD:-build}"
 out="$build/tests/proto"

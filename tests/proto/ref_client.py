@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A third-party client of a live ponytaild, from proto/PROTOCOL.md alone: the WebSocket
-handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.2, subscribe,
+handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.1, subscribe,
 and every frame record decoded by ref_decoder.py. Each decoded tick is compared with the
 daemon's own points for that tick (GET /v1/instances/{id}/frame, polled meanwhile): every
 point must lie within the welcome's max_error_m (plus binary32 rounding).
@@ -19,6 +19,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_decoder as rd  # noqa: E402
+import ref_compact as rc  # noqa: E402
 
 
 class Ws:
@@ -88,14 +89,19 @@ def message(t, minor, body):
     return b'PT' + bytes([1, minor, t, 0]) + struct.pack('<I', len(body)) + body
 
 
-def main(http, ws_port, iid, seconds):
+def main(http, ws_port, iid, seconds, compact=False):
     ws = Ws(ws_port)
     name = b'ref_client.py'
-    ws.send(message(0x01, 0, bytes([1, 2, len(name)]) + name))  # hello 1.2
+    if compact:  # hello 1.2 with features bit 0: frame_batch_c (PROTOCOL.md 11)
+        ws.send(message(0x01, 2, bytes([1, 2, len(name)]) + name + bytes([1])))
+    else:
+        ws.send(message(0x01, 0, bytes([1, 1, len(name)]) + name))  # hello 1.1
+    minor = 2 if compact else 1
     welcome = rd.decode_message(ws.recv())
-    assert welcome['type'] == 'welcome' and welcome['minor'] == 2 and welcome.get('header_minor') == 2, welcome
+    assert welcome['type'] == 'welcome' and welcome['minor'] == minor and welcome.get('header_minor') == minor, welcome
     bound = welcome['max_error_m']
-    ws.send(message(0x03, 2, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
+    tick, time_us, hz = int(welcome['tick']), int(welcome['server_time_us']), welcome['tick_hz']
+    ws.send(message(0x03, 1, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
     decoded, truth, stop = {}, {}, time.time() + seconds
 
     def poll():  # the daemon's own points, a tick at a time
@@ -108,9 +114,22 @@ def main(http, ws_port, iid, seconds):
     th.start()
     dec, batches, keys, errors = None, 0, 0, []
     while time.time() < stop:
-        m = rd.decode_message(ws.recv())
+        raw = ws.recv()
+        if compact and raw[4] == 0x87:
+            gap, dev, recs = rc.decode_batch(raw)
+            tick += gap
+            time_us += (gap * 10**6 + hz // 2) // hz + dev
+            batches += 1
+            for rec in recs:
+                keys += rec['flags'] & 1
+                try:
+                    decoded[tick] = dec.apply_compact(tick, 1, rec)[0]
+                except rd.Err as e:
+                    errors.append(f'tick {tick}: {e.code}')
+            continue
+        m = rd.decode_message(raw)
         if m['type'] == 'instance_event' and m['kind'] in ('added', 'changed', 'reset'):
-            dec = rd.StrandDecoder(m['shape'])
+            dec = rc.CompactDecoder(m['shape']) if compact else rd.StrandDecoder(m['shape'])
         elif m['type'] == 'frame_batch':
             batches += 1
             for rec in m['records']:
@@ -132,4 +151,5 @@ def main(http, ws_port, iid, seconds):
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]),
+                  len(sys.argv) > 5 and sys.argv[5] == 'compact'))

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # A third-party client written from PROTOCOL.md alone (tests/proto/ref_client.py, Python
-# stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.2, subscribe, three
+# stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.1, subscribe, three
 # seconds of frames of an instance shaken by the built-in driver (twin strands, a collider),
 # every decoded tick within the welcome's max_error_m of the daemon's own points for that
-# tick (GET /v1/instances/{id}/frame).
+# tick (GET /v1/instances/{id}/frame); then again as a 1.2 client of compact frames.
 . "$(dirname "$0")/../client/lib.sh"
 start_daemon
 ID=$(python3 - "$S" <<'PY'
@@ -18,4 +18,7 @@ print(json.load(urllib.request.urlopen(req, timeout=10))["id"])
 PY
 ) || fail "create the instance"
 timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 || fail "ref_client.py"
+# the same with hello 1.2 asking for compact frames (PROTOCOL.md 11): frame_batch_c,
+# decoded by ref_compact.py, within the same bound
+timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 compact || fail "ref_client.py compact"
 finish ref_client

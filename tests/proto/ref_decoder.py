@@ -140,6 +140,8 @@ def payload(t, r, minor, strict):
         need(m['major'] == MAJOR, 'version')
         m['minor'] = r.u8()
         m['client_name'] = r.str8(64)
+        if minor >= 2:  # section 11: bit 0 asks for compact frames
+            m['features'] = flags(r, 1, strict)
     elif t == 'authorize':
         m['instance_id'] = str(r.u64())
         m['token'] = r.str8(128)

@@ -365,7 +365,7 @@ static void test_hello_major(void **state)
 	(void)state;
 	memset(&m, 0, sizeof m);
 	m.type = PTP_HELLO;
-	m.u.hello = (ptp_hello_t){2, 0, str("x")};
+	m.u.hello = (ptp_hello_t){2, 0, str("x"), 0};
 	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_EVERSION);
 	m.u.hello.major = 1;
 	assert_int_equal(ptp_msg_encode(&m, b, sizeof b, &n), PTP_OK);

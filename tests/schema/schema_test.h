@@ -76,6 +76,7 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 		DIFF((s->collider_mask & all) == (t->collider_mask & all), "strands[%d].colliders",
 		     i);
 		DIFF(strcmp(s->anchor_bone, t->anchor_bone) == 0, "strands[%d].anchor_bone", i);
+		DIFF(strcmp(s->root_joint, t->root_joint) == 0, "strands[%d].root_joint", i);
 		DIFF(s->mass_root == t->mass_root, "strands[%d].mass_root", i);
 		DIFF(s->mass_tip == t->mass_tip, "strands[%d].mass_tip", i);
 		DIFF(s->radius == t->radius, "strands[%d].radius", i);
@@ -96,6 +97,7 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 			     i, j);
 			DIFF(v3_same(p->limit_axis, q->limit_axis),
 			     "strands[%d].joints[%d].limit_axis", i, j);
+			DIFF(strcmp(p->name, q->name) == 0, "strands[%d].joints[%d].name", i, j);
 		}
 	}
 	DIFF(a->bone_count == b->bone_count, "bones");

@@ -7,7 +7,8 @@
 # (test_avatar.expect.json): names, joints, rest lengths, bend and points, collider
 # shapes, the bone each collider is attached to (its own: "chest", not folded into the
 # head), the bones' head-local rest positions and the colliders' coordinates in their
-# bone's frame; `ponytail sim` runs the imports.
+# bone's frame; the instance names every point's bone ("joints", the root bone first, ""
+# for the 0.x virtual tail); `ponytail sim` runs the imports.
 # Run by `make test` from the repository root with PT_BUILD set.
 set -u
 bin="${PT_BUILD:-build}/bin/ponytail"
@@ -106,6 +107,7 @@ for v, fmt in (('1', 'VRM 1.0'), ('0', 'VRM 0.x')):
                    for k in range(len(seg)))
         tail = v == '0'  # 0.x: a virtual tail after the leaf joint
         check(s['name'] == c['name'] and s['joints'] == c['joints'], v + ': chain %s joints %s' % (s['name'], s['joints']))
+        check(i.get('joints') == c['joints'] + [''] * tail, v + ': %s instance joints %s' % (c['name'], i.get('joints')))
         check(s['virtual_tail'] == tail and s['points'] == len(pts) + tail == len(i['rest']), v + ': %s points' % c['name'])
         check(near(s['segment_lengths'][:len(seg)], seg, 1e-6), v + ': %s lengths %s, put in %s' % (c['name'], s['segment_lengths'], seg))
         check(abs(s['rest_bend_max_deg'] - bend) < 1e-3, v + ': %s bend %s, put in %s' % (c['name'], s['rest_bend_max_deg'], bend))

@@ -139,6 +139,10 @@ typedef struct pt_joint_def {
 	/* verlet */
 	float mass;   /* relative mass of point j+1, [0.001, 100]; 0 = from mass_root/mass_tip */
 	float radius; /* particle radius of point j+1, m, [0, 0.1]; < 0 = the strand's radius */
+	/* informational: the name of point j+1's bone in the client's skeleton (an imported
+	 * VRM's joint node), UTF-8, <= PT_NAME_MAX - 1 bytes; "" = no bone (a VRM 0.x virtual
+	 * tail) or not given. Point 0's is the strand's root_joint. Never used by a solver */
+	char name[PT_NAME_MAX];
 } pt_joint_def;
 
 /* A strand's rest shape is either straight (anchor, direction, points, segment_length)
@@ -155,6 +159,9 @@ typedef struct pt_strand_def {
 	                       * negative droops bangs forward/up. Default 1 */
 	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
 	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
+	char root_joint[PT_NAME_MAX];  /* informational: point 0's bone, the chain's root bone (the
+	                                * first one it rotates; its parent is anchor_bone or the
+	                                * head); "" = not given. The JSON "joints"[0] */
 	/* verlet */
 	float mass_root;      /* relative mass of point 1, [0.001, 100]; masses interpolate linearly */
 	float mass_tip;       /* relative mass of the tip, [0.001, 100] */

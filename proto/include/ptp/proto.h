@@ -180,6 +180,8 @@ typedef struct ptp_hello_t {
 	uint8_t major, minor;  /* the version the client speaks: major must be PTP_MAJOR
 	                          (PTP_EVERSION), minor its highest */
 	ptp_str_t client_name; /* <= PTP_MAX_NAME bytes */
+	uint8_t features;      /* header minor >= 2: bit 0 asks for compact frames
+	                          (ptp/compact.h, PTP_FEATURE_COMPACT); 0 before */
 } ptp_hello_t;
 
 typedef struct ptp_authorize_t {

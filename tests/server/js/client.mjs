@@ -1,9 +1,9 @@
 // Test helper: a WebSocket client speaking proto/PROTOCOL.md through the JS codec, with a
 // queue of decoded messages to await.
-import { MINOR, decodeMessage, encodeMessage, StrandDecoder } from '../../../proto/js/ponytail-proto.mjs';
+import { FRAME_BATCH_C, MINOR, decodeBatchC, decodeMessage, encodeMessage, StrandDecoder } from '../../../proto/js/ponytail-proto.mjs';
 
 export class Client {
-  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1', minor = 0 } = {}) {
+  static async open(url, { name = 'test', hello = true, protocol = 'ponytail.v1', minor = 0, features } = {}) {
     const c = new Client();
     c.ws = new WebSocket(url, protocol);
     c.minor = minor;
@@ -12,7 +12,9 @@ export class Client {
     c.waiters = [];
     c.closed = new Promise((resolve) => c.ws.addEventListener('close', (e) => resolve({ code: e.code, reason: e.reason })));
     c.ws.addEventListener('message', (e) => {
-      const m = typeof e.data === 'string' ? { type: 'text' } : decodeMessage(new Uint8Array(e.data));
+      const b = typeof e.data === 'string' ? null : new Uint8Array(e.data);
+      /* compact frames (PROTOCOL.md 11) are their own message type */
+      const m = !b ? { type: 'text' } : b[4] === FRAME_BATCH_C ? decodeBatchC(b) : decodeMessage(b);
       m.at = performance.now();
       c.msgs.push(m);
       c.waiters = c.waiters.filter((w) => !w(m));
@@ -22,7 +24,7 @@ export class Client {
       c.ws.addEventListener('error', () => reject(new Error('websocket did not open')), { once: true });
     });
     if (hello) {
-      c.send({ type: 'hello', major: 1, minor, client_name: name });
+      c.send({ type: 'hello', major: 1, minor, client_name: name, features });
       c.welcome = await c.next('welcome');
     }
     return c;

@@ -1,0 +1,253 @@
+// The avatar page (avatar.html): open a .vrm, the daemon imports its spring bones
+// (POST /v1/import/vrm, the importer of `ponytail import-vrm`), the page creates the
+// instance (POST /v1/instances) and stores the file with it (PUT /v1/instances/{id}/avatar);
+// then the mouse (or the webcam) turns the head, the page publishes head poses, and every
+// avatar of the room -- the visitor's own and everyone else's, each fetched from
+// GET /v1/instances/{id}/avatar -- is drawn from the server's frames: head and chest from
+// the frame's head pose, hair bones from its points (avatar-rig.mjs). three-vrm's own
+// spring bones never run.
+//
+// ?room=NAME (default "avatars"); ?demo=1 sweeps the own head by itself (what the browser
+// test uses); ?ws= as on the main page.
+
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { VRMLoaderPlugin, VRMUtils } from '@pixiv/three-vrm';
+import { AvatarRig } from './avatar-rig.mjs';
+import { CameraControl } from './camera.mjs';
+import { api, ApiError, Link } from './net.mjs';
+import { clamp, DEG, quatFromYawPitchRoll, quatMul } from './math.mjs';
+
+const params = new URLSearchParams(location.search);
+const ROOM_RE = /^[A-Za-z0-9_.-]{0,63}$/;
+const room = ROOM_RE.test(params.get('room') ?? '') && params.get('room') !== null ? params.get('room') : 'avatars';
+const demo = params.get('demo') === '1';
+const $ = (id) => document.getElementById(id);
+const statusEl = $('status');
+
+function status(text, state = '') {
+  statusEl.textContent = text;
+  statusEl.dataset.state = state;
+}
+
+// ---- three.js scene -------------------------------------------------------------------
+
+const stage = $('stage');
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0x20232a);
+scene.add(new THREE.AmbientLight(0xffffff, 1.2));
+const sun = new THREE.DirectionalLight(0xffffff, 2);
+sun.position.set(1, 2, 3);
+scene.add(sun, new THREE.GridHelper(6, 12, 0x555a66, 0x3a3e48));
+const camera = new THREE.PerspectiveCamera(35, 1, 0.05, 50);
+camera.position.set(0, 1.45, 3.2);
+camera.lookAt(0, 1.3, 0);
+let renderer = null;
+try {
+  renderer = new THREE.WebGLRenderer({ antialias: true });
+  renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
+  stage.append(renderer.domElement);
+} catch (e) {
+  status(`no WebGL here (${e.message}): the avatars are posed but not drawn`, 'error');
+}
+function resize() {
+  const w = stage.clientWidth || 640, h = stage.clientHeight || 480;
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+  renderer?.setSize(w, h, false);
+}
+addEventListener('resize', resize);
+resize();
+
+// ---- the room's avatars ------------------------------------------------------------------
+
+const link = new Link({ location, wsOverride: params.get('ws'), clientName: 'ponytail-avatar' });
+const avatars = new Map(); // key -> {key, rig, latest, tick, gone}
+const localFiles = new Map(); // key -> bytes of an avatar this page uploaded
+let own = null; // {key, token}
+const probeLog = []; // [{key, tick, bones}] after each applied frame (the browser test)
+
+async function loadVrm(bytes) {
+  const loader = new GLTFLoader();
+  loader.register((parser) => new VRMLoaderPlugin(parser));
+  const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const gltf = await loader.parseAsync(buf, '');
+  const vrm = gltf.userData.vrm;
+  if (!vrm) throw new Error('not a VRM file (no VRM extension)');
+  if (vrm.meta?.metaVersion === '0') VRMUtils.rotateVRM0(vrm);
+  vrm.scene.traverse((o) => { o.frustumCulled = false; });
+  return { vrm, gltf };
+}
+
+async function fetchBytes(path) {
+  const res = await fetch(path, { cache: 'no-store' });
+  if (!res.ok) {
+    let body = null;
+    try { body = await res.json(); } catch {}
+    throw new ApiError(res.status, body);
+  }
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+// An instance of the room appeared: its bones, then its avatar file (which may follow
+// the instance by a moment when its owner is still uploading it).
+async function addAvatar(key) {
+  if (avatars.has(key)) return;
+  const a = { key, rig: null, latest: null, tick: -1, gone: false };
+  avatars.set(key, a);
+  for (let attempt = 0; attempt < 20 && !a.gone; attempt++) {
+    try {
+      const inst = await api('GET', `/v1/instances/${key}`);
+      const bytes = localFiles.get(key) ?? (inst.avatar ? await fetchBytes(inst.avatar.url) : null);
+      if (!bytes || !inst.bones) {
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      const { vrm, gltf } = await loadVrm(bytes);
+      if (a.gone) return;
+      a.rig = new AvatarRig(vrm, gltf, inst.bones);
+      scene.add(vrm.scene);
+      if (a.rig.problems.length) console.warn(`instance ${key}:`, a.rig.problems.join('; '));
+      if (key === own?.key) status(`instance ${key}: ${a.rig.strands.filter(Boolean).length} hair chains driven by the server${a.rig.problems.length ? ` (${a.rig.problems[0]})` : ''}`, 'ok');
+      return;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404 && e.field === 'id') break; // deleted
+      if (!(e instanceof ApiError)) {
+        console.warn(`instance ${key}: ${e.message}`);
+        if (key === own?.key) status(`cannot show the avatar: ${e.message}`, 'error');
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+function removeAvatar(key) {
+  const a = avatars.get(key);
+  if (!a) return;
+  a.gone = true;
+  if (a.rig) {
+    scene.remove(a.rig.root);
+    VRMUtils.deepDispose(a.rig.root);
+  }
+  avatars.delete(key);
+}
+
+link.addEventListener('event', (ev) => {
+  const m = ev.detail;
+  if (m.kind === 'removed') removeAvatar(m.key);
+  else if (m.room === undefined || m.room === room) addAvatar(m.key);
+});
+link.addEventListener('frames', (ev) => {
+  for (const r of ev.detail.records) {
+    const a = avatars.get(r.key);
+    if (!a) continue;
+    a.latest = r;
+    a.tick = ev.detail.tick;
+    if (!a.rig) continue;
+    a.rig.apply(r);
+    if (probeLog.length < 2000) probeLog.push({ key: r.key, tick: Number(ev.detail.tick), bones: a.rig.bonePositions() });
+  }
+});
+link.addEventListener('state', (ev) => {
+  if (ev.detail.state !== 'open' && !own) status(`server: ${ev.detail.state} ${ev.detail.detail}`);
+});
+
+// ---- the visitor's own avatar ------------------------------------------------------------
+
+async function upload(method, path, bytes, token) {
+  const headers = { 'Content-Type': 'model/gltf-binary' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method, headers, body: bytes });
+  const text = await res.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch {}
+  if (!res.ok) throw new ApiError(res.status, json);
+  return json;
+}
+
+// A name of at most 63 bytes of UTF-8, cut at a character.
+function shortName(s) {
+  const enc = new TextEncoder();
+  while (enc.encode(s).length > 63) s = s.slice(0, -1);
+  return s || 'avatar';
+}
+
+async function openFile(file) {
+  try {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    status(`importing ${file.name} (${(bytes.length / 1e6).toFixed(1)} MB)…`);
+    const imp = await upload('POST', '/v1/import/vrm', bytes);
+    const def = { ...imp.definition, room, name: shortName(file.name.replace(/\.(vrm|glb)$/i, '')) };
+    const c = await api('POST', '/v1/instances', { body: def });
+    const key = String(c.id);
+    localFiles.set(key, bytes);
+    own = { key, token: c.token };
+    link.authorize(key, c.token);
+    await upload('PUT', `/v1/instances/${key}/avatar`, bytes, c.token);
+    const warnings = imp.report?.warnings ?? [];
+    status(`instance ${key} created: ${def.strands.length} strands${warnings.length ? `; ${warnings.length} import warnings (console)` : ''}`, 'ok');
+    if (warnings.length) console.warn('import-vrm:', warnings.join('\n'));
+    addAvatar(key);
+  } catch (e) {
+    status(e instanceof ApiError ? `${e.field ? `${e.field}: ` : ''}${e.message}` : e.message, 'error');
+  }
+}
+$('vrm-file').addEventListener('change', (ev) => {
+  const f = ev.target.files?.[0];
+  if (f) openFile(f);
+});
+
+// The head: the mouse over the stage (yaw and pitch), the webcam when it sees a face, or
+// with ?demo=1 a sweep. Published at 60 Hz while the own avatar is shown.
+const cam = new CameraControl({ button: $('btn-camera'), status: $('cam-status'), video: $('cam-video') });
+const mouse = { yaw: 0, pitch: 0 };
+stage.addEventListener('pointermove', (ev) => {
+  const r = stage.getBoundingClientRect();
+  mouse.yaw = clamp(((ev.clientX - r.left) / r.width - 0.5) * 2, -1, 1) * 60 * DEG;
+  mouse.pitch = clamp(((ev.clientY - r.top) / r.height - 0.5) * 2, -1, 1) * 30 * DEG;
+});
+
+function ownPose(t) {
+  const a = own && avatars.get(own.key);
+  if (!a?.rig) return null;
+  const rest = a.rig.restPose();
+  const slot = (Number(own.key) % 5) - 2; // avatars side by side, by id
+  const p = [rest.p[0] + slot * 0.8, rest.p[1], rest.p[2]];
+  let q;
+  const c = cam.current();
+  if (demo) q = quatFromYawPitchRoll(40 * DEG * Math.sin(2 * Math.PI * 0.7 * t), 15 * DEG * Math.sin(2 * Math.PI * 0.45 * t), 0);
+  else if (c) {
+    q = c.q;
+    for (let i = 0; i < 3; i++) p[i] += c.offset[i];
+  } else q = quatFromYawPitchRoll(mouse.yaw, mouse.pitch, 0);
+  return { p, q: quatMul(q, rest.q) };
+}
+
+const t0 = performance.now();
+setInterval(() => {
+  const pose = ownPose((performance.now() - t0) / 1000);
+  if (pose && link.open) link.sendPose(own.key, pose.p, pose.q);
+}, 1000 / 60);
+
+function frame() {
+  renderer?.render(scene, camera);
+  requestAnimationFrame(frame);
+}
+
+$('room-name').textContent = room || '""';
+link.setRoom(room);
+link.start();
+requestAnimationFrame(frame);
+
+// For the browser test (tests/web/avatar.test.mjs) and the curious: the state of the page.
+window.ptAvatar = {
+  room,
+  get own() { return own?.key ?? null; },
+  get shown() { return [...avatars.values()].filter((a) => a.rig).map((a) => a.key); },
+  get status() { return statusEl.textContent; },
+  get problems() { return [...avatars.values()].flatMap((a) => a.rig?.problems ?? []); },
+  names(key) { return avatars.get(key)?.rig?.strands.map((s) => s && s.objs.map((o) => o?.name ?? null)) ?? null; },
+  takeLog() { return probeLog.splice(0); },
+  openUrl: async (url) => openFile(new File([await fetchBytes(url)], url.split('/').pop())),
+};

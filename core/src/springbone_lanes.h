@@ -1,0 +1,119 @@
+/* The spring-bone solver's wide path: sixteen chains (usually of several instances) step
+ * together, one per SIMD lane, as verlet_lanes.h does for verlet strands (private to
+ * core).
+ *
+ * A chain is follow-the-leader, joint j waiting for joint j - 1: one chain at a time it
+ * is a chain of dependent square roots and divisions. Across lanes sixteen of them run
+ * side by side. The kernel (springbone_lanes.inc) is pt_sb_step_chain's arithmetic,
+ * operation for operation in the same order, so a chain's result is bit-identical on
+ * the wide path (AVX2 or its plain-C emulation) and on the per-chain path
+ * (tests/springbone/test_sb_lanes.c holds them equal).
+ *
+ * What the wide path takes: chains of the world's spring-bone instances (fixed length)
+ * whose colliders are spheres, capsules and planes, with or without cone and hinge
+ * limits. Instances with ellipsoids or inside shapes step per chain.
+ *
+ * Per-instance state lives in pt_sb_data (in->solver_data): the chain descriptions of
+ * springbone.h, the per-joint terms in a lane-friendly block, and the rigid carries of
+ * center = head for every step of the pending batch.
+ */
+#ifndef PT_SPRINGBONE_LANES_H
+#define PT_SPRINGBONE_LANES_H
+
+#include "springbone.h"
+#include "world_internal.h"
+
+enum { PT_SB_LANES = 16, PT_SB_BATCH_SLOTS = 8 };
+
+/* Per-joint fields of a chain's block, `joints` floats each, field after field: the
+ * substep terms (pt_sb_joint), the rest segment length, and the head-local rest
+ * direction of the segment (the straight chain's direction when it has no rest shape),
+ * and the joint's angle limit. */
+enum {
+	PT_SBF_KEPT,
+	PT_SBF_STIFF,
+	PT_SBF_PUSHX,
+	PT_SBF_PUSHY,
+	PT_SBF_PUSHZ,
+	PT_SBF_HITR,
+	PT_SBF_LEN,
+	PT_SBF_DIRX,
+	PT_SBF_DIRY,
+	PT_SBF_DIRZ,
+	/* the angle limit: type (pt_limit_type as a float), cos, sin and -sin of its angle,
+	 * hinge axis (head-local) */
+	PT_SBF_LTYPE,
+	PT_SBF_COS,
+	PT_SBF_SIN,
+	PT_SBF_NSIN,
+	PT_SBF_LAXX,
+	PT_SBF_LAXY,
+	PT_SBF_LAXZ,
+	PT_SBF_COUNT
+};
+
+/* center = head: the rigid motions carrying the stored tails x (mc, tc) and px (mp, tp)
+ * to the head pose of one step (springbone.h, pt_sb_frame). */
+typedef struct pt_sb_carry {
+	pt_mat3 mc, mp;
+	pt_vec3 tc, tp;
+} pt_sb_carry;
+
+/* A spring-bone instance's solver data (solver_springbone.c owns it). */
+typedef struct pt_sb_data {
+	pt_springbone_form form;
+	int center_head;
+	int njoints;
+	float h;                 /* substep the `run` terms were converted for; 0 = stale */
+	uint32_t teleports;      /* in->teleports when pose_x / pose_px were last valid */
+	pt_pose pose_x, pose_px; /* head poses at which x and px were written */
+	pt_sb_chain chain[PT_MAX_STRANDS];
+	pt_sb_param *par; /* authored, per joint, strand after strand */
+	pt_sb_joint *run; /* per substep (hot) */
+	pt_sb_limit *lim;
+	float *len;   /* per joint: rest segment length (chains with a rest shape) */
+	pt_vec3 *dir; /* per joint: head-local unit rest direction */
+	float gravity_scale[PT_MAX_STRANDS];
+	/* the wide path */
+	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
+	int lanes_off;  /* tests: 1 forces the per-chain path */
+	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
+	/* 1: chain s's terms KEPT .. LEN are the same at every joint (bit for bit): a batch
+	 * of such chains reads one value per lane instead of gathering every joint's */
+	int uniform[PT_MAX_STRANDS];
+	pt_sb_carry carry[PT_MAX_SUBSTEPS]; /* per step of the batch the instance is in */
+} pt_sb_data;
+
+/* One batch, chains of the same joint count taking the same number of steps (at most
+ * PT_MAX_SUBSTEPS), the head poses of each step in their instance's sub_pose / sub_rot
+ * and h already converted. Lanes past `count` repeat lane 0 and are never written back. */
+typedef struct pt_sb_lanes {
+	int count;
+	int joints;
+	int steps;
+	int base[PT_SB_LANES];             /* pool index of each root */
+	const pt_inst *inst[PT_SB_LANES];  /* poses (sub_pose, sub_rot) and colliders */
+	const pt_sb_data *data[PT_SB_LANES];
+	int strand[PT_SB_LANES];
+} pt_sb_lanes;
+
+/* Pending partial batches, one per (joints, steps) in use; a ninth kind runs the fullest
+ * to make room. On the stepping thread's stack. */
+typedef struct pt_sb_batcher {
+	int used;
+	pt_sb_lanes batch[PT_SB_BATCH_SLOTS];
+} pt_sb_batcher;
+
+/* The kernels: step the batch's chains by b->steps steps (lanes past count repeat 0). */
+void pt_sb_lanes_scalar(pt_world *w, const pt_sb_lanes *b);
+void pt_sb_lanes_avx2(pt_world *w, const pt_sb_lanes *b);
+
+/* Adds every chain of spring-bone instance `in` for its in->sub_n steps of in->sub_h
+ * seconds at the poses in->sub_pose / sub_rot; runs batches that fill up. Returns 0,
+ * doing nothing, when the instance must step per chain (the caller then calls its
+ * substep op). */
+int pt_sb_batch_add(pt_world *w, pt_sb_batcher *b, pt_inst *in);
+/* Runs every partial batch. */
+void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *b);
+
+#endif

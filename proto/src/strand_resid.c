@@ -1,0 +1,156 @@
+/* The encoder's per-tick integer passes over the codes (strand_enc.c): the residual sums
+ * of the four predictors, the chosen predictor's zigzag residuals, the codes' change, and
+ * the finiteness check of the input. SSE2 (every x86-64) four lanes at a time, else the
+ * plain loops; both give the same integers (tests/proto: the stream vectors fix every
+ * encoder byte).
+ *
+ * Codes are in [-M, M] with M < 2^15 and velocities in [-2M, 2M], so every residual
+ * below is < 2^18 in magnitude, its zigzag < 2^19, and a lane's sum over at most 32
+ * segment pairs stays far inside 32 bits. */
+#include <string.h>
+
+#include "strand_internal.h"
+
+#if !defined(PT_NO_SIMD) && defined(__SSE2__)
+#define RESID_SIMD 1
+#include <emmintrin.h>
+#else
+#define RESID_SIMD 0
+#endif
+
+static inline uint32_t zig(int32_t v)
+{
+	uint32_t u = (uint32_t)v;
+	return (u << 1) ^ (0u - (u >> 31));
+}
+
+#if RESID_SIMD
+static inline __m128i zig4(__m128i v)
+{
+	return _mm_xor_si128(_mm_slli_epi32(v, 1), _mm_srai_epi32(v, 31));
+}
+
+/* [a's upper two lanes, b's lower two]: the previous segment's (u, v) beside this one's */
+static inline __m128i prev_pair(__m128i a, __m128i b)
+{
+	return _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b), 1));
+}
+
+static inline uint64_t hsum(__m128i v)
+{
+	uint32_t t[4];
+	_mm_storeu_si128((__m128i *)t, v);
+	return (uint64_t)t[0] + t[1] + t[2] + t[3];
+}
+#endif
+
+void ptp_pred_sums(const int32_t *cur, const int32_t *pc, const int32_t *pv, int n,
+                   uint64_t sum[4])
+{
+	int32_t lu0 = 0, lv0 = 0, lu1 = 0, lv1 = 0;
+	int i = 0;
+	sum[0] = sum[1] = sum[2] = sum[3] = 0;
+#if RESID_SIMD
+	{
+		/* two segments (u, v, u, v) a step; l0, l1: last step's r0, r1 */
+		__m128i a0 = _mm_setzero_si128(), a1 = a0, a2 = a0, a3 = a0, l0 = a0, l1 = a0;
+		for (; i + 4 <= n; i += 4) {
+			__m128i r0 = _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(cur + i)),
+			                           _mm_loadu_si128((const __m128i *)(pc + i)));
+			__m128i r1 = _mm_sub_epi32(r0, _mm_loadu_si128((const __m128i *)(pv + i)));
+			a0 = _mm_add_epi32(a0, zig4(r0));
+			a1 = _mm_add_epi32(a1, zig4(r1));
+			a2 = _mm_add_epi32(a2, zig4(_mm_sub_epi32(r0, prev_pair(l0, r0))));
+			a3 = _mm_add_epi32(a3, zig4(_mm_sub_epi32(r1, prev_pair(l1, r1))));
+			l0 = r0, l1 = r1;
+		}
+		sum[0] = hsum(a0), sum[1] = hsum(a1), sum[2] = hsum(a2), sum[3] = hsum(a3);
+		if (i > 0) {
+			int32_t t[4];
+			_mm_storeu_si128((__m128i *)t, l0);
+			lu0 = t[2], lv0 = t[3];
+			_mm_storeu_si128((__m128i *)t, l1);
+			lu1 = t[2], lv1 = t[3];
+		}
+	}
+#endif
+	for (; i < n; i += 2) {
+		int32_t u0 = cur[i] - pc[i], u1 = u0 - pv[i];
+		int32_t v0 = cur[i + 1] - pc[i + 1], v1 = v0 - pv[i + 1];
+		sum[0] += (uint64_t)zig(u0) + zig(v0);
+		sum[1] += (uint64_t)zig(u1) + zig(v1);
+		sum[2] += (uint64_t)zig(u0 - lu0) + zig(v0 - lv0);
+		sum[3] += (uint64_t)zig(u1 - lu1) + zig(v1 - lv1);
+		lu0 = u0, lv0 = v0, lu1 = u1, lv1 = v1;
+	}
+}
+
+void ptp_pred_residuals(const int32_t *cur, const int32_t *pc, const int32_t *pv, int n,
+                        int pred, uint32_t *z)
+{
+	int32_t lin = (pred & PTP_PRED_LINEAR) ? -1 : 0, lu = 0, lv = 0;
+	int spatial = (pred & PTP_PRED_SPATIAL) != 0, i = 0;
+#if RESID_SIMD
+	{
+		const __m128i lm = _mm_set1_epi32(lin), sm = _mm_set1_epi32(spatial ? -1 : 0);
+		__m128i last = _mm_setzero_si128();
+		for (; i + 4 <= n; i += 4) {
+			__m128i r = _mm_sub_epi32(
+			    _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(cur + i)),
+			                  _mm_loadu_si128((const __m128i *)(pc + i))),
+			    _mm_and_si128(_mm_loadu_si128((const __m128i *)(pv + i)), lm));
+			__m128i d = _mm_sub_epi32(r, _mm_and_si128(prev_pair(last, r), sm));
+			_mm_storeu_si128((__m128i *)(z + i), zig4(d));
+			last = r;
+		}
+		if (i > 0) {
+			int32_t t[4];
+			_mm_storeu_si128((__m128i *)t, last);
+			lu = t[2], lv = t[3];
+		}
+	}
+#endif
+	for (; i < n; i += 2) {
+		int32_t ru = cur[i] - pc[i] - (pv[i] & lin);
+		int32_t rv = cur[i + 1] - pc[i + 1] - (pv[i + 1] & lin);
+		z[i] = zig(spatial ? ru - lu : ru);
+		z[i + 1] = zig(spatial ? rv - lv : rv);
+		lu = ru, lv = rv;
+	}
+}
+
+void ptp_code_delta(int32_t *vel, const int32_t *cur, const int32_t *prev, int n)
+{
+	int i = 0;
+#if RESID_SIMD
+	for (; i + 4 <= n; i += 4)
+		_mm_storeu_si128((__m128i *)(vel + i),
+		                 _mm_sub_epi32(_mm_loadu_si128((const __m128i *)(cur + i)),
+		                               _mm_loadu_si128((const __m128i *)(prev + i))));
+#endif
+	for (; i < n; i++)
+		vel[i] = cur[i] - prev[i];
+}
+
+int ptp_all_finite(const float *f, size_t n)
+{
+	uint32_t bad = 0;
+	size_t i = 0;
+#if RESID_SIMD
+	{
+		const __m128i exp = _mm_set1_epi32(0x7f800000);
+		__m128i acc = _mm_setzero_si128();
+		for (; i + 4 <= n; i += 4) {
+			__m128i b = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + i)), exp);
+			acc = _mm_or_si128(acc, _mm_cmpeq_epi32(b, exp));
+		}
+		bad = (uint32_t)_mm_movemask_epi8(acc);
+	}
+#endif
+	for (; i < n; i++) {
+		uint32_t b;
+		memcpy(&b, &f[i], sizeof b);
+		bad |= (b & 0x7f800000u) == 0x7f800000u;
+	}
+	return !bad;
+}

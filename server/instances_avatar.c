@@ -1,0 +1,114 @@
+/* The door, continued (instances.h): an instance's avatar file and the import of one.
+ *
+ * The daemon keeps one avatar (.vrm, as uploaded) per instance so that every visitor of a
+ * room can draw everyone's avatar with the server's hair on it. It lives in the store's
+ * avatars table (never in memory beyond a request), is replaced by a new upload and is
+ * deleted with its instance (a foreign key with ON DELETE CASCADE, which also makes an
+ * upload that races a delete fail as "no instance" instead of leaving an orphan).
+ *
+ * An upload is accepted only when the importer accepts it (vrm_import, the code of
+ * `ponytail import-vrm`, compiled in from clients/cli/): a GLB whose every chunk, index
+ * and count is in bounds, VRM 1.0 or 0.x, with at least one spring-bone chain that fits an
+ * instance. So what a viewer downloads is a file the avatar page can import too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../clients/cli/vrm_springs.h"
+#include "instances.h"
+#include "log.h"
+
+static inst_status_t fail(inst_err_t *err, inst_status_t s, const char *field, const char *msg)
+{
+	err->status = s;
+	err->has_field = field != NULL;
+	snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+	snprintf(err->message, sizeof err->message, "%s", msg);
+	return s;
+}
+
+static inst_status_t done(inst_err_t *err)
+{
+	err->status = INST_OK;
+	err->has_field = 0;
+	err->field[0] = err->message[0] = '\0';
+	return INST_OK;
+}
+
+static inst_status_t no_instance(inst_err_t *err, uint64_t id)
+{
+	char msg[64];
+	snprintf(msg, sizeof msg, "no instance %llu", (unsigned long long)id);
+	return fail(err, INST_NOT_FOUND, "id", msg);
+}
+
+inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t len,
+                                   json_t **definition, json_t **report, inst_err_t *err)
+{
+	*definition = *report = NULL;
+	if (len > (size_t)app->cfg->max_avatar) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "body: %zu bytes; avatars are at most %d (--max-avatar)",
+		         len, app->cfg->max_avatar);
+		return fail(err, INST_INVALID, "body", msg);
+	}
+	char why[300], msg[384];
+	vrm_report rep = {0};
+	json_t *def = vrm_import(glb, len, &rep, why, sizeof why);
+	if (!def) {
+		snprintf(msg, sizeof msg, "body: not an avatar Ponytail can import: %s", why);
+		return fail(err, INST_INVALID, "body", msg);
+	}
+	*definition = def;
+	*report = rep.json; /* the report's reference moves to the caller */
+	rep.json = NULL;
+	return done(err);
+}
+
+inst_status_t instances_avatar_put(app_t *app, uint64_t id, const uint8_t *glb, size_t len,
+                                   inst_err_t *err)
+{
+	if (!registry_info(app->reg, id, NULL))
+		return no_instance(err, id);
+	json_t *def, *rep;
+	inst_status_t st = instances_import_vrm(app, glb, len, &def, &rep, err);
+	json_decref(def);
+	json_decref(rep);
+	if (st != INST_OK)
+		return st;
+	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE))
+		return fail(err, INST_CLOSED, NULL, "the server is shutting down");
+	int rc = store_avatar_put(app->store, id, glb, len, (int64_t)time(NULL));
+	if (rc == 1)
+		return no_instance(err, id); /* deleted meanwhile */
+	if (rc != 0)
+		return fail(err, INST_STORE, NULL, "the store could not save the avatar");
+	LOG(LOG_INFO, "instance %llu: avatar of %zu bytes stored", (unsigned long long)id, len);
+	return done(err);
+}
+
+inst_status_t instances_avatar_get(const app_t *app, uint64_t id, uint8_t **glb, size_t *len,
+                                   inst_err_t *err)
+{
+	*glb = NULL;
+	*len = 0;
+	if (!registry_info(app->reg, id, NULL))
+		return no_instance(err, id);
+	int rc = store_avatar_get(app->store, id, glb, len);
+	if (rc < 0)
+		return fail(err, INST_STORE, NULL, "the store could not read the avatar");
+	if (rc == 0) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "instance %llu has no avatar", (unsigned long long)id);
+		return fail(err, INST_NOT_FOUND, NULL, msg);
+	}
+	return done(err);
+}
+
+int64_t instances_avatar_size(const app_t *app, uint64_t id)
+{
+	int64_t n = store_avatar_size(app->store, id);
+	return n < 0 ? -1 : n;
+}
