@@ -121,6 +121,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 		SET("major", json_integer(m->u.hello.major));
 		SET("minor", json_integer(m->u.hello.minor));
 		SET("client_name", vj_str(m->u.hello.client_name));
+		if (m->minor >= 2) /* 1.2 appends features (PROTOCOL.md 11) */
+			SET("features", json_integer(m->u.hello.features));
 		break;
 	case PTP_AUTHORIZE:
 		SET("instance_id", vj_u64(m->u.authorize.instance_id));
@@ -389,6 +391,7 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 		m->u.hello.major = (uint8_t)vj_get_int(o, "major");
 		m->u.hello.minor = (uint8_t)vj_get_int(o, "minor");
 		m->u.hello.client_name = vj_get_str(o, "client_name");
+		m->u.hello.features = (uint8_t)vj_get_int(o, "features");
 		return 1;
 	case PTP_AUTHORIZE:
 		m->u.authorize.instance_id = vj_get_u64(o, "instance_id");
