@@ -13,6 +13,8 @@ struct cmdq_t {
 	int closed;
 	pose_in_t *poses[2]; /* [fill] is being posted to; the other was taken by the sim */
 	int npose, pose_cap, fill;
+	bone_in_t *bones[2]; /* the poses' bones, alternating with poses[] */
+	int nbone;
 };
 
 cmdq_t *cmdq_create(int pose_cap)
@@ -23,7 +25,9 @@ cmdq_t *cmdq_create(int pose_cap)
 	q->pose_cap = pose_cap;
 	q->poses[0] = malloc((size_t)pose_cap * sizeof(pose_in_t));
 	q->poses[1] = malloc((size_t)pose_cap * sizeof(pose_in_t));
-	if (!q->poses[0] || !q->poses[1]) {
+	q->bones[0] = malloc((size_t)CMDQ_BONE_CAP * sizeof(bone_in_t));
+	q->bones[1] = malloc((size_t)CMDQ_BONE_CAP * sizeof(bone_in_t));
+	if (!q->poses[0] || !q->poses[1] || !q->bones[0] || !q->bones[1]) {
 		cmdq_destroy(q);
 		return NULL;
 	}
@@ -36,12 +40,14 @@ void cmdq_destroy(cmdq_t *q)
 {
 	if (!q)
 		return;
-	if (q->poses[0] && q->poses[1]) {
+	if (q->poses[0] && q->poses[1] && q->bones[0] && q->bones[1]) {
 		pthread_mutex_destroy(&q->mu);
 		pthread_cond_destroy(&q->cv);
 	}
 	free(q->poses[0]);
 	free(q->poses[1]);
+	free(q->bones[0]);
+	free(q->bones[1]);
 	free(q);
 }
 
@@ -84,10 +90,17 @@ int cmdq_post_pose(cmdq_t *q, const pose_in_t *p)
 	pthread_mutex_lock(&q->mu);
 	if (q->closed)
 		rc = -2;
-	else if (q->npose >= q->pose_cap)
+	else if (q->npose >= q->pose_cap || q->nbone + p->nbones > CMDQ_BONE_CAP)
 		rc = -1;
-	else
-		q->poses[q->fill][q->npose++] = *p;
+	else {
+		pose_in_t *in = &q->poses[q->fill][q->npose++];
+		*in = *p;
+		bone_in_t *b = q->bones[q->fill] + q->nbone;
+		for (int i = 0; i < p->nbones; i++)
+			b[i] = p->bones[i];
+		in->bones = p->nbones > 0 ? b : NULL;
+		q->nbone += p->nbones;
+	}
 	pthread_mutex_unlock(&q->mu);
 	return rc;
 }
@@ -108,6 +121,7 @@ void cmdq_take_poses(cmdq_t *q, const pose_in_t **out, int *n)
 	*n = q->npose;
 	q->fill ^= 1;
 	q->npose = 0;
+	q->nbone = 0;
 	pthread_mutex_unlock(&q->mu);
 }
 

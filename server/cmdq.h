@@ -61,6 +61,12 @@ typedef struct cmd_t {
 	struct cmd_t *next;         /* internal */
 } cmd_t;
 
+/* One body bone's world pose that came with a head pose (protocol 1.2). */
+typedef struct bone_in_t {
+	pt_bone bone; /* admitted: [0, PT_BONE_COUNT) */
+	pt_pose pose; /* admitted like the head's: finite, |p| <= 1e4 m, |q| = 1 */
+} bone_in_t;
+
 typedef struct pose_in_t {
 	uint64_t id;
 	uint32_t seq; /* echoed in frame records as last_seq; 0 = none given */
@@ -68,6 +74,8 @@ typedef struct pose_in_t {
 	int moving;   /* v and w apply: the tick extrapolates from the pose's arrival */
 	pt_vec3 v, w; /* m/s world, rad/s world axes; |v|, |w| <= 100 */
 	int64_t arrival_ns; /* sim_mono_ns() when the door admitted it */
+	int nbones;              /* body-bone poses, [0, PTP_MAX_POSE_BONES] */
+	const bone_in_t *bones;  /* posting: the caller's; taken: the inbox's own copy */
 } pose_in_t;
 
 typedef struct cmdq_t cmdq_t;
@@ -85,7 +93,9 @@ cmd_result_t cmdq_submit(cmdq_t *q, cmd_t *cmd);
 void cmdq_push(cmdq_t *q, cmd_t *cmd);
 cmd_result_t cmdq_wait(cmdq_t *q, cmd_t *cmd);
 
-/* Copies a pose into the inbox. Returns 0, -1 when the inbox is full, -2 when closed. */
+/* Copies a pose (and its bones, into a side inbox of CMDQ_BONE_CAP bones) into the inbox.
+ * Returns 0, -1 when the inbox is full, -2 when closed. */
+enum { CMDQ_BONE_CAP = 1 << 14 };
 int cmdq_post_pose(cmdq_t *q, const pose_in_t *p);
 
 /* Sim thread: takes every queued command (oldest first, linked by next). */

@@ -377,6 +377,34 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
 		return refuse(err, INST_INVALID, "seq",
 		              "seq: expected an integer in [0, 4294967295]");
+	if (pose->nbones < 0 || pose->nbones > PTP_MAX_POSE_BONES)
+		return refuse(err, INST_INVALID, "bones", "bones: at most %d bone poses, got %d",
+		              PTP_MAX_POSE_BONES, pose->nbones);
+	for (int i = 0; i < pose->nbones; i++) {
+		char f[24];
+		const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;
+		if (pose->bones[i].bone < 0 || pose->bones[i].bone >= PT_BONE_COUNT) {
+			snprintf(f, sizeof f, "bones[%d].bone", i);
+			return refuse(err, INST_INVALID, f,
+			              "%s: expected a VRM humanoid body bone (ids 0..%d, PROTOCOL.md; "
+			              "names as in core/SCHEMA.md: chest, upper_chest, neck, ...)",
+			              f, PT_BONE_COUNT - 1);
+		}
+		for (int k = 0; k < 3; k++)
+			if (!isfinite(bp[k]) || fabs(bp[k]) > PTP_POSE_MAX_M) {
+				snprintf(f, sizeof f, "bones[%d].p", i);
+				return refuse(err, INST_INVALID, f,
+				              "%s: expected [x, y, z] in metres, each finite and within "
+				              "10 km",
+				              f);
+			}
+		double b2 = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2] + bq[3] * bq[3];
+		if (!(b2 >= PTP_QUAT_NORM2_MIN && b2 <= PTP_QUAT_NORM2_MAX)) {
+			snprintf(f, sizeof f, "bones[%d].q", i);
+			return refuse(err, INST_INVALID, f,
+			              "%s: expected [x, y, z, w], a quaternion of length near 1", f);
+		}
+	}
 	reg_info_t info;
 	if (!registry_info(app->reg, pose->id, &info))
 		return not_found(err, pose->id);
@@ -406,6 +434,17 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 		in.v = pt_v3((float)pose->v[0], (float)pose->v[1], (float)pose->v[2]);
 		in.w = pt_v3((float)pose->w[0], (float)pose->w[1], (float)pose->w[2]);
 		in.arrival_ns = sim_mono_ns();
+		bone_in_t bones[PTP_MAX_POSE_BONES];
+		for (int i = 0; i < pose->nbones; i++) {
+			const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;
+			double bl = sqrt(bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2] + bq[3] * bq[3]);
+			bones[i].bone = (pt_bone)pose->bones[i].bone;
+			bones[i].pose.p = pt_v3((float)bp[0], (float)bp[1], (float)bp[2]);
+			bones[i].pose.q = (pt_quat){(float)(bq[0] / bl), (float)(bq[1] / bl),
+			                            (float)(bq[2] / bl), (float)(bq[3] / bl)};
+		}
+		in.nbones = pose->nbones;
+		in.bones = bones;
 		int r = cmdq_post_pose(app->q, &in);
 		if (r != 0)
 			st = r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")

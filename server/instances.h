@@ -12,9 +12,11 @@
  *
  * Poses are admitted here and nowhere else, in this order: p finite and within
  * PTP_POSE_MAX_M on each axis, q finite with |q|^2 in [PTP_QUAT_NORM2_MIN,
- * PTP_QUAT_NORM2_MAX] (ptp/proto.h), seq in [0, 2^32); the instance exists; it has no
- * driver; the caller's rate bucket (when given) has a token. Then q is normalised and the
- * pose goes to the sim's inbox. Every outcome is counted in the pose metrics.
+ * PTP_QUAT_NORM2_MAX] (ptp/proto.h), seq in [0, 2^32); at most PTP_MAX_POSE_BONES body
+ * bones, each a pt_bone with p and q under the head's rules ("bones[i].bone", ".p", ".q");
+ * the instance exists; it has no driver; the caller's rate bucket (when given) has a
+ * token. Then q (and every bone's) is normalised and the pose goes to the sim's inbox,
+ * bones with it, once. Every outcome is counted in the pose metrics.
  *
  * Errors: one type, inst_err_t; inst_http_status() and inst_ptp_code() map its status
  * for the two edges. The message is ready to show ("no instance 7", "strands: ...").
@@ -114,6 +116,12 @@ typedef struct inst_pose_t {
 	int moving;  /* v and w given: the tick extrapolates the head from this pose */
 	double v[3]; /* m/s, world; |v| <= 100 */
 	double w[3]; /* rad/s, world axes; |w| <= 100 */
+	int nbones;  /* body-bone poses (protocol 1.2), [0, PTP_MAX_POSE_BONES] */
+	struct {
+		int bone;    /* pt_bone; -1 when the edge could not read it */
+		double p[3]; /* world, m: the head's rules */
+		double q[4]; /* need not be unit */
+	} bones[PTP_MAX_POSE_BONES];
 } inst_pose_t;
 
 /* A pose rate token bucket, held by the caller per (connection, instance): --pose-rate

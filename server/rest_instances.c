@@ -240,6 +240,33 @@ static void numbers(const json_t *arr, int n, double *out)
 		out[i] = NAN;
 }
 
+/* "bones": {"chest": {"p": [x, y, z], "q": [x, y, z, w]}, ...} (the wire's head_pose
+ * bones, by name): translated for the door, which checks them ("bones[i]..." in the
+ * object's order). Only the shape of the JSON is refused here. */
+static int pose_bones(json_t *o, inst_pose_t *p, resp_t *rs)
+{
+	const char *name;
+	json_t *b;
+	if (!o)
+		return 1;
+	if (!json_is_object(o) || json_object_size(o) > PTP_MAX_POSE_BONES) {
+		metrics_add(&metrics.poses_rejected_invalid, 1);
+		resp_error(rs, 422, "bones",
+		           "bones: expected an object of at most %d bones, {\"chest\": {\"p\": "
+		           "[x, y, z], \"q\": [x, y, z, w]}, ...}",
+		           PTP_MAX_POSE_BONES);
+		return 0;
+	}
+	json_object_foreach(o, name, b)
+	{
+		int i = p->nbones++;
+		p->bones[i].bone = ptp_bone_from_name(name);
+		numbers(json_is_object(b) ? json_object_get(b, "p") : NULL, 3, p->bones[i].p);
+		numbers(json_is_object(b) ? json_object_get(b, "q") : NULL, 4, p->bones[i].q);
+	}
+	return 1;
+}
+
 void h_instance_pose(const req_t *rq, resp_t *rs)
 {
 	json_t *body = req_json_object(rq, rs);
@@ -250,9 +277,11 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	json_object_foreach(body, key, v)
 	{
 		if (strcmp(key, "p") && strcmp(key, "q") && strcmp(key, "seq") &&
-		    strcmp(key, "t") && strcmp(key, "v") && strcmp(key, "w")) {
+		    strcmp(key, "t") && strcmp(key, "v") && strcmp(key, "w") &&
+		    strcmp(key, "bones")) {
 			metrics_add(&metrics.poses_rejected_invalid, 1);
-			resp_error(rs, 422, key, "%s: unknown field (expected p, q, seq, t, v, w)", key);
+			resp_error(rs, 422, key,
+			           "%s: unknown field (expected p, q, seq, t, v, w, bones)", key);
 			json_decref(body);
 			return;
 		}
@@ -268,6 +297,10 @@ void h_instance_pose(const req_t *rq, resp_t *rs)
 	}
 	v = json_object_get(body, "seq");
 	p.seq = !v ? 0 : json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+	if (!pose_bones(json_object_get(body, "bones"), &p, rs)) {
+		json_decref(body);
+		return;
+	}
 	inst_err_t e;
 	if (instances_pose(rq->app, &p, NULL, &e) != INST_OK)
 		refused(rs, &e);

@@ -413,6 +413,11 @@ static void apply_poses(sim_t *s)
 		 * dropped, so a reordered or replayed pose never moves the head back. */
 		if (p[i].seq && in->seq_seen && (int32_t)(p[i].seq - in->seq_seen) < 0)
 			continue;
+		/* Bones are held by core until the next pose of theirs: set them now (the
+		 * newest of this tick's wins, as for the head). */
+		for (int b = 0; b < p[i].nbones; b++)
+			pt_world_set_bone_pose(s->world, in->pid, p[i].bones[b].bone,
+			                       p[i].bones[b].pose);
 		in->pose = p[i].pose;
 		in->has_pose = 1;
 		in->moving = p[i].moving, in->v = p[i].v, in->w = p[i].w;

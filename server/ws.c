@@ -120,13 +120,25 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 		                 "head_pose for an instance not authorized on this connection");
 		return;
 	}
-	inst_pose_t in = {p->instance_id,
-	                  p->seq,
-	                  {p->p[0], p->p[1], p->p[2]},
-	                  {p->q[0], p->q[1], p->q[2], p->q[3]},
-	                  (p->flags & (PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR)) != 0,
-	                  {p->v[0], p->v[1], p->v[2]},
-	                  {p->w[0], p->w[1], p->w[2]}};
+	inst_pose_t in = {.id = p->instance_id,
+	                  .seq = p->seq,
+	                  .p = {p->p[0], p->p[1], p->p[2]},
+	                  .q = {p->q[0], p->q[1], p->q[2], p->q[3]},
+	                  .moving = (p->flags & (PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR)) != 0,
+	                  .v = {p->v[0], p->v[1], p->v[2]},
+	                  .w = {p->w[0], p->w[1], p->w[2]}};
+	/* PROTOCOL.md 3: bones from a client that negotiated 1.0 / 1.1 are ignored, as a
+	 * 1.1 server ignores them */
+	if (c->minor >= 2 && (p->flags & PTP_POSE_HAS_BONES)) {
+		in.nbones = p->bone_count;
+		for (int i = 0; i < p->bone_count; i++) {
+			in.bones[i].bone = p->bones[i].bone;
+			for (int k = 0; k < 3; k++)
+				in.bones[i].p[k] = p->bones[i].p[k];
+			for (int k = 0; k < 4; k++)
+				in.bones[i].q[k] = p->bones[i].q[k];
+		}
+	}
 	inst_err_t e;
 	inst_status_t st = instances_pose(ws->app, &in, &a->rate, &e);
 	if (st == INST_OK || st == INST_BUSY || st == INST_CLOSED)

@@ -21,6 +21,7 @@
 
 #include "ponytail/schema.h"
 #include "vrm_gltf.h"
+#include "vrm_humanoid.h"
 #include "vrm_springs.h"
 
 /* The CLI's command table declares the entry points; tests that compile this file on its
@@ -76,6 +77,9 @@ typedef struct cv {
 	strand *st;            /* one per chain */
 	collider_use *use;     /* one per collider */
 	unsigned char *moving; /* per node: a joint some chain rotates */
+	signed char *bone_of_node;        /* per node: vrm_humanoid.h */
+	int bone_node[PT_BONE_COUNT];     /* a body bone some written collider is on: its node */
+	unsigned char bone_used[PT_BONE_COUNT];
 } cv;
 
 /* ---- small helpers ---- */
@@ -485,37 +489,81 @@ static json_t *strand_json(cv *c, int ci)
 	return s;
 }
 
+/* The bone a collider moves with (vrm_humanoid_owner): a body bone's name, or "head"
+ * (also for a node under no humanoid bone, with a warning). *base: that bone's rest
+ * position, head-local; the collider's coordinates are written relative to it, along the
+ * head's rest axes (the bone's table entry has rotation identity: a client sends a bone's
+ * rotation relative to its rest, as it does the head's). */
+static const char *collider_attach(cv *c, const vrm_collider *co, vrm_vec3 *base)
+{
+	int at, owner = vrm_humanoid_owner(&c->g, c->bone_of_node, co->node, &at);
+	*base = (vrm_vec3){0, 0, 0};
+	if (owner >= 0) {
+		c->bone_used[owner] = 1;
+		c->bone_node[owner] = at;
+		*base = to_head(c, node_pos(c, at));
+		return pt_bone_name((pt_bone)owner);
+	}
+	if (owner == VRM_BONE_NONE)
+		vrm_tally(&c->d, VRM_T_NONHEAD_COLLIDER, "%s on \"%s\"", co->source,
+		          node_name(c, co->node));
+	return "head";
+}
+
+/* A point of the collider, in its bone's frame. */
+static json_t *collider_point(const cv *c, const vrm_mat4 *m, vrm_vec3 p, vrm_vec3 base)
+{
+	return jvec(vrm_sub(to_head(c, vrm_mat4_point(m, p)), base));
+}
+
 static json_t *collider_json(cv *c, const vrm_collider *co)
 {
 	const vrm_mat4 *m = &c->g.nodes[co->node].world;
-	vrm_vec3 s = vrm_mat4_axis_scale(m);
+	vrm_vec3 s = vrm_mat4_axis_scale(m), base;
 	json_t *o = json_object();
 	double r = vrm_clamp(&c->d, co->radius * fmax(s.x, fmax(s.y, s.z)), 0, 10, co->source,
 	                     "radius (scaled)");
 	check_scale(c, co->node);
-	if (!vrm_graph_is_under(&c->g, co->node, c->s.head))
-		vrm_tally(&c->d, VRM_T_NONHEAD_COLLIDER, "%s on \"%s\"", co->source,
-		          node_name(c, co->node));
 	json_object_set_new(o, "shape", json_string(vrm_shape_names[co->shape]));
-	json_object_set_new(o, "attach", json_string("head"));
+	json_object_set_new(o, "attach", json_string(collider_attach(c, co, &base)));
 	switch (co->shape) {
 	case VRM_SPHERE:
 	case VRM_INSIDE_SPHERE:
-		json_object_set_new(o, "center", jvec(to_head(c, vrm_mat4_point(m, co->offset))));
+		json_object_set_new(o, "center", collider_point(c, m, co->offset, base));
 		json_object_set_new(o, "radius", jnum(r));
 		break;
 	case VRM_CAPSULE:
 	case VRM_INSIDE_CAPSULE:
-		json_object_set_new(o, "a", jvec(to_head(c, vrm_mat4_point(m, co->offset))));
-		json_object_set_new(o, "b", jvec(to_head(c, vrm_mat4_point(m, co->tail))));
+		json_object_set_new(o, "a", collider_point(c, m, co->offset, base));
+		json_object_set_new(o, "b", collider_point(c, m, co->tail, base));
 		json_object_set_new(o, "radius", jnum(r));
 		break;
 	case VRM_PLANE:
-		json_object_set_new(o, "point", jvec(to_head(c, vrm_mat4_point(m, co->offset))));
+		json_object_set_new(o, "point", collider_point(c, m, co->offset, base));
 		json_object_set_new(
 		    o, "normal",
 		    jvec(vrm_normalize(to_head_dir(c, vrm_mat4_normal(m, co->normal)))));
 		break;
+	}
+	return o;
+}
+
+/* The rest table of the body bones the written colliders are on (NULL when none):
+ * head-local position of the bone's node, rotation identity (collider_attach). */
+static json_t *bones_json(cv *c)
+{
+	json_t *o = NULL;
+	for (int b = 0; b < PT_BONE_COUNT; b++) {
+		if (!c->bone_used[b])
+			continue;
+		json_t *e = json_object(), *q = json_array();
+		if (!o)
+			o = json_object();
+		json_object_set_new(e, "position", jvec(to_head(c, node_pos(c, c->bone_node[b]))));
+		for (int k = 0; k < 4; k++)
+			json_array_append_new(q, json_real(k == 3 ? 1.0 : 0.0));
+		json_object_set_new(e, "rotation", q);
+		json_object_set_new(o, pt_bone_name((pt_bone)b), e);
 	}
 	return o;
 }
@@ -549,6 +597,7 @@ static json_t *build_instance(cv *c)
 	for (int i = 0; i < c->s.ncolliders; i++)
 		if (c->use[i].out >= 0)
 			json_array_append_new(cols, collider_json(c, &c->s.colliders[i]));
+	json_t *bones = bones_json(c);
 	if (heads && worlds)
 		vrm_warn(&c->d,
 		         "%d chains measure inertia in the head's space (center) and %d in the "
@@ -562,6 +611,8 @@ static json_t *build_instance(cv *c)
 	json_object_set_new(inst, "springbone", sb);
 	json_object_set_new(inst, "strands", strands);
 	json_object_set_new(inst, "colliders", cols);
+	if (bones)
+		json_object_set_new(inst, "bones", bones);
 	return inst;
 }
 
@@ -637,6 +688,12 @@ static json_t *build_report(cv *c, size_t bytes)
 		json_object_set_new(
 		    o, "on_head",
 		    json_boolean(co->node >= 0 && vrm_graph_is_under(&c->g, co->node, c->s.head)));
+		int at, owner = co->node >= 0 ? vrm_humanoid_owner(&c->g, c->bone_of_node,
+		                                                   co->node, &at)
+		                              : VRM_BONE_NONE;
+		json_object_set_new(o, "bone",
+		                    owner >= 0 ? json_string(pt_bone_name((pt_bone)owner))
+		                               : json_string("head"));
 		json_object_set_new(o, "used",
 		                    json_boolean(c->use[i].by_head || c->use[i].by_other));
 		json_array_append_new(cols, o);
@@ -662,6 +719,7 @@ static void cv_free(cv *c)
 	free(c->st);
 	free(c->use);
 	free(c->moving);
+	free(c->bone_of_node);
 	vrm_springs_free(&c->s);
 	vrm_graph_free(&c->g);
 	vrm_diag_free(&c->d);
@@ -692,10 +750,12 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 	c.st = calloc((size_t)c.s.nchains + 1, sizeof *c.st);
 	c.use = calloc((size_t)c.s.ncolliders + 1, sizeof *c.use);
 	c.moving = calloc((size_t)c.g.count + 1, 1);
-	if (!c.st || !c.use || !c.moving) {
+	c.bone_of_node = calloc((size_t)c.g.count + 1, 1);
+	if (!c.st || !c.use || !c.moving || !c.bone_of_node) {
 		vrm_fail(err, errlen, "out of memory");
 		goto fail;
 	}
+	vrm_humanoid_read(c.doc, c.s.v1, c.s.head, c.g.count, c.bone_of_node);
 	set_frame(&c);
 	cut_shared(&c);
 	for (int i = 0; i < c.s.nchains; i++)

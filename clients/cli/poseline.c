@@ -21,6 +21,53 @@ static int numbers(const json_t *a, int n, double lim, float *out)
 	return 0;
 }
 
+/* "bones": {"chest": {"p": [x, y, z], "q": [x, y, z, w]}, ...} (protocol 1.2), checked as
+ * the head's p and q are. */
+static int bones(json_t *o, ptc_pose_t *pose, char *msg, size_t cap)
+{
+	const char *name;
+	json_t *b;
+	if (!o)
+		return 0;
+	if (!json_is_object(o) || json_object_size(o) > PTP_MAX_POSE_BONES) {
+		snprintf(msg, cap,
+		         "bones: expected an object of at most %d bones, {\"chest\": {\"p\": [x, y, "
+		         "z], \"q\": [x, y, z, w]}, ...}",
+		         PTP_MAX_POSE_BONES);
+		return -1;
+	}
+	json_object_foreach(o, name, b)
+	{
+		ptp_bone_pose_t *bp = &pose->bones[pose->nbones];
+		int id = ptp_bone_from_name(name);
+		if (id < 0) {
+			snprintf(msg, cap,
+			         "bones.%.64s: not a body bone (VRM humanoid names in snake_case: "
+			         "chest, upper_chest, neck, left_shoulder, ...; proto/PROTOCOL.md)",
+			         name);
+			return -1;
+		}
+		if (numbers(json_object_get(b, "p"), 3, PTP_POSE_MAX_M, bp->p) != 0) {
+			snprintf(msg, cap, "bones.%s.p: expected [x, y, z] in metres, within 10 km",
+			         name);
+			return -1;
+		}
+		double l2 = 0;
+		if (numbers(json_object_get(b, "q"), 4, 2, bp->q) == 0)
+			l2 = (double)bp->q[0] * bp->q[0] + (double)bp->q[1] * bp->q[1] +
+			     (double)bp->q[2] * bp->q[2] + (double)bp->q[3] * bp->q[3];
+		if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) {
+			snprintf(msg, cap,
+			         "bones.%s.q: expected [x, y, z, w], a quaternion of length near 1",
+			         name);
+			return -1;
+		}
+		bp->bone = (uint8_t)id;
+		pose->nbones++;
+	}
+	return 0;
+}
+
 int pose_line_parse(const char *line, size_t len, double tick_hz, pose_line_t *out, char *msg,
                     size_t cap)
 {
@@ -46,8 +93,9 @@ int pose_line_parse(const char *line, size_t len, double tick_hz, pose_line_t *o
 	json_object_foreach(o, key, v)
 	{
 		if (strcmp(key, "t") && strcmp(key, "tick") && strcmp(key, "p") &&
-		    strcmp(key, "q") && strcmp(key, "v") && strcmp(key, "w")) {
-			snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q, v, w)", key);
+		    strcmp(key, "q") && strcmp(key, "v") && strcmp(key, "w") && strcmp(key, "bones")) {
+			snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q, v, w, bones)",
+			         key);
 			goto out;
 		}
 	}
@@ -98,6 +146,8 @@ int pose_line_parse(const char *line, size_t len, double tick_hz, pose_line_t *o
 		}
 		out->pose.has_w = 1;
 	}
+	if (bones(json_object_get(o, "bones"), &out->pose, msg, cap) != 0)
+		goto out;
 	rc = 0;
 out:
 	json_decref(o);

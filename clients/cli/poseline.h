@@ -1,6 +1,7 @@
 /* Head poses as JSON lines, the form of README.md's head poses: {"t": s, "p": [x, y, z], "q": [x, y,
- * z, w]}, optionally "tick": k instead of "t" (t = k / tick_hz), "v": [..] (m/s) and
- * "w": [..] (rad/s). Used by `ponytail stream --poses / --stdin`. */
+ * z, w]}, optionally "tick": k instead of "t" (t = k / tick_hz), "v": [..] (m/s),
+ * "w": [..] (rad/s) and "bones": {"chest": {"p": [..], "q": [..]}, ...} (body-bone world
+ * poses, protocol 1.2). Used by `ponytail stream --poses / --stdin`. */
 #ifndef PONYTAIL_CLI_POSELINE_H
 #define PONYTAIL_CLI_POSELINE_H
 

@@ -105,7 +105,7 @@ double sim_sdf(const pt_collider_def *c, const pt_pose *head, pt_vec3 pw)
 {
 	double p[3], ctr[3], a[3], b[3];
 	from_vec(pw, p);
-	if (c->attach == PT_ATTACH_HEAD)
+	if (c->attach != PT_ATTACH_WORLD) /* head or bone: `head` is its frame's pose */
 		sim_head_local(head, pw, p);
 	from_vec(c->center, ctr);
 	from_vec(c->a, a);

@@ -9,8 +9,9 @@
 #include "ponytail/types.h"
 
 /* Signed distance in metres from world point p to collider c (head-attached colliders
- * placed by `head`): > 0 where a point may be (outside a solid shape, inside an inside_*
- * shape), < 0 where it penetrates. A plane's normal need not be unit length. */
+ * placed by `head`; bone-attached ones by `head` standing for their bone's pose): > 0
+ * where a point may be (outside a solid shape, inside an inside_* shape), < 0 where it
+ * penetrates. A plane's normal need not be unit length. */
 double sim_sdf(const pt_collider_def *c, const pt_pose *head, pt_vec3 p);
 
 /* World point p in the head's frame: q^-1 (p - head position), double precision. */

@@ -29,7 +29,9 @@ static const char usage_text[] =
     "                 is then extrapolated from the pose (at most 50 ms, then held)\n"
     "                 (\"tick\": k instead of \"t\" means t = k / tick_hz), or a JSON file\n"
     "                 with a \"poses\" array. Each pose holds until the next; the last\n"
-    "                 one holds to the end\n"
+    "                 one holds to the end. \"bones\": {\"chest\": {\"p\": [..], \"q\": [..]}}\n"
+    "                 gives body bones' world poses (colliders attached to them move;\n"
+    "                 each is held until the next line that has it)\n"
     "--motion NAME    still, shake, nod, jump, circle, stress or jog (default: the bake\n"
     "                 file's poses, else still). jog: running in place at 2.8 steps/s,\n"
     "                 vertical bob A (1 - cos) at the step rate, lateral sway A/2 at\n"
@@ -199,9 +201,15 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 			                         (float)(t - 1.0 / o->tick_hz - rec->t));
 		else
 			pt_world_set_head(w, id, head);
+		for (int b = 0; rec && b < rec->nbones; b++)
+			pt_world_set_bone_pose(w, id, rec->bone[b], rec->bone_pose[b]);
 		pt_world_step(w, (float)(1.0 / o->tick_hz), substeps);
 		pt_world_get_head(w, id, &head); /* as stepped (extrapolated) */
 		pt_world_read_points(w, id, pts, lay.total);
+		for (int c = 0; o->summary && c < def->collider_count; c++)
+			if (def->colliders[c].attach == PT_ATTACH_BONE &&
+			    !pt_world_get_bone_pose(w, id, def->colliders[c].bone, &m->bone_frame[c]))
+				m->bone_frame[c] = head;
 		if (o->summary)
 			sim_metrics_add(m, (int)k, &head, pts);
 		else

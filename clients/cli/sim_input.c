@@ -85,6 +85,53 @@ static int num_array(const json_t *v, double *out, size_t n)
 	return 0;
 }
 
+/* "bones": {"chest": {"p": [x, y, z], "q": [x, y, z, w]}, ...}: world poses of body bones
+ * (core/SCHEMA.md "Body bones"), each held by the sim until the next line that has it. */
+static int parse_bones(const json_t *o, sim_pose *out, char *msg, size_t cap)
+{
+	const char *name;
+	json_t *b;
+	out->nbones = 0;
+	if (!o)
+		return 0;
+	if (!json_is_object(o) || json_object_size(o) > SIM_MAX_BONES)
+		return snprintf(msg, cap,
+		                "bones: expected an object of at most %d bones, {\"chest\": {\"p\": "
+		                "[x, y, z], \"q\": [x, y, z, w]}, ...}",
+		                SIM_MAX_BONES),
+		       -1;
+	json_object_foreach((json_t *)(uintptr_t)o, name, b)
+	{
+		double p[3], q[4];
+		int bone = pt_bone_from_name(name);
+		if (bone < 0)
+			return snprintf(msg, cap, "bones.%s: not a body bone (VRM humanoid names in snake_case: "
+			                "chest, upper_chest, neck, left_shoulder, ...; core/SCHEMA.md)",
+			                name),
+			       -1;
+		if (!json_is_object(b) || num_array(json_object_get(b, "p"), p, 3) ||
+		    fabs(p[0]) > 1e4 || fabs(p[1]) > 1e4 || fabs(p[2]) > 1e4)
+			return snprintf(msg, cap, "bones.%s.p: expected [x, y, z] in metres, within 10 km",
+			                name),
+			       -1;
+		double n2 = 0;
+		if (num_array(json_object_get(b, "q"), q, 4) == 0)
+			n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+		if (!(n2 >= 0.25 && n2 <= 4.0))
+			return snprintf(msg, cap,
+			                "bones.%s.q: expected [x, y, z, w], a quaternion of length near 1",
+			                name),
+			       -1;
+		double n = sqrt(n2);
+		int k = out->nbones++;
+		out->bone[k] = (pt_bone)bone;
+		out->bone_pose[k].p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
+		out->bone_pose[k].q = (pt_quat){(float)(q[0] / n), (float)(q[1] / n),
+		                                (float)(q[2] / n), (float)(q[3] / n)};
+	}
+	return 0;
+}
+
 /* One pose object; on error writes "field: message" into msg and returns -1. */
 static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg, size_t cap)
 {
@@ -96,9 +143,9 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 	json_object_foreach((json_t *)(uintptr_t)o, key, v)
 	{
 		if (strcmp(key, "t") && strcmp(key, "tick") && strcmp(key, "p") && strcmp(key, "q") &&
-		    strcmp(key, "v") && strcmp(key, "w"))
-			return snprintf(msg, cap, "%s: unknown field (expected t, tick, p, q, v, w)",
-			                key),
+		    strcmp(key, "v") && strcmp(key, "w") && strcmp(key, "bones"))
+			return snprintf(msg, cap,
+			                "%s: unknown field (expected t, tick, p, q, v, w, bones)", key),
 			       -1;
 	}
 	const json_t *t = json_object_get(o, "t"), *tick = json_object_get(o, "tick");
@@ -144,7 +191,7 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 		*(k ? &out->w : &out->v) = pt_v3((float)a[0], (float)a[1], (float)a[2]);
 		out->moving = 1;
 	}
-	return 0;
+	return parse_bones(json_object_get(o, "bones"), out, msg, cap);
 }
 
 static int append(sim_poses *ps, const sim_pose *p, char *msg, size_t cap)

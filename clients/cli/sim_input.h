@@ -13,11 +13,16 @@
 #include "ponytail/motion.h"
 #include "ponytail/types.h"
 
+enum { SIM_MAX_BONES = 16 }; /* body-bone poses per line, as in a head_pose message */
+
 typedef struct sim_pose {
 	double t; /* seconds */
 	pt_pose pose;
 	int moving;      /* the line gave "v" and/or "w": the head is extrapolated from it */
 	pt_vec3 v, w;    /* m/s world; rad/s world axes (zero when not given) */
+	int nbones;      /* "bones": {"chest": {"p": [..], "q": [..]}, ...}: body-bone poses */
+	pt_bone bone[SIM_MAX_BONES];
+	pt_pose bone_pose[SIM_MAX_BONES]; /* world, q unit */
 } sim_pose;
 
 /* A head trajectory: a list of timed poses (held between and after them), or a motion. */
@@ -42,7 +47,8 @@ int sim_load_instance(const char *path, pt_instance_def *def, sim_instance_file 
 void sim_instance_file_free(sim_instance_file *f);
 
 /* Reads a pose file: JSON lines {"t", "p", "q"} ("tick" instead of "t" means
- * t = tick / tick_hz), or one JSON document with a "poses" array of such objects.
+ * t = tick / tick_hz; optional "v", "w" and "bones", the world poses of body bones as in
+ * PUT /v1/instances/{id}/pose), or one JSON document with a "poses" array of such objects.
  * Poses must come in non-decreasing t. */
 int sim_load_pose_file(const char *path, double tick_hz, sim_poses *out);
 

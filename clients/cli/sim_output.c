@@ -124,7 +124,9 @@ static double penetration(const sim_metrics *m, int s, int i, const pt_pose *hea
 	for (int c = 0; c < d->collider_count; c++) {
 		if (!(st->collider_mask & (1u << c)))
 			continue;
-		double pen = r - sim_sdf(&d->colliders[c], head, p);
+		const pt_pose *frame =
+		    d->colliders[c].attach == PT_ATTACH_BONE ? &m->bone_frame[c] : head;
+		double pen = r - sim_sdf(&d->colliders[c], frame, p);
 		if (pen > worst)
 			worst = pen;
 	}

@@ -38,6 +38,8 @@ typedef struct sim_metrics {
 	pt_vec3 tips[PT_MAX_STRANDS]; /* tip positions of the previous frame */
 	pt_pose prev_head;
 	sim_tips tip; /* head-frame tip figures: sigma, speed, damping ratio */
+	pt_pose bone_frame[PT_MAX_COLLIDERS]; /* bone-attached colliders: their bone's pose at
+	                                        the frame being added (the caller's to set) */
 } sim_metrics;
 
 /* `initial` holds the points right after creation (before tick 0), head at `head0`. */

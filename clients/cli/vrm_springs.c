@@ -28,9 +28,8 @@ static const char *const tally_text[VRM_T_COUNT] = {
     [VRM_T_NONHEAD_CHAIN] = "chains hang from bones other than the head (anchor_bone): kept, "
                             "anchored to the head at their rest offset, so they follow the "
                             "head, not that bone",
-    [VRM_T_NONHEAD_COLLIDER] = "colliders sit on bones other than the head: attached to the "
-                               "head at their rest offset, so they follow the head, not that "
-                               "bone",
+    [VRM_T_NONHEAD_COLLIDER] = "colliders sit on nodes under no humanoid bone: attached to "
+                               "the head at their rest offset, so they follow the head",
     [VRM_T_BRANCH] = "chains branch off another chain's moving joint: anchored at their rest "
                      "position instead of following that joint",
     [VRM_T_REUSED] = "chains reuse a joint of an earlier chain (VRM forbids it): cut before "

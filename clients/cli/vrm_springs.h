@@ -17,7 +17,10 @@
  *     plus the 7 cm virtual tail after a leaf.
  *   - A strand is straight with one segment length: the mean of the chain's, along its
  *     first segment; per-segment lengths and the rest bend are in the report.
- *   - Colliders are written only when a kept strand uses them, all attached "head".
+ *   - Colliders are written only when a kept strand uses them, each attached to the
+ *     humanoid bone it sits on (its node or the nearest mapped ancestor: "head", "chest",
+ *     ..., vrm_humanoid.h), in that bone's frame: its origin the bone's rest position,
+ *     the head's rest axes; the definition's "bones" gives those rest positions.
  *   Whatever is approximated is listed in the report's "warnings", never dropped silently;
  *   informational remarks go to its "notes".
  */

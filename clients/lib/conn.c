@@ -503,6 +503,13 @@ int ptc_publish(ptc_conn_t *c, uint64_t id, const ptc_pose_t *pose, uint32_t *se
 		h->flags |= PTP_POSE_HAS_ANGULAR;
 		memcpy(h->w, pose->w, sizeof h->w);
 	}
+	if (pose->nbones < 0 || pose->nbones > PTP_MAX_POSE_BONES)
+		return PTC_EINVAL;
+	if (pose->nbones > 0 && m.minor >= 2) { /* a 1.0 / 1.1 server ignores them anyway */
+		h->flags |= PTP_POSE_HAS_BONES;
+		h->bone_count = (uint8_t)pose->nbones;
+		memcpy(h->bones, pose->bones, sizeof h->bones[0] * (size_t)pose->nbones);
+	}
 	/* The newest pose replaces one of the same instance still waiting to be written. */
 	ptc_msg_t *q = c->q_head;
 	while (q && q->pose_id != id)

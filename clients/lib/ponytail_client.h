@@ -149,13 +149,17 @@ typedef struct ptc_conn_params_t {
 ptc_conn_params_t ptc_conn_params_default(void);
 
 /* A head pose. q need not be unit (|q|^2 in [0.25, 4]); v and w are sent when has_v /
- * has_w. */
+ * has_w. bones (protocol 1.2): world poses of body bones sent with it (bone ids of
+ * PROTOCOL.md, ptp_bone_from_name), moving the colliders attached to them; dropped when
+ * the server negotiated 1.0 / 1.1 (it would ignore them). */
 typedef struct ptc_pose_t {
 	float p[3]; /* world position, m */
 	float q[4]; /* x, y, z, w */
 	int has_v, has_w;
 	float v[3]; /* linear velocity, m/s, world axes */
 	float w[3]; /* angular velocity, rad/s, world axes */
+	int nbones; /* [0, PTP_MAX_POSE_BONES] */
+	ptp_bone_pose_t bones[PTP_MAX_POSE_BONES];
 } ptc_pose_t;
 
 /* What the server said in welcome. */

@@ -289,7 +289,9 @@ static json_t *collider(wr *w, const pt_collider_def *c)
 		return NULL;
 	}
 	put(w, o, "shape", name(pt_schema_shape_names, (int)c->shape));
-	put(w, o, "attach", name(pt_schema_attach_names, (int)c->attach));
+	put(w, o, "attach",
+	    c->attach == PT_ATTACH_BONE ? json_string(pt_bone_name(c->bone))
+	                                : name(pt_schema_attach_names, (int)c->attach));
 	switch (c->shape) {
 	case PT_SHAPE_SPHERE:
 	case PT_SHAPE_INSIDE_SPHERE:
@@ -313,6 +315,32 @@ static json_t *collider(wr *w, const pt_collider_def *c)
 		put(w, o, "point", vec3(w, c->center));
 		put(w, o, "normal", vec3(w, c->normal));
 		break;
+	}
+	return o;
+}
+
+static json_t *bones(wr *w, const pt_instance_def *d)
+{
+	json_t *o = json_object();
+	if (!o) {
+		w->failed = 1;
+		return NULL;
+	}
+	for (int i = 0; i < d->bone_count && i < PT_MAX_BONES; i++) {
+		const pt_bone_def *b = &d->bones[i];
+		json_t *e = json_object(), *q = json_array();
+		const char *n = pt_bone_name(b->bone);
+		if (!e || !q || !n) {
+			json_decref(e), json_decref(q);
+			w->failed = 1;
+			continue;
+		}
+		put(w, e, "position", vec3(w, b->position));
+		const float qs[4] = {b->rotation.x, b->rotation.y, b->rotation.z, b->rotation.w};
+		for (int k = 0; k < 4; k++)
+			push(w, q, real(qs[k]));
+		put(w, e, "rotation", q);
+		put(w, o, n, e);
 	}
 	return o;
 }
@@ -368,6 +396,8 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	for (int i = 0; colliders && i < nc; i++)
 		push(w, colliders, collider(w, &d->colliders[i]));
 	put(w, o, "colliders", colliders);
+	if (d->bone_count > 0) /* written only when there are some: older documents stay */
+		put(w, o, "bones", bones(w, d));
 	if (tele) {
 		put(w, tele, "distance", real(d->teleport.distance));
 		put(w, tele, "angle_deg", real(d->teleport.angle_deg));

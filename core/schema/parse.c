@@ -127,7 +127,7 @@ static int parse_all(pt_schema_rd *rp, const json_t *obj, const char *const *ext
 {
 	static const char *const keys[] = {
 	    "name",   "room",       "solver",  "substeps",  "prewarm_s", "gravity", "wind",
-	    "verlet", "springbone", "strands", "colliders", "teleport",  NULL};
+	    "verlet", "springbone", "strands", "colliders", "teleport",  "bones", NULL};
 	pt_schema_rd r = *rp;
 	pt_joint_def base = pt_joint_def_default();
 	int solver = (int)d->solver;
@@ -152,6 +152,12 @@ static int parse_all(pt_schema_rd *rp, const json_t *obj, const char *const *ext
 	SUB("springbone", parse_springbone(&r, o, d, &base));
 	SUB("teleport", parse_teleport(&r, o, d));
 
+	if ((arr = json_object_get(obj, "bones")) != NULL) {
+		size_t saved = pt_schema_push_key(&r, "bones");
+		if (pt_schema_parse_bones(&r, arr, d))
+			goto fail;
+		pt_schema_pop(&r, saved);
+	}
 	/* Colliders first: strands refer to them by index. */
 	if ((arr = json_object_get(obj, "colliders")) != NULL) {
 		size_t saved = pt_schema_push_key(&r, "colliders");

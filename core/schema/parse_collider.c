@@ -32,11 +32,91 @@ static const struct shape_fields {
 static const char *const field_names[] = {"attach", "center",   "radius", "radii",  "a",
                                           "b",      "radius_b", "point",  "normal", NULL};
 
+/* "attach": "head", "world" or a body bone's name (PT_ATTACH_BONE). */
+static int parse_attach(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
+{
+	const json_t *v = json_object_get(o, "attach");
+	if (!v)
+		return 0;
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	int bone = pt_bone_from_name(s);
+	if (s && strcmp(s, "head") == 0)
+		c->attach = PT_ATTACH_HEAD;
+	else if (s && strcmp(s, "world") == 0)
+		c->attach = PT_ATTACH_WORLD;
+	else if (bone >= 0)
+		c->attach = PT_ATTACH_BONE, c->bone = (pt_bone)bone;
+	else {
+		pt_schema_push_key(r, "attach");
+		return pt_schema_fail(r, "expected " PT_ATTACH_ALLOWED);
+	}
+	return 0;
+}
+
+/* [x, y, z, w]: four numbers (the range is core's). */
+static int parse_quat(pt_schema_rd *r, const json_t *v, pt_quat *q)
+{
+	float f[4];
+	if (!json_is_array(v) || json_array_size(v) != 4)
+		return pt_schema_fail(r, "expected [x, y, z, w], four numbers");
+	for (size_t i = 0; i < 4; i++) {
+		size_t saved = pt_schema_push_index(r, i);
+		if (pt_schema_float(r, json_array_get(v, i), &f[i]))
+			return -1;
+		pt_schema_pop(r, saved);
+	}
+	*q = (pt_quat){f[0], f[1], f[2], f[3]};
+	return 0;
+}
+
+/* "bones": {"chest": {"position": [x, y, z], "rotation": [x, y, z, w]}, ...}, the rest
+ * poses (head-local) of the bones colliders attach to. Both fields are required. */
+int pt_schema_parse_bones(pt_schema_rd *r, const json_t *obj, pt_instance_def *def)
+{
+	static const char *const keys[] = {"position", "rotation", NULL};
+	const char *name;
+	const json_t *v;
+	if (pt_schema_object(r, obj))
+		return -1;
+	if (json_object_size(obj) > PT_MAX_BONES)
+		return pt_schema_fail(r, "must hold at most %d bones, got %zu", PT_MAX_BONES,
+		                      json_object_size(obj));
+	def->bone_count = 0;
+	json_object_foreach(pt_schema_unconst(obj), name, v)
+	{
+		size_t saved = pt_schema_push_key(r, name);
+		int bone = pt_bone_from_name(name);
+		if (bone < 0)
+			return pt_schema_fail(r, "not a body bone: expected a VRM bone other than "
+			                         "the head: hips spine chest upper_chest neck jaw "
+			                         "{left,right}_{shoulder upper_arm ...} (core/SCHEMA.md)");
+		pt_bone_def *b = &def->bones[def->bone_count++];
+		b->bone = (pt_bone)bone;
+		if (pt_schema_object(r, v) || pt_schema_check_keys(r, v, keys, NULL))
+			return -1;
+		for (int k = 0; k < 2; k++) {
+			if (!json_object_get(v, keys[k])) {
+				pt_schema_push_key(r, keys[k]);
+				return pt_schema_fail(r, k ? "required: [x, y, z, w], head-local"
+				                           : "required: [x, y, z] in metres, head-local");
+			}
+		}
+		if (pt_schema_get_vec3(r, v, "position", &b->position))
+			return -1;
+		size_t s2 = pt_schema_push_key(r, "rotation");
+		if (parse_quat(r, json_object_get(v, "rotation"), &b->rotation))
+			return -1;
+		pt_schema_pop(r, s2);
+		pt_schema_pop(r, saved);
+	}
+	return 0;
+}
+
 static int parse_collider(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
 {
 	static const char *const keys[] = {"shape", "attach",   "center", "radius", "radii", "a",
 	                                   "b",     "radius_b", "point",  "normal", NULL};
-	int shape = 0, attach = (int)PT_ATTACH_HEAD;
+	int shape = 0;
 	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL))
 		return -1;
 	if (!json_object_get(o, "shape")) {
@@ -65,8 +145,8 @@ static int parse_collider(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
 	c->shape = (pt_shape)shape;
 	c->normal = pt_v3(0.0f, 1.0f, 0.0f);
 	c->radius_b = -1.0f;
-	if (pt_schema_get_enum(r, o, "attach", pt_schema_attach_names, &attach) ||
-	    pt_schema_get_vec3(r, o, "center", &c->center) ||
+	c->attach = PT_ATTACH_HEAD;
+	if (parse_attach(r, o, c) || pt_schema_get_vec3(r, o, "center", &c->center) ||
 	    pt_schema_get_vec3(r, o, "point", &c->center) || /* a plane's point is its centre */
 	    pt_schema_get_float(r, o, "radius", &c->radius) ||
 	    pt_schema_get_vec3(r, o, "radii", &c->radii) || pt_schema_get_vec3(r, o, "a", &c->a) ||
@@ -74,7 +154,6 @@ static int parse_collider(pt_schema_rd *r, const json_t *o, pt_collider_def *c)
 	    pt_schema_get_float(r, o, "radius_b", &c->radius_b) ||
 	    pt_schema_get_vec3(r, o, "normal", &c->normal))
 		return -1;
-	c->attach = (pt_attach)attach;
 	return 0;
 }
 

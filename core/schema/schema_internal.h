@@ -99,6 +99,7 @@ extern const char *const pt_schema_limit_names[];
 int pt_schema_parse_strands(pt_schema_rd *r, const json_t *arr, pt_joint_def base,
                             pt_instance_def *def);
 int pt_schema_parse_colliders(pt_schema_rd *r, const json_t *arr, pt_instance_def *def);
+int pt_schema_parse_bones(pt_schema_rd *r, const json_t *obj, pt_instance_def *def);
 int pt_schema_parse_joint_object(pt_schema_rd *r, const json_t *obj, pt_joint_def *j);
 int pt_schema_parse_limit(pt_schema_rd *r, const json_t *v, pt_joint_def *j);
 

@@ -16,7 +16,8 @@ typedef struct pt_collider_rt {
 	pt_mat3 rot;       /* ellipsoid: local -> world rotation */
 } pt_collider_rt;
 
-/* Transforms one collider definition by the head pose (rotation `rot` of head->q). */
+/* Transforms one collider definition by the head pose (rotation `rot` of head->q); for a
+ * bone-attached collider `head` is the bone's pose instead (bones.h chooses). */
 void pt_collider_to_world(const pt_collider_def *k, const pt_pose *head, const pt_mat3 *rot,
 			  pt_collider_rt *out);
 

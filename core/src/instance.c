@@ -256,7 +256,7 @@ static int fail(vctx *c, const char *field, const char *fmt, ...)
 	int n1 = snprintf(c->e->field, sizeof c->e->field, "%s%s", c->prefix, field);
 	va_list ap;
 	va_start(ap, fmt);
-	char msg[96];
+	char msg[288]; /* with the longest prefix, fits pt_error.message */
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	int n2 = snprintf(c->e->message, sizeof c->e->message, "%s%s: %s", c->prefix, field, msg);
@@ -444,13 +444,25 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	return 1;
 }
 
-static int validate_collider(vctx *c, const pt_collider_def *k)
+static int validate_collider(vctx *c, const pt_instance_def *d, const pt_collider_def *k)
 {
 	if ((unsigned)k->shape >= PT_SHAPE_COUNT)
 		return fail(c, "shape",
 			    "must be sphere, ellipsoid, capsule, plane, inside_sphere or inside_capsule");
-	if ((unsigned)k->attach > PT_ATTACH_WORLD)
-		return fail(c, "attach", "must be head or world");
+	if ((unsigned)k->attach > PT_ATTACH_BONE ||
+	    (k->attach == PT_ATTACH_BONE && (unsigned)k->bone >= PT_BONE_COUNT))
+		return fail(c, "attach", "must be " PT_ATTACH_ALLOWED);
+	if (k->attach == PT_ATTACH_BONE) {
+		int found = 0;
+		for (int i = 0; i < d->bone_count && i < PT_MAX_BONES; i++)
+			found |= d->bones[i].bone == k->bone;
+		if (!found)
+			return fail(c, "attach",
+			            "bone \"%s\" has no rest pose: add \"bones\": {\"%s\": "
+			            "{\"position\": [x, y, z], \"rotation\": [x, y, z, w]}} "
+			            "(head-local)",
+			            pt_bone_name(k->bone), pt_bone_name(k->bone));
+	}
 	switch (k->shape) {
 	case PT_SHAPE_SPHERE:
 	case PT_SHAPE_INSIDE_SPHERE:
@@ -479,6 +491,31 @@ static int validate_collider(vctx *c, const pt_collider_def *k)
 	default:
 		return 0;
 	}
+}
+
+/* bones[i]: a known bone, listed once, finite head-local position within 10 m and a
+ * rotation near unit length (fields named as JSON writes them: "bones.chest.position"). */
+static int validate_bone(vctx *c, const pt_instance_def *d, int i)
+{
+	const pt_bone_def *b = &d->bones[i];
+	const char *name = pt_bone_name(b->bone);
+	if (!name)
+		return fail(c, "bones", "entry %d: not a VRM humanoid body bone", i);
+	char f[64];
+	int n = snprintf(f, sizeof f, "bones.%s", name);
+	(void)n;
+	for (int j = 0; j < i; j++)
+		if (d->bones[j].bone == b->bone)
+			return fail(c, f, "listed twice");
+	n = snprintf(f, sizeof f, "bones.%s.position", name);
+	if (!check_vec(c, f, b->position, 10.0f, 0))
+		return 0;
+	pt_quat q = b->rotation;
+	float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+	n = snprintf(f, sizeof f, "bones.%s.rotation", name);
+	if (!(l2 >= 0.25f && l2 <= 4.0f)) /* also NaN */
+		return fail(c, f, "expected [x, y, z, w], a quaternion of length near 1");
+	return 1;
 }
 
 pt_error pt_instance_validate(const pt_instance_def *d)
@@ -517,9 +554,14 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 	    !check_int(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
 	    !check_int(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))
 		return e;
+	if (!check_int(&c, "bones", d->bone_count, 0, PT_MAX_BONES))
+		return e;
+	for (int i = 0; i < d->bone_count; i++)
+		if (!validate_bone(&c, d, i))
+			return e;
 	for (int i = 0; i < d->collider_count; i++) {
 		set_prefix(&c, "colliders", i);
-		if (!validate_collider(&c, &d->colliders[i]))
+		if (!validate_collider(&c, d, &d->colliders[i]))
 			return e;
 	}
 	/* before any joint is read: a shallow copy's joints may be freed memory */

@@ -54,9 +54,11 @@ void pt_world_destroy(pt_world *w)
 {
 	if (!w)
 		return;
-	for (int i = 0; i < w->count; i++)
+	for (int i = 0; i < w->count; i++) {
 		if (w->inst[i].ops->destroy)
 			w->inst[i].ops->destroy(&w->inst[i]);
+		pt_bones_free(&w->inst[i].bones);
+	}
 	free(w->slot_gen);
 	free(w->slot_dense);
 	free(w->free_slots);
@@ -254,6 +256,7 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 {
 	in->extrapolate = 0; /* the head stays where it is, during prewarm and after */
 	in->head_prev = in->head_target;
+	pt_bones_settle(in->bones);
 	in->ops->rest(w, in, &in->head_target);
 	int di = (int)(in - w->inst);
 	int ticks = (int)lroundf(w->cold[di].prewarm_s * w->def.prewarm_tick_hz);
@@ -276,8 +279,10 @@ static pt_pose normalised(pt_pose p, int *ok)
 	return p;
 }
 
-/* Fills the next dense header for `slot` at the end of the pool. */
-static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head, int slot)
+/* Fills the next dense header for `slot` at the end of the pool; `bones` (NULL or the
+ * bone table of the instance it replaces, whose poses carry over) becomes its own. */
+static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head, int slot,
+                           pt_bones_rt *bones)
 {
 	int n = topology_of(def);
 	if (!grow((void **)&w->inst, &w->cap, w->count + 1, sizeof(pt_inst)) ||
@@ -290,10 +295,17 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	w->cold[w->count].slot = (uint32_t)slot;
 	in->offset = w->pool_count;
 	in->npoints = n;
+	in->bones = bones;
+	if (!pt_bones_load(&in->bones, def)) {
+		pt_bones_free(&in->bones);
+		return 0;
+	}
 	load_topology(w, in, def);
 	load_params(w, in, def);
-	if (in->ops->init && !in->ops->init(in, def))
+	if (in->ops->init && !in->ops->init(in, def)) {
+		pt_bones_free(&in->bones);
 		return 0;
+	}
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
@@ -312,7 +324,7 @@ pt_id pt_world_create_instance(pt_world *w, const pt_instance_def *def, pt_pose 
 	int slot = reserve_slot(w);
 	if (slot < 0)
 		return id;
-	if (!append_instance(w, def, head, slot)) {
+	if (!append_instance(w, def, head, slot, NULL)) {
 		w->free_slots[w->free_count++] = slot;
 		return id;
 	}
@@ -327,6 +339,7 @@ static void remove_dense(pt_world *w, int di)
 	pt_inst *in = &w->inst[di];
 	if (in->ops->destroy)
 		in->ops->destroy(in);
+	pt_bones_free(&in->bones);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
 	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -384,6 +397,8 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		return 0;
 	assert(pt_instance_validate(def).ok);
 	if (same_topology(w, in, def)) {
+		if (!pt_bones_load(&in->bones, def))
+			return -1;
 		load_params(w, in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);
@@ -400,8 +415,10 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	pt_pose head = in->head_target;
 	uint32_t teleports = in->teleports;
 	int slot = (int)w->cold[in - w->inst].slot;
+	pt_bones_rt *bones = in->bones; /* the bones' poses outlive the re-creation */
+	in->bones = NULL;
 	remove_dense(w, (int)(in - w->inst));
-	if (!append_instance(w, def, head, slot))
+	if (!append_instance(w, def, head, slot, bones))
 		return -1;
 	w->inst[w->count - 1].teleports = teleports;
 	return 1;
@@ -446,6 +463,30 @@ static pt_pose extrapolated(const pt_inst *in, double t)
 	if (rate > 0.0f)
 		p.q = q_norm(q_mul(q_axis_angle(v3_scale(in->sampled_w, 1.0f / rate), rate * s), p.q));
 	return p;
+}
+
+int pt_world_set_bone_pose(pt_world *w, pt_id id, pt_bone bone, pt_pose pose)
+{
+	pt_inst *in = lookup(w, id);
+	int ok;
+	pose = normalised(pose, &ok);
+	if (!in || !ok || (unsigned)bone >= PT_BONE_COUNT)
+		return 0;
+	pt_bones_set(in->bones, bone, pose);
+	return 1;
+}
+
+int pt_world_get_bone_pose(const pt_world *w, pt_id id, pt_bone bone, pt_pose *out)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in || !in->bones)
+		return 0;
+	for (int k = 0; k < in->bones->count; k++)
+		if (in->bones->b[k].bone == bone) {
+			*out = pt_bones_pose(in->bones, k, &in->head_target, 1.0f);
+			return 1;
+		}
+	return 0;
 }
 
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out)
@@ -494,6 +535,7 @@ static void handle_teleport(pt_world *w, pt_inst *in)
 	else
 		in->ops->rest(w, in, &in->head_target);
 	in->head_prev = in->head_target;
+	pt_bones_settle(in->bones); /* bones jump with the head, they do not sweep */
 }
 
 /* The interpolated head pose at the end of each substep: position lerp, rotation slerp
@@ -535,6 +577,7 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 	/* Up to PT_MAX_SUBSTEPS frames go to the wide path (springbone_lanes.h) at their
 	 * poses in the step scratch; more, or an instance it does not take, step here. */
 	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS;
+	float alphas[PT_MAX_SUBSTEPS];
 	for (int k = 1; k <= steps; k++) {
 		float alpha = k == steps && total == floor(total) ? 1.0f
 		                                                  : (float)(((double)k - start) / per_tick);
@@ -543,17 +586,19 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 		pt_mat3 R = m3_from_quat(p.q);
 		if (wide) {
 			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
+			alphas[k - 1] = alpha;
 			continue;
 		}
-		pt_colliders_to_world(in->colliders, in->collider_count, &p, &R, cols);
+		pt_inst_colliders_world(in, &p, &R, alpha, cols);
 		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
 	}
 	if (wide) {
 		in->sub_n = steps, in->sub_h = h;
+		pt_bones_substeps(in->bones, in->sub_pose, alphas, steps);
 		if (!pt_sb_batch_add(w, sb, in))
 			for (int k = 1; k <= steps; k++) {
-				pt_colliders_to_world(in->colliders, in->collider_count,
-				                      &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols);
+				for (int c = 0; c < in->collider_count; c++)
+					pt_collider_world_sub(in, c, k - 1, &cols[c]);
 				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
 				                 h, in->time + (double)h * k);
 			}
@@ -587,6 +632,7 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 			continue;
 		}
 		substep_poses(in);
+		pt_bones_substeps(in->bones, in->sub_pose, NULL, in->sub_n);
 		int verlet = in->solver == PT_SOLVER_VERLET;
 		if (verlet || (in->solver == PT_SOLVER_SPRINGBONE && pt_sb_batch_add(w, &sb, in))) {
 			if (verlet)
@@ -597,8 +643,8 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 		}
 		pt_collider_rt cols[PT_MAX_COLLIDERS];
 		for (int s = 0; s < in->sub_n; s++) {
-			pt_colliders_to_world(in->colliders, in->collider_count, &in->sub_pose[s],
-			                      &in->sub_rot[s], cols);
+			pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s],
+			                        (float)(s + 1) / (float)in->sub_n, cols);
 			in->time += in->sub_h;
 			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
 			                 in->time);
@@ -606,8 +652,10 @@ static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 	}
 	pt_verlet_batch_flush(w, &batch);
 	pt_sb_batch_flush(w, &sb);
-	for (int i = begin; i < end; i++)
+	for (int i = begin; i < end; i++) {
 		w->inst[i].head_prev = w->inst[i].head_target;
+		pt_bones_settle(w->inst[i].bones);
+	}
 }
 
 void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end)

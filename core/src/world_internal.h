@@ -11,6 +11,7 @@
 #ifndef PT_WORLD_INTERNAL_H
 #define PT_WORLD_INTERNAL_H
 
+#include "bones.h"
 #include "collide.h"
 #include "ponytail/world.h"
 #include "vecmath.h"
@@ -99,6 +100,7 @@ typedef struct pt_inst {
 
 	pt_strand_rt strands[PT_MAX_STRANDS];
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
+	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
 } pt_inst;
 
 /* The cold part: bookkeeping read at create, update, reset and destroy, never by a tick. */

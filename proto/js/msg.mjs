@@ -20,6 +20,21 @@ const TYPE_NAMES = new Map(Object.entries(TYPES).map(([k, v]) => [v, k]));
 
 export const POSE_HAS_VELOCITY = 1;
 export const POSE_HAS_ANGULAR = 2;
+export const POSE_HAS_BONES = 4; // since 1.2
+export const MAX_POSE_BONES = 16;
+// head_pose bone ids (since 1.2, PROTOCOL.md section 5): VRM 1.0 humanoid order, no head.
+export const BONE_NAMES = Object.freeze([
+  'hips', 'spine', 'chest', 'upper_chest', 'neck', 'left_eye', 'right_eye', 'jaw',
+  'left_upper_leg', 'left_lower_leg', 'left_foot', 'left_toes', 'right_upper_leg',
+  'right_lower_leg', 'right_foot', 'right_toes', 'left_shoulder', 'left_upper_arm',
+  'left_lower_arm', 'left_hand', 'right_shoulder', 'right_upper_arm', 'right_lower_arm',
+  'right_hand',
+  ...['left', 'right'].flatMap((side) => [
+    `${side}_thumb_metacarpal`, `${side}_thumb_proximal`, `${side}_thumb_distal`,
+    ...['index', 'middle', 'ring', 'little'].flatMap((f) =>
+      ['proximal', 'intermediate', 'distal'].map((j) => `${side}_${f}_${j}`)),
+  ]),
+]);
 export const ERROR_CLOSING = 1;
 export const RECORD_KEY = 1;
 export const EVENT_KINDS = Object.freeze(['added', 'removed', 'changed', 'reset']); // 1..4
@@ -200,6 +215,31 @@ function record(io, m) {
   }
 }
 
+// head_pose's bones (since 1.2): u8 count in [1, 16], then per bone u8 id < 54, p, q.
+function bones(io, m) {
+  if (io.writing) {
+    const n = m.bones?.length;
+    if (!Number.isInteger(n)) fail(E.INVAL, 'bones');
+    io.w.u8(Math.min(n, 255));
+    io.check(n <= MAX_POSE_BONES, E.LIMIT);
+    io.check(n >= 1, E.RANGE);
+  } else {
+    const n = io.r.u8();
+    io.check(n <= MAX_POSE_BONES, E.LIMIT);
+    io.check(n >= 1, E.RANGE);
+    io.r.need(n, 29);
+    m.bones = Array.from({ length: n }, () => ({}));
+  }
+  for (const b of m.bones) {
+    io.u8(b, 'bone');
+    io.check(b.bone < BONE_NAMES.length, E.RANGE);
+    io.f32s(b, 'p', 3);
+    io.f32s(b, 'q', 4);
+    const b2 = norm2(b.q);
+    io.check(b2 >= 0.25 && b2 <= 4.0, E.RANGE);
+  }
+}
+
 const WALKS = {
   hello(io, m) {
     io.u8(m, 'major');
@@ -227,7 +267,7 @@ const WALKS = {
     io.u64(m, 'instance_id');
     io.u32(m, 'seq');
     io.i64(m, 'client_time_us');
-    io.flags(m, 'flags', 3);
+    io.flags(m, 'flags', io.minor >= 2 ? 7 : 3); // bit 2 is reserved before 1.2
     io.f32s(m, 'p', 3);
     io.f32s(m, 'q', 4);
     const n2 = norm2(m.q);
@@ -236,6 +276,8 @@ const WALKS = {
     else if (!io.writing) delete m.v;
     if (m.flags & 2) io.f32s(m, 'w', 3);
     else if (!io.writing) delete m.w;
+    if (m.flags & 4) bones(io, m);
+    else if (!io.writing) delete m.bones;
   },
   ping(io, m) { io.i64(m, 'client_time_us'); },
   welcome(io, m) {

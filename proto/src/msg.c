@@ -168,13 +168,36 @@ static double quat_norm2(const float q[4])
 	       (double)q[3] * q[3];
 }
 
+/* Since 1.2, after v and w when flags bit 2 is set: u8 count (1..16), then per bone u8 id
+ * (< 54), f32[3] p, f32[4] q with |q|^2 in [0.25, 4]. */
+static void io_bones(io_t *io, ptp_head_pose_t *m)
+{
+	io_u8(io, &m->bone_count);
+	io_check(io, m->bone_count <= PTP_MAX_POSE_BONES, PTP_ELIMIT);
+	io_check(io, m->bone_count >= 1, PTP_ERANGE);
+	if (!io->writing && io_ok(io) && !ptp_reader_need(&io->r, m->bone_count, PTP_BONE_SIZE))
+		return;
+	for (int i = 0; i < m->bone_count && io_ok(io); i++) {
+		ptp_bone_pose_t *b = &m->bones[i];
+		io_u8(io, &b->bone);
+		io_check(io, b->bone < PTP_BONE_COUNT, PTP_ERANGE);
+		io_f32s(io, b->p, 3);
+		io_f32s(io, b->q, 4);
+		double n2 = quat_norm2(b->q);
+		io_check(io, n2 >= PTP_QUAT_NORM2_MIN && n2 <= PTP_QUAT_NORM2_MAX, PTP_ERANGE);
+	}
+}
+
 static void io_head_pose(io_t *io, ptp_head_pose_t *m)
 {
 	double n2;
+	uint8_t known = PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR;
+	if (io->minor >= 2)
+		known |= PTP_POSE_HAS_BONES; /* reserved in a 1.0 / 1.1 message */
 	io_u64(io, &m->instance_id);
 	io_u32(io, &m->seq);
 	io_i64(io, &m->client_time_us);
-	io_flags(io, &m->flags, PTP_POSE_HAS_VELOCITY | PTP_POSE_HAS_ANGULAR);
+	io_flags(io, &m->flags, known);
 	io_f32s(io, m->p, 3);
 	io_f32s(io, m->q, 4);
 	n2 = quat_norm2(m->q);
@@ -187,6 +210,10 @@ static void io_head_pose(io_t *io, ptp_head_pose_t *m)
 		io_f32s(io, m->w, 3);
 	else if (!io->writing)
 		m->w[0] = m->w[1] = m->w[2] = 0.0f;
+	if (m->flags & PTP_POSE_HAS_BONES)
+		io_bones(io, m);
+	else if (!io->writing)
+		m->bone_count = 0;
 }
 
 static void io_ping(io_t *io, ptp_ping_t *m)

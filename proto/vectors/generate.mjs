@@ -67,6 +67,21 @@ const valid = {
     type: 'head_pose', instance_id: 1n, seq: 4294967295, client_time_us: -1n, flags: 3,
     p: [0.1, 1.62, -0.3], q: [0.0436, 0.3827, -0.0181, 0.9227], v: [0, 0.5, -1.25], w: [0.2, -3.5, 0],
   },
+  // 1.2: body-bone poses next to the head's (flags bit 2); ids are PROTOCOL.md's table
+  head_pose_bones: {
+    type: 'head_pose', header_minor: 2, instance_id: 1n, seq: 2, client_time_us: 1700000000140123n, flags: 4,
+    p: [0, 1.5, 0], q: [0, 0.3827, 0, 0.9239],
+    bones: [
+      { bone: 2, p: [0, 1.22, 0.02], q: [0, 0, 0, 1] },
+      { bone: 16, p: [0.06, 1.3, 0], q: [0, 0, -0.1305, 0.9914] },
+    ],
+  },
+  head_pose_imu_bones: {
+    type: 'head_pose', header_minor: 2, instance_id: (2n << 32n) | 5n, seq: 3, client_time_us: 0n, flags: 7,
+    p: [0.1, 1.62, -0.3], q: [0, 0, 0, 2], v: [0, 0, 1], w: [0, 1, 0],
+    bones: [{ bone: 53, p: [-0.5, 1.0, 0.25], q: [0.5, 0.5, 0.5, 0.5] }],
+  },
+  hello_v2: { type: 'hello', header_minor: 2, major: 1, minor: 2, client_name: 'ponytail-body/1.2' },
   keyframe_request: { type: 'keyframe_request', ids: [7n, 8n] },
   ping: { type: 'ping', client_time_us: 123456789n },
   welcome,
@@ -106,6 +121,7 @@ const setLen = (b, n) => {
   return c;
 };
 const pose = bytesOf('head_pose');
+const poseBones = bytesOf('head_pose_bones'); // flags at 30, count at 59, bone 0 at 60, bone 1 at 89
 const hello = bytesOf('hello');
 const batch = bytesOf('frame_batch');
 const ev = bytesOf('instance_added');
@@ -129,6 +145,18 @@ const invalid = {
   zero_quaternion: [patch(pose, 55, 0, 0, 0, 0), 'range', 'q = (0, 0, 0, 0)'],
   pose_flags: [patch(pose, 30, 4), 'flags', 'unknown head_pose flag bit 2'],
   pose_missing_velocity: [patch(pose, 30, 1), 'truncated', 'flag says velocity follows, it does not'],
+  pose_bones_in_v1: [patch(poseBones, 3, 1), 'flags', 'head_pose flag bit 2 (bones) in a header-minor-1 message: reserved before 1.2'],
+  pose_bones_in_v0: [patch(poseBones, 3, 0), 'flags', 'head_pose flag bit 2 (bones) in a header-minor-0 message'],
+  pose_bones_count_zero: [setLen(patch(poseBones.subarray(0, 60), 59, 0), 50), 'range', 'bones flagged, count 0'],
+  pose_bones_over_limit: [patch(poseBones, 59, 17), 'limit', '17 bones (limit 16), checked before the bytes'],
+  pose_bones_over_bytes: [patch(poseBones, 59, 3), 'count', 'three bones claimed, bytes for two (29 B each)'],
+  pose_bones_missing: [setLen(poseBones.subarray(0, 59), 49), 'truncated', 'flag says bones follow, no count'],
+  pose_bones_cut: [setLen(poseBones.subarray(0, poseBones.length - 1), poseBones.length - 11), 'count', 'last bone cut by one byte: the count is checked against the bytes left before any bone is read'],
+  pose_bone_id: [patch(poseBones, 89, 54), 'range', 'bone id 54 (ids are 0..53)'],
+  pose_bone_id_head: [patch(poseBones, 60, 0xff), 'range', 'bone id 255'],
+  pose_bone_nan: [patch(poseBones, 61, 0, 0, 0xc0, 0x7f), 'non_finite', 'bone 0 p.x is NaN'],
+  pose_bone_quat_zero: [patch(poseBones, 73, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 'range', 'bone 0 q = (0, 0, 0, 0)'],
+  pose_bones_trailing: [setLen(Uint8Array.of(...poseBones, 0), poseBones.length - 9), 'trailing', 'a byte after the last bone at the decoder\'s own minor'],
   ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
   ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
   name_over_limit: [(() => {

@@ -134,6 +134,27 @@ printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 0]}\n' >"$T/zero.jsonl"
 run 1 "zero.jsonl:1: q: must not be zero" sim "$T/inst.json" --poses "$T/zero.jsonl"
 printf '{"t": 0, "pos": [0, 1, 0], "q": [0, 0, 0, 1]}\n' >"$T/pos.jsonl"
 run 1 "pos.jsonl:1: pos: unknown field" sim "$T/inst.json" --poses "$T/pos.jsonl"
+# body-bone poses in pose lines: each bad one named with its field
+printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1], "bones": {"chst": {"p": [0, 1, 0], "q": [0, 0, 0, 1]}}}\n' >"$T/b1.jsonl"
+run 1 "b1.jsonl:1: bones.chst: not a body bone" sim "$T/inst.json" --poses "$T/b1.jsonl"
+printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1], "bones": {"chest": {"p": [0, 1], "q": [0, 0, 0, 1]}}}\n' >"$T/b2.jsonl"
+run 1 "b2.jsonl:1: bones.chest.p: expected [x, y, z]" sim "$T/inst.json" --poses "$T/b2.jsonl"
+printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1], "bones": {"neck": {"p": [0, 1, 0], "q": [0, 0, 0, 0.1]}}}\n' >"$T/b3.jsonl"
+run 1 "b3.jsonl:1: bones.neck.q: expected [x, y, z, w], a quaternion of length near 1" sim "$T/inst.json" --poses "$T/b3.jsonl"
+printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1], "bones": [1]}\n' >"$T/b4.jsonl"
+run 1 "b4.jsonl:1: bones: expected an object" sim "$T/inst.json" --poses "$T/b4.jsonl"
+printf '{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1], "bones": {"chest": {"p": [0, 1, 0], "q": [0, 0, 0, 1]}}}\n' >"$T/b5.jsonl"
+"$P" sim "$T/inst.json" --poses "$T/b5.jsonl" --ticks 2 >/dev/null || fail "a bone no collider is on: exit $?"
+# a chest whose rest offset is where the strand hangs, posed 0.5 m away: the strand hangs
+# freely and --summary measures the chest where its pose put it (0 mm), not at rest (120 mm)
+cat >"$T/chest.json" <<'J'
+{"prewarm_s": 0, "strands": [{"anchor": [0, 0, 0], "direction": [0, -1, 0], "points": 10, "segment_length": 0.04}],
+ "bones": {"chest": {"position": [0, -0.3, 0], "rotation": [0, 0, 0, 1]}},
+ "colliders": [{"shape": "sphere", "attach": "chest", "radius": 0.12}]}
+J
+printf '{"t": 0, "p": [0, 1.6, 0], "q": [0, 0, 0, 1], "bones": {"chest": {"p": [0, 1.3, 0.5], "q": [0, 0, 0, 1]}}}\n' >"$T/chest.jsonl"
+"$P" sim "$T/chest.json" --poses "$T/chest.jsonl" --ticks 30 --summary >"$T/out" || fail "sim chest: exit $?"
+py "j = json.loads(out); assert j['max_penetration_m'] <= 1e-3, j" || fail "sim --summary with a posed chest: $(cat "$T/out")"
 printf '{"poses": [{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1]}, {"t": 0}]}' >"$T/arr.json"
 run 1 "arr.json: poses[1].p: expected [x, y, z]" sim "$T/inst.json" --poses "$T/arr.json"
 

@@ -111,6 +111,16 @@ static void test_pose_lines(void **state)
 	assert_int_equal(pose("{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1]}", &p), 0);
 	assert_false(p.has_t);
 	assert_int_equal(pose("   \r", &p), 1);
+	/* 1.2: body-bone poses, by name, to the wire's bone ids */
+	assert_int_equal(pose("{\"p\": [0, 1.6, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"chest\": "
+	                      "{\"p\": [0, 1.3, 0.1], \"q\": [0, 0, 0, 2]}, \"right_little_distal\": "
+	                      "{\"p\": [1, 1, 1], \"q\": [0, 1, 0, 0]}}}",
+	                      &p),
+	                 0);
+	assert_int_equal(p.pose.nbones, 2);
+	assert_int_equal(p.pose.bones[0].bone, 2);
+	assert_true(p.pose.bones[0].p[2] == 0.1f && p.pose.bones[0].q[3] == 2.0f);
+	assert_int_equal(p.pose.bones[1].bone, 53);
 	static const char *const bad[] = {
 	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 0]}",   /* |q|^2 < 0.25 */
 	    "{\"p\": [0, 0, 0], \"q\": [2, 0, 0, 1]}",   /* |q|^2 > 4 */
@@ -123,6 +133,14 @@ static void test_pose_lines(void **state)
 	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"x\": 1}",
 	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"v\": [0, 0]}",
 	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"p\": [0, 0, 0]}", /* duplicate key */
+	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"bones\": [1]}",
+	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"head\": {\"p\": [0, 0, 0], "
+	    "\"q\": [0, 0, 0, 1]}}}", /* the head is the pose itself */
+	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"chest\": {\"p\": [0, 0, 2e4], "
+	    "\"q\": [0, 0, 0, 1]}}}",
+	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"chest\": {\"p\": [0, 0, 0], "
+	    "\"q\": [0, 0, 0, 0.1]}}}",
+	    "{\"p\": [0, 0, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"chest\": {\"q\": [0, 0, 0, 1]}}}",
 	    "[1, 2]",
 	    "{\"p\": ",
 	    NULL};

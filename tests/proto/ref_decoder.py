@@ -155,7 +155,7 @@ def payload(t, r, minor, strict):
         m['instance_id'] = str(r.u64())
         m['seq'] = r.u32()
         m['client_time_us'] = str(r.i64())
-        m['flags'] = flags(r, 3, strict)
+        m['flags'] = flags(r, 7 if minor >= 2 else 3, strict)  # bit 2: bones, since 1.2
         m['p'] = r.f32s(3)
         q = m['q'] = r.f32s(4)
         need(0.25 <= q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] <= 4, 'range')
@@ -163,6 +163,20 @@ def payload(t, r, minor, strict):
             m['v'] = r.f32s(3)
         if m['flags'] & 2:
             m['w'] = r.f32s(3)
+        if m['flags'] & 4:
+            n = r.u8()
+            need(n <= 16, 'limit')
+            need(n >= 1, 'range')
+            need(n * 29 <= r.left(), 'count')
+            m['bones'] = []
+            for _ in range(n):
+                b = {'bone': r.u8()}
+                need(b['bone'] < 54, 'range')
+                b['p'] = r.f32s(3)
+                bq = b['q'] = r.f32s(4)
+                need(0.25 <= bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2] + bq[3] * bq[3] <= 4,
+                     'range')
+                m['bones'].append(b)
     elif t == 'ping':
         m['client_time_us'] = str(r.i64())
     elif t == 'welcome':

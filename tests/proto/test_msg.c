@@ -107,6 +107,68 @@ static void test_head_pose_bytes(void **state)
 	assert_true(d.u.head_pose.w[2] == 0.0f);
 }
 
+/* 1.2: a head pose with one bone (chest, id 2) at (0, 1.25, 0), identity; written out by
+ * hand from PROTOCOL.md section 5 (flags bit 2, u8 count, u8 id, f32[3] p, f32[4] q). */
+static const uint8_t pose_bones_bytes[] = {
+    'P', 'T', 1, 2, 0x05, 0, 79, 0, 0, 0,                 /* header minor 2, 49 + 1 + 29 */
+    7,   0,   0, 0, 0,    0, 0,  0,                       /* instance 7 */
+    1,   0,   0, 0,                                       /* seq 1 */
+    0,   0,   0, 0, 0,    0, 0,  0,                       /* client time 0 */
+    4,                                                    /* flags: bones */
+    0,   0,   0, 0, 0,    0, 0xc0, 0x3f, 0, 0, 0, 0,      /* p = (0, 1.5, 0) */
+    0,   0,   0, 0, 0,    0, 0,  0,    0, 0, 0, 0, 0, 0, 0x80, 0x3f, /* q = identity */
+    1,                                                    /* one bone */
+    2,                                                    /* chest */
+    0,   0,   0, 0, 0,    0, 0xa0, 0x3f, 0, 0, 0, 0,      /* p = (0, 1.25, 0) */
+    0,   0,   0, 0, 0,    0, 0,  0,    0, 0, 0, 0, 0, 0, 0x80, 0x3f, /* q = identity */
+};
+
+static void test_head_pose_bones_bytes(void **state)
+{
+	ptp_msg_t m, d;
+	uint8_t buf[128];
+	size_t n;
+	(void)state;
+	memset(&m, 0, sizeof m);
+	m.type = PTP_HEAD_POSE;
+	m.minor = 2;
+	m.u.head_pose.instance_id = 7;
+	m.u.head_pose.seq = 1;
+	m.u.head_pose.flags = PTP_POSE_HAS_BONES;
+	m.u.head_pose.p[1] = 1.5f;
+	m.u.head_pose.q[3] = 1.0f;
+	m.u.head_pose.bone_count = 1;
+	m.u.head_pose.bones[0].bone = 2;
+	m.u.head_pose.bones[0].p[1] = 1.25f;
+	m.u.head_pose.bones[0].q[3] = 1.0f;
+	expect_bytes(&m, pose_bones_bytes, sizeof pose_bones_bytes, &d);
+	assert_int_equal(d.u.head_pose.bone_count, 1);
+	assert_int_equal(d.u.head_pose.bones[0].bone, 2);
+	assert_true(d.u.head_pose.bones[0].p[1] == 1.25f);
+	assert_string_equal(ptp_bone_name(d.u.head_pose.bones[0].bone), "chest");
+	assert_int_equal(ptp_bone_from_name("right_little_distal"), 53);
+	assert_null(ptp_bone_name(54));
+	assert_int_equal(ptp_bone_from_name("head"), -1);
+	/* the bones are a 1.2 field: a 1.0 / 1.1 message cannot carry them */
+	m.minor = 1;
+	assert_int_equal(ptp_msg_encode(&m, buf, sizeof buf, &n), PTP_EFLAGS);
+	m.minor = 2;
+	m.u.head_pose.bone_count = 0; /* flagged but empty */
+	assert_int_equal(ptp_msg_encode(&m, buf, sizeof buf, &n), PTP_ERANGE);
+	m.u.head_pose.bone_count = PTP_MAX_POSE_BONES + 1;
+	assert_int_equal(ptp_msg_encode(&m, buf, sizeof buf, &n), PTP_ELIMIT);
+	/* a decoder of a newer minor (3) keeps the bones it knows and skips what follows */
+	uint8_t b[sizeof pose_bones_bytes + 2];
+	memcpy(b, pose_bones_bytes, sizeof pose_bones_bytes);
+	b[3] = PTP_MINOR + 1;
+	b[6] = 81;
+	b[sizeof pose_bones_bytes] = 0xaa, b[sizeof pose_bones_bytes + 1] = 0xbb;
+	b[30] |= 0x80; /* an unknown flag of that minor */
+	assert_int_equal(ptp_msg_decode(b, sizeof b, &d), PTP_OK);
+	assert_int_equal(d.u.head_pose.bone_count, 1);
+	assert_true(d.u.head_pose.bones[0].p[1] == 1.25f);
+}
+
 static void test_subscribe_bytes(void **state)
 {
 	static const uint8_t want[] = {
@@ -504,6 +566,7 @@ int main(void)
 	    cmocka_unit_test(test_hello_bytes),
 	    cmocka_unit_test(test_error_bytes),
 	    cmocka_unit_test(test_head_pose_bytes),
+	    cmocka_unit_test(test_head_pose_bones_bytes),
 	    cmocka_unit_test(test_subscribe_bytes),
 	    cmocka_unit_test(test_frame_batch_bytes),
 	    cmocka_unit_test(test_instance_event_roundtrip),

@@ -121,6 +121,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 		SET("major", json_integer(m->u.hello.major));
 		SET("minor", json_integer(m->u.hello.minor));
 		SET("client_name", vj_str(m->u.hello.client_name));
+		if (m->minor >= 2) /* 1.2 appends features (PROTOCOL.md 11) */
+			SET("features", json_integer(m->u.hello.features));
 		break;
 	case PTP_AUTHORIZE:
 		SET("instance_id", vj_u64(m->u.authorize.instance_id));
@@ -146,6 +148,17 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 			SET("v", vj_fs(p->v, 3));
 		if (p->flags & PTP_POSE_HAS_ANGULAR)
 			SET("w", vj_fs(p->w, 3));
+		if (p->flags & PTP_POSE_HAS_BONES) {
+			json_t *a = json_array();
+			for (int i = 0; a && i < p->bone_count; i++) {
+				json_t *b = json_object();
+				json_object_set_new(b, "bone", json_integer(p->bones[i].bone));
+				json_object_set_new(b, "p", vj_fs(p->bones[i].p, 3));
+				json_object_set_new(b, "q", vj_fs(p->bones[i].q, 4));
+				json_array_append_new(a, b);
+			}
+			SET("bones", a);
+		}
 		break;
 	}
 	case PTP_PING:
@@ -378,6 +391,7 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 		m->u.hello.major = (uint8_t)vj_get_int(o, "major");
 		m->u.hello.minor = (uint8_t)vj_get_int(o, "minor");
 		m->u.hello.client_name = vj_get_str(o, "client_name");
+		m->u.hello.features = (uint8_t)vj_get_int(o, "features");
 		return 1;
 	case PTP_AUTHORIZE:
 		m->u.authorize.instance_id = vj_get_u64(o, "instance_id");
@@ -401,6 +415,19 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 		if ((p->flags & PTP_POSE_HAS_ANGULAR) &&
 		    !vj_floats(json_object_get(o, "w"), p->w, 3))
 			return 0;
+		if (p->flags & PTP_POSE_HAS_BONES) {
+			const json_t *a = json_object_get(o, "bones");
+			if (!json_is_array(a) || json_array_size(a) > PTP_MAX_POSE_BONES)
+				return 0;
+			p->bone_count = (uint8_t)json_array_size(a);
+			for (int i = 0; i < p->bone_count; i++) {
+				const json_t *b = json_array_get(a, (size_t)i);
+				p->bones[i].bone = (uint8_t)vj_get_int(b, "bone");
+				if (!vj_floats(json_object_get(b, "p"), p->bones[i].p, 3) ||
+				    !vj_floats(json_object_get(b, "q"), p->bones[i].q, 4))
+					return 0;
+			}
+		}
 		return vj_floats(json_object_get(o, "p"), p->p, 3) &&
 		       vj_floats(json_object_get(o, "q"), p->q, 4);
 	}

@@ -101,10 +101,20 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 			DIFF(strcmp(p->name, q->name) == 0, "strands[%d].joints[%d].name", i, j);
 		}
 	}
+	DIFF(a->bone_count == b->bone_count, "bones");
+	for (int i = 0; i < a->bone_count; i++) {
+		const pt_bone_def *x = &a->bones[i], *y = &b->bones[i];
+		DIFF(x->bone == y->bone, "bones[%d]", i);
+		DIFF(v3_same(x->position, y->position), "bones[%d].position", i);
+		DIFF(x->rotation.x == y->rotation.x && x->rotation.y == y->rotation.y &&
+		         x->rotation.z == y->rotation.z && x->rotation.w == y->rotation.w,
+		     "bones[%d].rotation", i);
+	}
 	for (int i = 0; i < a->collider_count; i++) {
 		const pt_collider_def *c = &a->colliders[i], *d = &b->colliders[i];
 		DIFF(c->shape == d->shape, "colliders[%d].shape", i);
 		DIFF(c->attach == d->attach, "colliders[%d].attach", i);
+		DIFF(c->attach != PT_ATTACH_BONE || c->bone == d->bone, "colliders[%d].attach", i);
 		switch (c->shape) {
 		case PT_SHAPE_SPHERE:
 		case PT_SHAPE_INSIDE_SPHERE:

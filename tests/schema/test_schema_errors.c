@@ -19,6 +19,7 @@
 #define SB "'solver': 'springbone', "
 #define SB4 SB "'strands': [{'points': 4, 'springbone': "
 #define SPH "{'shape': 'sphere', 'radius': 0.1"
+#define BONE "{'position': [0, -0.3, 0.05], 'rotation': [0, 0, 0, 1]}"
 #define S33                                                                                        \
 	"{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{" \
 	"},{},{},{}"
@@ -229,7 +230,32 @@ static const struct row {
     {"{'colliders': [{'shape': 'sphere'}]}", "colliders[0].radius", "required for shape"},
     {"{'colliders': [" SPH ", 'radii': [1, 1, 1]}]}", "colliders[0].radii", "not a field"},
     {"{'colliders': [" SPH ", 'colour': 1}]}", "colliders[0].colour", "unknown field"},
-    {"{'colliders': [" SPH ", 'attach': 'neck'}]}", "colliders[0].attach", "\"head\", \"world\""},
+    {"{'colliders': [" SPH ", 'attach': 'nek'}]}", "colliders[0].attach",
+     "head, world or a VRM bone: hips spine chest upper_chest neck"},
+    {"{'colliders': [" SPH ", 'attach': 7}]}", "colliders[0].attach", "thumb_metacarpal"},
+    {"{'colliders': [" SPH ", 'attach': 'neck'}]}", "colliders[0].attach",
+     "\"neck\" has no rest pose: add \"bones\""},
+    {"{'bones': {'chest': " BONE "}, 'colliders': [" SPH ", 'attach': 'neck'}]}",
+     "colliders[0].attach", "\"neck\" has no rest pose"},
+    /* bones (the rest table) */
+    {"{'bones': []}", "bones", "expected an object"},
+    {"{'bones': {'hed': " BONE "}}", "bones.hed", "not a body bone"},
+    {"{'bones': {'head': " BONE "}}", "bones.head", "other than the head"},
+    {"{'bones': {'chest': 1}}", "bones.chest", "expected an object"},
+    {"{'bones': {'chest': {'position': [0, 0, 0]}}}", "bones.chest.rotation", "required"},
+    {"{'bones': {'chest': {'rotation': [0, 0, 0, 1]}}}", "bones.chest.position", "required"},
+    {"{'bones': {'chest': {'position': [0, 0, 0], 'rotation': [0, 0, 1]}}}",
+     "bones.chest.rotation", "four numbers"},
+    {"{'bones': {'chest': {'position': [0, 0, 0], 'rotation': [0, 0, 'a', 1]}}}",
+     "bones.chest.rotation[2]", "expected a number"},
+    {"{'bones': {'chest': {'position': [0, 0, 0], 'rotation': [0, 0, 0, 0.1]}}}",
+     "bones.chest.rotation", "length near 1"},
+    {"{'bones': {'chest': {'position': [0, 20, 0], 'rotation': [0, 0, 0, 1]}}}",
+     "bones.chest.position", "exceeds 10"},
+    {"{'bones': {'chest': {'position': [0, 0], 'rotation': [0, 0, 0, 1]}}}",
+     "bones.chest.position", "array of 3"},
+    {"{'bones': {'chest': {'position': [0, 0, 0], 'rotation': [0, 0, 0, 1], 'scale': 1}}}",
+     "bones.chest.scale", "unknown field"},
     {"{'colliders': [" SPH ", 'center': [0, 0]}]}", "colliders[0].center", "array of 3"},
     {"{'colliders': [" SPH ", 'center': [0, 2000, 0]}]}", "colliders[0].center", "exceeds 1000"},
     {"{'colliders': [{'shape': 'sphere', 'radius': -1}]}", "colliders[0].radius", "[0, 10]"},
@@ -385,6 +411,10 @@ static void test_table_covers_every_field(void **state)
 	                                     "colliders[0].radius_b",
 	                                     "colliders[0].point",
 	                                     "colliders[0].normal",
+	                                     "bones",
+	                                     "bones.chest",
+	                                     "bones.chest.position",
+	                                     "bones.chest.rotation",
 	                                     "teleport.distance",
 	                                     "teleport.angle_deg",
 	                                     "teleport.mode",

@@ -31,6 +31,45 @@ static void assert_same(const pt_instance_def *a, const pt_instance_def *b)
 		fail_msg("definitions differ at %s", diff);
 }
 
+/* Colliders on body bones: the bone lands in the collider, the rest table in def->bones
+ * (head-local, as written), and the dump writes both back. */
+static void test_body_bones(void **state)
+{
+	(void)state;
+	pt_instance_def *d = parse_ok(
+	    "{\"bones\": {\"upper_chest\": {\"position\": [0, -0.25, 0.02], \"rotation\": "
+	    "[0, 0, 0.6, 0.8]}, \"left_shoulder\": {\"position\": [0.05, -0.2, 0], "
+	    "\"rotation\": [0, 0, 0, 1]}}, \"colliders\": [{\"shape\": \"sphere\", "
+	    "\"radius\": 0.1, \"attach\": \"upper_chest\"}, {\"shape\": \"capsule\", \"a\": "
+	    "[0, 0, 0], \"b\": [0.1, 0, 0], \"radius\": 0.04, \"attach\": \"left_shoulder\"}, "
+	    "{\"shape\": \"sphere\", \"radius\": 0.08}]}");
+	assert_int_equal(d->bone_count, 2);
+	assert_int_equal(d->bones[0].bone, PT_BONE_UPPER_CHEST);
+	assert_true(v3_same(d->bones[0].position, pt_v3(0, -0.25f, 0.02f)));
+	assert_true(d->bones[0].rotation.z == 0.6f && d->bones[0].rotation.w == 0.8f);
+	assert_int_equal(d->bones[1].bone, PT_BONE_LEFT_SHOULDER);
+	assert_int_equal(d->colliders[0].attach, PT_ATTACH_BONE);
+	assert_int_equal(d->colliders[0].bone, PT_BONE_UPPER_CHEST);
+	assert_int_equal(d->colliders[1].attach, PT_ATTACH_BONE);
+	assert_int_equal(d->colliders[1].bone, PT_BONE_LEFT_SHOULDER);
+	assert_int_equal(d->colliders[2].attach, PT_ATTACH_HEAD);
+	json_t *j = pt_schema_dump(d);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(json_object_get(j, "colliders"), 1),
+	                                      "attach")),
+	    "left_shoulder");
+	assert_non_null(json_object_get(json_object_get(j, "bones"), "upper_chest"));
+	json_decref(j);
+	/* no bones: no "bones" key, older documents read back as they were */
+	pt_instance_def def;
+	tdef_init(&def);
+	j = pt_schema_dump(&def);
+	assert_null(json_object_get(j, "bones"));
+	json_decref(j);
+	pt_instance_def_fini(&def);
+	tdef_free(d);
+}
+
 static void test_empty_document_is_the_default(void **state)
 {
 	(void)state;
@@ -300,6 +339,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_empty_document_is_the_default),
+	    cmocka_unit_test(test_body_bones),
 	    cmocka_unit_test(test_listed_strand_starts_from_strand_default),
 	    cmocka_unit_test(test_every_field_lands_in_its_c_field),
 	    cmocka_unit_test(test_collider_list_is_a_mask_default_all),

@@ -124,6 +124,18 @@ static void test_random_definitions_round_trip(void **state)
 		d->colliders[1].shape = PT_SHAPE_CAPSULE;
 		d->colliders[1].radius = uni(&seed, 0, 1);
 		d->colliders[1].radius_b = uni(&seed, -1, 1);
+		/* body bones: a rest table of up to 3 bones, colliders on some of them */
+		d->bone_count = n % 4;
+		for (int b = 0; b < d->bone_count; b++) {
+			d->bones[b].bone = (pt_bone)((n * 7 + b * 11) % PT_BONE_COUNT);
+			d->bones[b].position = pt_v3(uni(&seed, -1, 1), uni(&seed, -1, 0), uni(&seed, -1, 1));
+			d->bones[b].rotation = (pt_quat){uni(&seed, -0.5f, 0.5f), uni(&seed, -0.5f, 0.5f),
+			                                 uni(&seed, -0.5f, 0.5f), 1.0f};
+		}
+		if (d->bone_count > 0) {
+			d->colliders[n % 2].attach = PT_ATTACH_BONE;
+			d->colliders[n % 2].bone = d->bones[d->bone_count - 1].bone;
+		}
 		tdef_strands(d, 1 + n % 3);
 		for (int s = 0; s < d->strand_count; s++) {
 			pt_strand_def *st = &d->strands[s];

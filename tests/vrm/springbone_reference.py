@@ -6,6 +6,10 @@ run against `ponytail import-vrm` + `ponytail sim` on an avatar with curved, une
 It writes the avatar (a VRM 1.0 .glb: a head with two curved hair chains of unequal bones,
 per-joint parameters, a head sphere collider), imports it, drives it with a head shake, and
 checks every point of every frame against its own simulation to 1e-4 m, at 1 and 4 substeps.
+A second run adds a chest bone with a sphere collider of its own, swaying and turning apart
+from the head (its pose given to `ponytail sim` in the pose lines' "bones"): the collider
+must stay on the chest in the import and the hair must match the reference that moves the
+chest node, again to 1e-4 m (and the chest must change the hair by more than 1 cm).
 Nothing of the project's code is used here but the two commands.
 
 usage: springbone_reference.py BUILD_DIR
@@ -77,7 +81,7 @@ def chain_nodes(first, translations, rotations, name):
     return nodes
 
 
-def avatar():
+def avatar(chest=False):
     # Bones of 3, 5, 4 and 6 cm (and 2, 4, 7 cm), each joint turned against its parent:
     # curved and unequal, as real hair chains are.
     a = chain_nodes(1, [[0, 0.05, -0.1], [0, -0.03, 0], [0, -0.05, 0], [0, -0.04, 0], [0, -0.06, 0]],
@@ -87,6 +91,8 @@ def avatar():
                     [qaxis([0, 0, 1], 20), qaxis([1, 1, 0], 25), qaxis([0, 0, 1], -35),
                      [0, 0, 0, 1]], 'J_Sec_Hair2')
     nodes = [{'name': 'Head', 'translation': [0, 1.5, 0], 'children': [1, 6]}] + a + b
+    if chest:  # node 10: a body bone of its own (a root here), moved apart from the head
+        nodes.append({'name': 'Chest', 'translation': list(CHEST_REST)})
     joint = lambda n, s, d, g: {'node': n, 'stiffness': s, 'dragForce': d, 'gravityPower': g,
                                 'gravityDir': [0, -1, 0], 'hitRadius': 0.01}
     springs = [
@@ -97,17 +103,24 @@ def avatar():
             joint(6, 1.2, 0.5, 0.2), joint(7, 0.9, 0.4, 0.3), joint(8, 0.7, 0.4, 0.4),
             {'node': 9}]},
     ]
+    colliders = [{'node': 0, 'shape': {'sphere': {'offset': [0, 0, 0], 'radius': 0.09}}}]
+    bones = {'head': {'node': 0}}
+    if chest:
+        colliders.append({'node': 10, 'shape': {'sphere': {'offset': CHEST_OFFSET, 'radius': CHEST_R}}})
+        bones['chest'] = {'node': 10}
+        for sp in springs:
+            sp['colliderGroups'] = [0, 1]
     return {
         'asset': {'version': '2.0'},
         'extensionsUsed': ['VRMC_vrm', 'VRMC_springBone'],
         'nodes': nodes,
         'extensions': {
             'VRMC_vrm': {'specVersion': '1.0', 'meta': {'name': 'Curvy'},
-                         'humanoid': {'humanBones': {'head': {'node': 0}}}},
+                         'humanoid': {'humanBones': bones}},
             'VRMC_springBone': {
                 'specVersion': '1.0',
-                'colliders': [{'node': 0, 'shape': {'sphere': {'offset': [0, 0, 0], 'radius': 0.09}}}],
-                'colliderGroups': [{'colliders': [0]}],
+                'colliders': colliders,
+                'colliderGroups': [{'colliders': [0]}] + ([{'colliders': [1]}] if chest else []),
                 'springs': springs,
             },
         },
@@ -133,6 +146,7 @@ class Rig:
                           for c in sb['colliders']]
         self.springs = [s['joints'] for s in sb['springs']]
         self.head_pose = ([0, 1.5, 0], [0, 0, 0, 1])
+        self.chest_pose = (list(CHEST_REST), [0, 0, 0, 1])
         self.state = []
         for joints in self.springs:
             st = []
@@ -149,6 +163,8 @@ class Rig:
         """World position and rotation of node i (the head's from the current pose)."""
         if i == 0:
             return self.head_pose
+        if i == 10:
+            return self.chest_pose
         pp, pq = self.world(self.parent[i])
         return add(pp, qrot(pq, self.nodes[i]['translation'])), qmul(pq, self.local_rot[i])
 
@@ -182,6 +198,17 @@ class Rig:
         return [[self.world_pos(st[0]['node'])] + [s['cur'] for s in st] for st in self.state]
 
 
+# The chest (second scenario): a sphere behind the neck, on a bone of its own that sways and
+# turns on its own while the head shakes, so the hair hits a collider the head does not move.
+CHEST_REST, CHEST_OFFSET, CHEST_R = [0, 1.28, -0.05], [0.03, 0.05, -0.04], 0.05
+
+
+def chest_at(t):
+    u = min(t, 3.0)
+    return ([0.04 * math.sin(2 * math.pi * 0.8 * u), 1.28, -0.05 + 0.03 * math.sin(2 * math.pi * 0.6 * u)],
+            qaxis([0, 1, 0], 25 * math.sin(2 * math.pi * 0.9 * u)))
+
+
 def head_at(t):
     """3 s of shaking (yaw 40 deg at 1.2 Hz, pitch 15 deg at 0.7 Hz), then still."""
     u = min(t, 3.0)
@@ -190,57 +217,84 @@ def head_at(t):
     return [0.05 * math.sin(2 * math.pi * 0.5 * u), 1.5, 0], q
 
 
+def run(cli, tmp, chest):
+    """One scenario: import, simulate with the sim and with the rig, compare every point.
+    Returns the rig's frames."""
+    ticks = 240
+    tag = 'chest' if chest else 'head'
+    doc = avatar(chest)
+    path = os.path.join(tmp, tag + '.vrm')
+    with open(path, 'wb') as f:
+        f.write(glb(doc))
+    imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', path], capture_output=True, text=True)
+    if imp.returncode != 0:
+        sys.exit('FAIL: import-vrm: ' + imp.stderr)
+    if 'unequal' in imp.stderr or 'curved' in imp.stderr:
+        sys.exit('FAIL: import-vrm still approximates the rest shape: ' + imp.stderr)
+    inst = json.loads(imp.stdout)
+    if chest:  # the chest collider stays on its bone, the bone's rest offset in the table
+        col = inst['colliders'][1]
+        want = sub(CHEST_REST, [0, 1.5, 0])
+        if col['attach'] != 'chest' or length(sub(col['center'], CHEST_OFFSET)) > 1e-6 or \
+                length(sub(inst['bones']['chest']['position'], want)) > 1e-6:
+            sys.exit('FAIL: chest collider imported as %s, bones %s' % (col, inst.get('bones')))
+    rig = Rig(doc)
+    # the imported rest shape is the node hierarchy's, point for point
+    for s, st in enumerate(rig.points()):
+        rest = inst['strands'][s]['rest']
+        for p, want in zip(rest, st):
+            if length(sub(add(p, [0, 1.5, 0]), want)) > 1e-6:
+                sys.exit('FAIL: strand %d rest %s, the hierarchy says %s' % (s, p, want))
+    with open(os.path.join(tmp, tag + '.json'), 'w') as f:
+        json.dump(inst, f)
+    with open(os.path.join(tmp, tag + '.jsonl'), 'w') as f:
+        for k in range(ticks):
+            p, q = head_at(k / 60)
+            line = {'tick': k, 'p': p, 'q': q}
+            if chest:
+                cp, cq = chest_at(k / 60)
+                line['bones'] = {'chest': {'p': cp, 'q': cq}}
+            f.write(json.dumps(line) + '\n')
+    ref = []
+    for k in range(ticks):
+        rig.head_pose = head_at(k / 60)
+        if chest:
+            rig.chest_pose = chest_at(k / 60)
+        rig.step(1.0 / 60)
+        ref.append(rig.points())
+    for substeps in (1, 4):
+        sim = subprocess.run([cli, 'sim', os.path.join(tmp, tag + '.json'), '--poses',
+                              os.path.join(tmp, tag + '.jsonl'), '--ticks', str(ticks),
+                              '--substeps', str(substeps)], capture_output=True, text=True)
+        if sim.returncode != 0:
+            sys.exit('FAIL: sim: ' + sim.stderr)
+        worst = 0.0
+        for k, line in enumerate(sim.stdout.splitlines()):
+            frame = json.loads(line)
+            for s, strand in enumerate(frame['strands']):
+                for p, want in zip(strand, ref[k][s]):
+                    worst = max(worst, length(sub(p, want)))
+        moved = max(length(sub(ref[k][0][-1], ref[0][0][-1])) for k in range(ticks))
+        print('curved, unequal VRM chains%s, %d substeps: max %.2g m from the reference '
+              '(tips move %.2f m)' % (', chest collider on its own moving bone' if chest else '',
+                                      substeps, worst, moved))
+        if worst > 1e-4 or moved < 0.05:
+            sys.exit('FAIL: springbone differs from the reference by %.3g m' % worst)
+    return ref
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else 'build'
     cli = os.path.join(build, 'bin', 'ponytail')
-    ticks = 240
     with tempfile.TemporaryDirectory() as tmp:
-        doc = avatar()
-        path = os.path.join(tmp, 'curvy.vrm')
-        with open(path, 'wb') as f:
-            f.write(glb(doc))
-        imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', path],
-                             capture_output=True, text=True)
-        if imp.returncode != 0:
-            sys.exit('FAIL: import-vrm: ' + imp.stderr)
-        if 'unequal' in imp.stderr or 'curved' in imp.stderr:
-            sys.exit('FAIL: import-vrm still approximates the rest shape: ' + imp.stderr)
-        inst = json.loads(imp.stdout)
-        rig = Rig(doc)
-        # the imported rest shape is the node hierarchy's, point for point
-        for s, st in enumerate(rig.points()):
-            rest = inst['strands'][s]['rest']
-            for p, want in zip(rest, st):
-                if length(sub(add(p, [0, 1.5, 0]), want)) > 1e-6:
-                    sys.exit('FAIL: strand %d rest %s, the hierarchy says %s' % (s, p, want))
-        with open(os.path.join(tmp, 'inst.json'), 'w') as f:
-            json.dump(inst, f)
-        with open(os.path.join(tmp, 'poses.jsonl'), 'w') as f:
-            for k in range(ticks):
-                p, q = head_at(k / 60)
-                f.write(json.dumps({'tick': k, 'p': p, 'q': q}) + '\n')
-        ref = []
-        for k in range(ticks):
-            rig.head_pose = head_at(k / 60)
-            rig.step(1.0 / 60)
-            ref.append(rig.points())
-        for substeps in (1, 4):
-            sim = subprocess.run([cli, 'sim', os.path.join(tmp, 'inst.json'), '--poses',
-                                  os.path.join(tmp, 'poses.jsonl'), '--ticks', str(ticks),
-                                  '--substeps', str(substeps)], capture_output=True, text=True)
-            if sim.returncode != 0:
-                sys.exit('FAIL: sim: ' + sim.stderr)
-            worst = 0.0
-            for k, line in enumerate(sim.stdout.splitlines()):
-                frame = json.loads(line)
-                for s, strand in enumerate(frame['strands']):
-                    for p, want in zip(strand, ref[k][s]):
-                        worst = max(worst, length(sub(p, want)))
-            moved = max(length(sub(ref[k][0][-1], ref[0][0][-1])) for k in range(ticks))
-            print('curved, unequal VRM chains, %d substeps: max %.2g m from the reference '
-                  '(tips move %.2f m)' % (substeps, worst, moved))
-            if worst > 1e-4 or moved < 0.05:
-                sys.exit('FAIL: springbone differs from the reference by %.3g m' % worst)
+        plain = run(cli, tmp, False)
+        chest = run(cli, tmp, True)
+        # the moving chest really changes the hair (else the second run proves nothing)
+        effect = max(length(sub(a, b)) for fa, fb in zip(plain, chest)
+                     for sa, sb in zip(fa, fb) for a, b in zip(sa, sb))
+        print('the chest collider moves the hair by up to %.3f m' % effect)
+        if effect < 0.01:
+            sys.exit('FAIL: the chest collider never touches the hair (%.3g m)' % effect)
     print('ok: springbone reference')
 
 

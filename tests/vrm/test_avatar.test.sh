@@ -5,8 +5,10 @@
 # the bind pose puts every vertex where the node tree does); and `ponytail import-vrm`
 # reads both without error and reports the chains and colliders the generator put in
 # (test_avatar.expect.json): names, joints, rest lengths, bend and points, collider
-# shapes, bones and head-local positions; the instance names every point's bone ("joints",
-# the root bone first, "" for the 0.x virtual tail); `ponytail sim` runs the imports.
+# shapes, the bone each collider is attached to (its own: "chest", not folded into the
+# head), the bones' head-local rest positions and the colliders' coordinates in their
+# bone's frame; the instance names every point's bone ("joints", the root bone first, ""
+# for the 0.x virtual tail); `ponytail sim` runs the imports.
 # Run by `make test` from the repository root with PT_BUILD set.
 set -u
 bin="${PT_BUILD:-build}/bin/ponytail"
@@ -115,8 +117,18 @@ for v, fmt in (('1', 'VRM 1.0'), ('0', 'VRM 0.x')):
           v + ': colliders %s' % [(c['node'], c['shape']) for c in rep['colliders']])
     check(all(c['used'] for c in rep['colliders']), v + ': an unused collider')
     bone = want['bones_head_local']
-    at = lambda c, k: [bone[c['bone']][a] + c[k][a] for a in range(3)]
+    # every collider stays on its own bone: "attach" names it (snake_case), the bones table
+    # has the bone's head-local rest position, and the collider's coordinates are the
+    # generator's offsets in that bone's frame (rest rotation identity: head axes)
+    snake = lambda n: ''.join('_' + ch.lower() if ch.isupper() else ch for ch in n).lstrip('_')
+    at = lambda c, k: c[k]
     for got, c in zip(inst['colliders'], cw):
+        name = snake(c['bone'])
+        check(got['attach'] == name, v + ': collider on %s attached to %s' % (c['bone'], got['attach']))
+        if name != 'head':
+            b = inst.get('bones', {}).get(name)
+            check(b is not None and near(b['position'], bone[c['bone']]) and b['rotation'] == [0, 0, 0, 1],
+                  v + ': bones.%s = %s, put in %s' % (name, b, bone[c['bone']]))
         ok = got['shape'] == c['shape']
         if c['shape'] == 'sphere':
             ok = ok and near(got['center'], at(c, 'offset')) and abs(got['radius'] - c['radius']) < 1e-6

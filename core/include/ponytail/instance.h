@@ -49,7 +49,52 @@ typedef enum pt_shape {
 typedef enum pt_attach {
 	PT_ATTACH_HEAD = 0,  /* coordinates are head-local and move with the head */
 	PT_ATTACH_WORLD = 1, /* coordinates are world and never move */
+	PT_ATTACH_BONE = 2,  /* coordinates are local to the body bone `bone` (pt_bone): they
+	                      * move with its pose (pt_world_set_bone_pose), or, until one
+	                      * arrives, with the head at the bone's rest offset (def->bones) */
 } pt_attach;
+
+/* The VRM humanoid bones other than the head, in VRM 1.0's order; JSON names are the
+ * VRM names in snake_case ("upper_chest", "left_upper_arm"). The values are also the
+ * bone ids of the wire protocol (proto/PROTOCOL.md, head_pose since 1.2): never reorder. */
+typedef enum pt_bone {
+	PT_BONE_HIPS, PT_BONE_SPINE, PT_BONE_CHEST, PT_BONE_UPPER_CHEST, PT_BONE_NECK,
+	PT_BONE_LEFT_EYE, PT_BONE_RIGHT_EYE, PT_BONE_JAW,
+	PT_BONE_LEFT_UPPER_LEG, PT_BONE_LEFT_LOWER_LEG, PT_BONE_LEFT_FOOT, PT_BONE_LEFT_TOES,
+	PT_BONE_RIGHT_UPPER_LEG, PT_BONE_RIGHT_LOWER_LEG, PT_BONE_RIGHT_FOOT, PT_BONE_RIGHT_TOES,
+	PT_BONE_LEFT_SHOULDER, PT_BONE_LEFT_UPPER_ARM, PT_BONE_LEFT_LOWER_ARM, PT_BONE_LEFT_HAND,
+	PT_BONE_RIGHT_SHOULDER, PT_BONE_RIGHT_UPPER_ARM, PT_BONE_RIGHT_LOWER_ARM,
+	PT_BONE_RIGHT_HAND,
+	PT_BONE_LEFT_THUMB_METACARPAL, PT_BONE_LEFT_THUMB_PROXIMAL, PT_BONE_LEFT_THUMB_DISTAL,
+	PT_BONE_LEFT_INDEX_PROXIMAL, PT_BONE_LEFT_INDEX_INTERMEDIATE, PT_BONE_LEFT_INDEX_DISTAL,
+	PT_BONE_LEFT_MIDDLE_PROXIMAL, PT_BONE_LEFT_MIDDLE_INTERMEDIATE,
+	PT_BONE_LEFT_MIDDLE_DISTAL, PT_BONE_LEFT_RING_PROXIMAL, PT_BONE_LEFT_RING_INTERMEDIATE,
+	PT_BONE_LEFT_RING_DISTAL, PT_BONE_LEFT_LITTLE_PROXIMAL,
+	PT_BONE_LEFT_LITTLE_INTERMEDIATE, PT_BONE_LEFT_LITTLE_DISTAL,
+	PT_BONE_RIGHT_THUMB_METACARPAL, PT_BONE_RIGHT_THUMB_PROXIMAL, PT_BONE_RIGHT_THUMB_DISTAL,
+	PT_BONE_RIGHT_INDEX_PROXIMAL, PT_BONE_RIGHT_INDEX_INTERMEDIATE,
+	PT_BONE_RIGHT_INDEX_DISTAL, PT_BONE_RIGHT_MIDDLE_PROXIMAL,
+	PT_BONE_RIGHT_MIDDLE_INTERMEDIATE, PT_BONE_RIGHT_MIDDLE_DISTAL,
+	PT_BONE_RIGHT_RING_PROXIMAL, PT_BONE_RIGHT_RING_INTERMEDIATE, PT_BONE_RIGHT_RING_DISTAL,
+	PT_BONE_RIGHT_LITTLE_PROXIMAL, PT_BONE_RIGHT_LITTLE_INTERMEDIATE,
+	PT_BONE_RIGHT_LITTLE_DISTAL,
+	PT_BONE_COUNT /* 54 */
+} pt_bone;
+
+/* The values "attach" takes, for error messages (fits pt_error.message). */
+#define PT_ATTACH_ALLOWED                                                                         \
+	"head, world or a VRM bone: hips spine chest upper_chest neck jaw "                     \
+	"{left,right}_{eye shoulder upper_arm lower_arm hand upper_leg lower_leg foot toes "   \
+	"thumb_metacarpal thumb_proximal thumb_distal} "                                        \
+	"{left,right}_{index,middle,ring,little}_{proximal,intermediate,distal}"
+
+/* A body bone's rest pose relative to the head (head-local position, m, and rotation):
+ * at rest its world pose is head * rest. A bone whose pose never arrives keeps it. */
+typedef struct pt_bone_def {
+	pt_bone bone;
+	pt_vec3 position; /* head-local, m, each |.| <= 10 */
+	pt_quat rotation; /* head-local, |q|^2 in [0.25, 4] (normalised on creation) */
+} pt_bone_def;
 
 /* When the spring-bone forms step (both are authored per 1/60 s frame). */
 typedef enum pt_springbone_rate {
@@ -80,6 +125,7 @@ typedef enum pt_limit_type {
 typedef struct pt_collider_def {
 	pt_shape shape;
 	pt_attach attach;
+	pt_bone bone;   /* PT_ATTACH_BONE: the bone; needs an entry in def->bones */
 	pt_vec3 center; /* sphere/ellipsoid/inside_sphere centre; plane: a point on it. m */
 	pt_vec3 radii;  /* ellipsoid semi-axes, m, each in [0.001, 10] */
 	pt_vec3 a, b;   /* capsule / inside_capsule segment ends, m */
@@ -169,6 +215,10 @@ typedef struct pt_instance_def {
 	int strand_count; /* [1, PT_MAX_STRANDS] */
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
 	int collider_count; /* [0, PT_MAX_COLLIDERS] */
+	/* rest poses of the body bones colliders attach to (JSON "bones": {name: {...}}),
+	 * at most one entry per bone; entries no collider uses are kept and harmless */
+	pt_bone_def bones[PT_MAX_BONES];
+	int bone_count; /* [0, PT_MAX_BONES] */
 	struct {
 		float distance;  /* m per tick that counts as a teleport, (0, 1000] */
 		float angle_deg; /* head rotation per tick that counts as a teleport, (0, 180] */
@@ -236,7 +286,7 @@ void pt_strand_rest_segment(const pt_strand_def *s, int j, float *length, pt_vec
 typedef struct pt_error {
 	int ok;
 	char field[96];
-	char message[256];
+	char message[384];
 } pt_error;
 
 /* Checks every field against its range; rejects NaN/inf and a definition whose strands'
@@ -249,5 +299,9 @@ int pt_solver_from_name(const char *name);
 const char *pt_solver_name(pt_solver s);
 int pt_shape_from_name(const char *name);
 const char *pt_shape_name(pt_shape s);
+/* Body bone name <-> enum ("chest", "left_upper_arm"); -1 / NULL when unknown ("head"
+ * is not a body bone: it is PT_ATTACH_HEAD). */
+int pt_bone_from_name(const char *name);
+const char *pt_bone_name(pt_bone b);
 
 #endif

@@ -27,6 +27,7 @@ enum {
 	PT_MAX_STRANDS = 32,   /* strands per instance */
 	PT_MAX_POINTS = 64,    /* points per strand, including the root */
 	PT_MAX_COLLIDERS = 32, /* colliders per instance (a strand selects a subset by bit mask) */
+	PT_MAX_BONES = 32,     /* body-bone rest poses per instance (def->bones) */
 	PT_NAME_MAX = 64,      /* bytes of name/room/anchor_bone including the terminating NUL */
 	PT_MAX_SUBSTEPS = 16   /* substeps per step (pt_world_step, an instance's "substeps") */
 };

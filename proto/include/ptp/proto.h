@@ -27,7 +27,10 @@ enum {
 	PTP_MAX_TEXT = 255,   /* bytes of an error text or server version */
 	PTP_MAX_STRANDS = 32, /* strands per instance (= core's PT_MAX_STRANDS) */
 	PTP_MAX_POINTS = 64,  /* points per strand incl. the root (= PT_MAX_POINTS) */
-	PTP_RECORD_MIN = 33   /* bytes of a frame record with empty strand data */
+	PTP_RECORD_MIN = 33,  /* bytes of a frame record with empty strand data */
+	PTP_MAX_POSE_BONES = 16, /* body-bone poses in one head_pose (since 1.2) */
+	PTP_BONE_COUNT = 54,     /* bone ids 0..53: PROTOCOL.md's table (= core's pt_bone) */
+	PTP_BONE_SIZE = 29       /* bytes of one bone pose on the wire */
 };
 
 /* Head pose bounds, shared by the decoder (q), the server's pose admission (p and q) and
@@ -90,6 +93,10 @@ typedef enum ptp_type_t {
 
 /* "hello", ...; NULL for a code that is not a message type. */
 const char *ptp_type_name(int type);
+/* Body-bone id <-> snake_case VRM name ("chest", "left_upper_arm"); NULL / -1 when
+ * unknown. The ids of head_pose's bones (since 1.2), PROTOCOL.md section 5. */
+const char *ptp_bone_name(int id);
+int ptp_bone_from_name(const char *name);
 /* The type for a name, or -1. */
 int ptp_type_from_name(const char *name);
 
@@ -117,6 +124,7 @@ typedef enum ptp_code_t {
 enum {
 	PTP_POSE_HAS_VELOCITY = 1 << 0, /* head_pose carries v (m/s, world) */
 	PTP_POSE_HAS_ANGULAR = 1 << 1,  /* head_pose carries w (rad/s, world) */
+	PTP_POSE_HAS_BONES = 1 << 2,    /* since 1.2: head_pose carries body-bone poses */
 	PTP_ERROR_CLOSING = 1 << 0,     /* the server closes the connection after this error */
 	PTP_RECORD_KEY = 1 << 0         /* frame record decodes without history (a keyframe) */
 };
@@ -188,6 +196,13 @@ typedef struct ptp_ids_t {
 	uint64_t ids[PTP_MAX_IDS];
 } ptp_ids_t;
 
+/* One body bone's world pose in a head_pose (since 1.2). */
+typedef struct ptp_bone_pose_t {
+	uint8_t bone; /* [0, PTP_BONE_COUNT): VRM humanoid bone id (ptp_bone_name) */
+	float p[3];   /* world position, m */
+	float q[4];   /* x, y, z, w; |q|^2 in [0.25, 4] (the server normalises) */
+} ptp_bone_pose_t;
+
 typedef struct ptp_head_pose_t {
 	uint64_t instance_id;
 	uint32_t seq;           /* client's sequence number, echoed as a record's last_seq */
@@ -197,6 +212,9 @@ typedef struct ptp_head_pose_t {
 	float q[4];             /* x, y, z, w; |q|^2 in [0.25, 4] (the server normalises) */
 	float v[3];             /* linear velocity, m/s (when flagged; else zero) */
 	float w[3];             /* angular velocity, rad/s, world axes (when flagged; else zero) */
+	uint8_t bone_count;     /* PTP_POSE_HAS_BONES (minor >= 2): [1, PTP_MAX_POSE_BONES];
+	                           else 0 */
+	ptp_bone_pose_t bones[PTP_MAX_POSE_BONES];
 } ptp_head_pose_t;
 
 typedef struct ptp_ping_t {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  MINOR, ProtoError, decodeMessage, encodeMessage, encodeRecord, quat16Pack, quat16Unpack, toJSONable,
+  BONE_NAMES, MINOR, ProtoError, decodeMessage, encodeMessage, encodeRecord, quat16Pack, quat16Unpack, toJSONable,
 } from '../../../proto/js/ponytail-proto.mjs';
 
 const B = (...a) => Uint8Array.from(a);
@@ -17,6 +17,32 @@ const code = (f) => {
   }
   return 'ok';
 };
+
+test('head_pose with bones (1.2): hand-written bytes, minor rules', () => {
+  const f = (x) => [...new Uint8Array(new Float32Array([x]).buffer)];
+  const bytes = B(0x50, 0x54, 1, 2, 0x05, 0, 79, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 4, ...f(0), ...f(1.5), ...f(0), ...f(0), ...f(0), ...f(0), ...f(1),
+    1, 2, ...f(0), ...f(1.25), ...f(0), ...f(0), ...f(0), ...f(0), ...f(1));
+  const m = {
+    type: 'head_pose', instance_id: 7n, seq: 1, client_time_us: 0n, flags: 4, p: [0, 1.5, 0], q: [0, 0, 0, 1],
+    bones: [{ bone: 2, p: [0, 1.25, 0], q: [0, 0, 0, 1] }],
+  };
+  assert.deepEqual(encodeMessage(m, 2), bytes);
+  const d = decodeMessage(bytes);
+  assert.equal(d.bones.length, 1);
+  assert.equal(BONE_NAMES[d.bones[0].bone], 'chest');
+  assert.equal(BONE_NAMES.length, 54);
+  assert.equal(BONE_NAMES[53], 'right_little_distal');
+  assert.equal(BONE_NAMES[24], 'left_thumb_metacarpal');
+  assert.equal(code(() => encodeMessage(m, 1)), 'flags'); // a 1.1 message has no bones
+  assert.equal(code(() => encodeMessage({ ...m, bones: [] }, 2)), 'range');
+  assert.equal(code(() => encodeMessage({ ...m, bones: Array(17).fill(m.bones[0]) }, 2)), 'limit');
+  const newer = Uint8Array.of(...bytes, 0xaa);
+  newer[3] = MINOR + 1;
+  newer[6] = 80;
+  newer[30] |= 0x80;
+  assert.deepEqual(decodeMessage(newer).bones[0].p, [0, 1.25, 0]);
+});
 
 test('ping, hello, error: hand-written bytes', () => {
   const ping = B(0x50, 0x54, 1, 0, 0x07, 0, 8, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1);

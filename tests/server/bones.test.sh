@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Body-bone poses over the wire (protocol 1.2) and REST move a chest collider; a 1.1
+# client's bones are ignored (tests/server/bones_client.py says what is checked). Then the
+# C client library's path: `ponytail stream --poses` with "bones" in its pose lines.
+. "$(dirname "$0")/../client/lib.sh"
+start_daemon
+timeout 60 python3 tests/server/bones_client.py "$S" "$WS_PORT" || fail "bones_client.py"
+
+P="$B/bin/ponytail"
+read -r ID TOK < <(python3 - "$S" <<'PY'
+import json, sys, urllib.request
+body = {"name": "stream-bones", "prewarm_s": 0.2,
+        "strands": [{"anchor": [0, 0, 0], "direction": [0, -1, 0], "points": 10, "segment_length": 0.04, "radius": 0.005}],
+        "bones": {"chest": {"position": [0, -0.3, 0.5], "rotation": [0, 0, 0, 1]}},
+        "colliders": [{"shape": "sphere", "attach": "chest", "center": [0, 0, 0], "radius": 0.12}]}
+req = urllib.request.Request(sys.argv[1] + "/v1/instances", json.dumps(body).encode(), {"Content-Type": "application/json"})
+j = json.load(urllib.request.urlopen(req, timeout=10))
+print(j["id"], j["token"])
+PY
+)
+python3 -c "
+for k in range(60):
+    print('{\"tick\": %d, \"p\": [0, 1.6, 0], \"q\": [0, 0, 0, 1], \"bones\": {\"chest\": {\"p\": [0, 1.3, 0.08], \"q\": [0, 0, 0, 1]}}}' % k)
+" >"$T/bones.jsonl"
+timeout 20 "$P" stream "$ID" --poses "$T/bones.jsonl" --token "$TOK" --server "$S" >"$T/out" 2>&1 ||
+	fail "stream --poses with bones: $(cat "$T/out")"
+sleep 0.3
+timeout 20 "$P" get "$ID" --frame --json --server "$S" >"$T/frame" || fail "get --frame"
+python3 - "$T/frame" <<'PY' || fail "ponytail stream's bones did not move the chest"
+import json, math, sys
+f = json.load(open(sys.argv[1]))
+pts = [p for s in f['strands'] for p in s]
+gap = min(math.dist(p, (0, 1.3, 0.08)) for p in pts) - 0.125
+back = min(p[2] for p in pts)
+print('stream --poses with bones: gap %.3f mm, pushed back to z = %.3f m' % (gap * 1e3, back))
+sys.exit(0 if gap >= -1e-3 and back < -0.02 else 1)
+PY
+printf '{"t": 0, "p": [0, 1.6, 0], "q": [0, 0, 0, 1], "bones": {"chst": {"p": [0, 1, 0], "q": [0, 0, 0, 1]}}}\n' >"$T/bad.jsonl"
+timeout 20 "$P" stream "$ID" --poses "$T/bad.jsonl" --token "$TOK" --server "$S" >"$T/out" 2>&1 &&
+	fail "stream accepted a bad bone name"
+grep -q "bones.chst: not a body bone" "$T/out" || fail "stream's bad bone message: $(cat "$T/out")"
+finish bones

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Body-bone poses over the wire move a chest collider (issue 12 item 1), against a live
+ponytaild. The instance: one 10 x 0.04 m strand hanging from the head's origin, and a chest
+sphere (r 0.12 m) attached to "chest", whose rest pose puts it 0.5 m in front of the head.
+
+1. A 1.2 client (hello minor 2) sends head poses only: the chest stays at its rest offset
+   and the strand hangs straight (every point within 1 mm of the plumb line).
+2. The same client sends the chest's pose 0.08 m in front of the strand: every point ends
+   outside the sphere (distance >= r + particle radius - 1 mm) and the strand is pushed
+   back (a point at z < -0.02 m).
+3. A 1.1 client (hello minor 1) sends the very same bytes to a second instance: the bones
+   are ignored (PROTOCOL.md 3), the head applies, the strand hangs straight, no error.
+4. The REST pose endpoint takes "bones" too and names the field of a bad one.
+5. A bone beyond 10 km gets error text naming bones[0].p; the connection stays open.
+Usage: bones_client.py HTTP_URL WS_PORT; exit 1 on any failure."""
+import json
+import math
+import os
+import struct
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'proto'))
+import ref_decoder as rd  # noqa: E402
+from ref_client import Ws, message  # noqa: E402
+
+R, PR = 0.12, 0.005  # chest radius, particle radius
+HEAD = (0.0, 1.6, 0.0)
+CHEST = (0.0, 1.3, 0.08)
+fails = []
+
+
+def check(cond, what):
+    print(('ok   ' if cond else 'FAIL ') + what)
+    if not cond:
+        fails.append(what)
+
+
+def rest(http, method, path, body=None):
+    req = urllib.request.Request(http + path, None if body is None else json.dumps(body).encode(),
+                                 {'Content-Type': 'application/json'}, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            data = r.read()
+            return r.status, json.loads(data) if data else None
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b'null')
+
+
+def create(http, name):
+    body = {'name': name, 'prewarm_s': 0.2,
+            'strands': [{'anchor': [0, 0, 0], 'direction': [0, -1, 0], 'points': 10,
+                         'segment_length': 0.04, 'radius': PR}],
+            'bones': {'chest': {'position': [0, -0.3, 0.5], 'rotation': [0, 0, 0, 1]}},
+            'colliders': [{'shape': 'sphere', 'attach': 'chest', 'center': [0, 0, 0], 'radius': R}]}
+    st, j = rest(http, 'POST', '/v1/instances', body)
+    assert st == 201, (st, j)
+    return j['id'], j['token']
+
+
+def pose_bytes(iid, seq, bones):
+    """head_pose at HEAD, identity; with bones (flags bit 2) when given: header minor 2."""
+    flags = 4 if bones else 0
+    body = struct.pack('<QIqB', iid, seq, 0, flags) + struct.pack('<7f', *HEAD, 0, 0, 0, 1)
+    if bones:
+        body += bytes([len(bones)])
+        for bone, p in bones:
+            body += bytes([bone]) + struct.pack('<7f', *p, 0, 0, 0, 1)
+    return message(0x05, 2 if bones else 0, body)
+
+
+def connect(ws_port, minor, iid, token):
+    ws = Ws(ws_port)
+    name = b'bones_client.py'
+    ws.send(message(0x01, 0, bytes([1, minor, len(name)]) + name))
+    w = rd.decode_message(ws.recv())
+    assert w['type'] == 'welcome' and w['minor'] == minor, w
+    tok = token.encode()
+    ws.send(message(0x02, minor, struct.pack('<Q', iid) + bytes([len(tok)]) + tok))
+    return ws
+
+
+def stream(ws, iid, seconds, bones, seq0):
+    seq = seq0
+    stop = time.time() + seconds
+    while time.time() < stop:
+        seq += 1
+        ws.send(pose_bytes(iid, seq, bones))
+        time.sleep(1 / 60)
+    return seq
+
+
+def points(http, iid):
+    st, f = rest(http, 'GET', f'/v1/instances/{iid}/frame')
+    assert st == 200, (st, f)
+    return [p for s in f['strands'] for p in s]
+
+
+def errors_pending(ws, seconds):
+    """Messages of type error that arrive within `seconds` (nothing else is subscribed)."""
+    ws.s.settimeout(seconds)
+    out = []
+    try:
+        while True:
+            m = rd.decode_message(ws.recv())
+            if m['type'] == 'error':
+                out.append(m)
+    except OSError:
+        pass
+    ws.s.settimeout(5)
+    return out
+
+
+def hangs_straight(pts):
+    return max(math.hypot(p[0] - HEAD[0], p[2] - HEAD[2]) for p in pts)
+
+
+def main(http, ws_port):
+    a, ta = create(http, 'bones-a')
+    ws = connect(ws_port, 2, a, ta)
+    seq = stream(ws, a, 0.6, None, 0)
+    pts = points(http, a)
+    off = hangs_straight(pts)
+    check(abs(pts[0][1] - HEAD[1]) < 1e-4 and off < 1e-3,
+          f'1.2 client, head only: the strand hangs straight ({off * 1e3:.3f} mm off the plumb line)')
+    seq = stream(ws, a, 1.2, [(2, CHEST)], seq)
+    pts = points(http, a)
+    gap = min(math.dist(p, CHEST) for p in pts) - R - PR
+    back = min(p[2] for p in pts)
+    check(gap >= -1e-3, f'chest pose over the wire: no point inside the chest (gap {gap * 1e3:.3f} mm)')
+    check(back < -0.02, f'the chest pushed the strand back (z down to {back:.3f} m)')
+    errs = errors_pending(ws, 0.2)
+    check(not errs, f'no errors for good bone poses ({errs[:1]})')
+    # 5: a bone 20 km away: refused with the field named, the connection stays open
+    ws.send(pose_bytes(a, seq + 1, [(2, (2e4, 1.3, 0))]))
+    errs = errors_pending(ws, 0.5)
+    check(any('bones[0].p' in e['text'] for e in errs), f'far bone: error names bones[0].p ({errs[:1]})')
+    ws.send(message(0x07, 2, struct.pack('<q', 42)))
+    pong = rd.decode_message(ws.recv())
+    check(pong['type'] == 'pong', 'the connection stays open after the refused pose')
+
+    # 3: a 1.1 client's bones are ignored
+    b, tb = create(http, 'bones-b')
+    old = connect(ws_port, 1, b, tb)
+    stream(old, b, 1.0, [(2, CHEST)], 0)
+    pts = points(http, b)
+    off = hangs_straight(pts)
+    check(off < 1e-3, f'1.1 client sending bones: ignored, the strand hangs straight ({off * 1e3:.3f} mm)')
+    errs = errors_pending(old, 0.2)
+    check(not errs, f'1.1 client: no error for the ignored bones ({errs[:1]})')
+
+    # 4: REST
+    auth = {'Authorization': 'Bearer ' + tb}
+    def put(body):
+        req = urllib.request.Request(f'{http}/v1/instances/{b}/pose', json.dumps(body).encode(),
+                                     {'Content-Type': 'application/json', **auth}, method='PUT')
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, None
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+    for _ in range(60):
+        st, _ = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': {'chest': {'p': list(CHEST), 'q': [0, 0, 0, 2]}}})
+        time.sleep(1 / 60)
+    check(st == 204, f'REST pose with bones: {st}')
+    time.sleep(0.3)
+    pts = points(http, b)
+    gap = min(math.dist(p, CHEST) for p in pts) - R - PR
+    check(gap >= -1e-3 and min(p[2] for p in pts) < -0.02, f'REST bones move the chest (gap {gap * 1e3:.3f} mm)')
+    for bones, field in (({'chst': {'p': [0, 0, 0], 'q': [0, 0, 0, 1]}}, 'bones[0].bone'),
+                         ({'chest': {'p': [0, 0, 0], 'q': [0, 0, 0, 0]}}, 'bones[0].q'),
+                         ({'chest': {'p': [0, 'x', 0], 'q': [0, 0, 0, 1]}}, 'bones[0].p'),
+                         ([1, 2], 'bones')):
+        st, j = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': bones})
+        check(st == 422 and j and j['error'].get('field') == field, f'REST bad bones {json.dumps(bones)}: {st} {j}')
+    print(f'bones_client: {len(fails)} failures')
+    return 1 if fails else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1], int(sys.argv[2])))
