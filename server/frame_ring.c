@@ -20,6 +20,7 @@ struct frame_ring_t {
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
 	uint64_t *watch; /* [max_slots]: watched until this tick (atomic, relaxed) */
+	uint64_t *snap_watch; /* [max_slots]: REST snapshots wanted until this tick (same) */
 	int max_slots;
 };
 
@@ -51,11 +52,13 @@ frame_ring_t *frame_ring_create(int max_slots)
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch);
+	r->snap_watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->snap_watch);
 	r->max_slots = max_slots;
-	if (!r->keys[0] || !r->keys[1] || !r->watch) {
+	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->snap_watch) {
 		free(r->keys[0]);
 		free(r->keys[1]);
 		free(r->watch);
+		free(r->snap_watch);
 		free(r);
 		return NULL;
 	}
@@ -64,11 +67,44 @@ frame_ring_t *frame_ring_create(int max_slots)
 	return r;
 }
 
+frame_snap_t *frame_snap_new(int n)
+{
+	frame_snap_t *s = calloc(1, sizeof *s + (size_t)(n > 0 ? n : 0) * sizeof s->xyz[0]);
+	if (s)
+		s->refs = 1;
+	return s;
+}
+
+void frame_snap_unref(frame_snap_t *s)
+{
+	if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(s->text);
+		free(s);
+	}
+}
+
+const char *frame_snap_text(frame_snap_t *s)
+{
+	return __atomic_load_n(&s->text, __ATOMIC_ACQUIRE);
+}
+
+const char *frame_snap_set_text(frame_snap_t *s, char *text)
+{
+	char *none = NULL;
+	if (__atomic_compare_exchange_n(&s->text, &none, text, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE))
+		return text;
+	free(text); /* another reader rendered the same tick first: the same bytes */
+	return none;
+}
+
 static void clear_set(frame_set_t *fs)
 {
-	for (int i = 0; i < fs->nslots; i++)
+	for (int i = 0; i < fs->nslots; i++) {
 		if (fs->entries[i].meta)
 			meta_unref(fs->entries[i].meta);
+		frame_snap_unref(fs->entries[i].snap);
+	}
 	fs->nslots = fs->nlive = fs->nrooms = 0;
 	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
 		fs->bufs[w].len = 0;
@@ -97,6 +133,7 @@ void frame_ring_destroy(frame_ring_t *r)
 	free(r->keys[0]);
 	free(r->keys[1]);
 	free(r->watch);
+	free(r->snap_watch);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
@@ -238,6 +275,32 @@ int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick)
 	if (slot < 0 || slot >= r->max_slots)
 		return 1;
 	return __atomic_load_n(&r->watch[slot], __ATOMIC_RELAXED) >= tick;
+}
+
+frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks)
+{
+	frame_snap_t *snap = NULL;
+	pthread_mutex_lock(&r->mu);
+	/* The newest set is never the one the sim refills (frame_ring_begin skips it), and it
+	 * stays the newest while the mutex is held: no reader count needed. */
+	const frame_set_t *fs = r->newest >= 0 ? &r->sets[r->newest] : NULL;
+	int slot = fs ? frame_set_find(fs, id) : -1;
+	if (slot >= 0) {
+		snap = fs->entries[slot].snap;
+		if (snap)
+			__atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
+		if (slot < r->max_slots)
+			__atomic_store_n(&r->snap_watch[slot], fs->tick + keep_ticks, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return snap;
+}
+
+int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick)
+{
+	if (slot < 0 || slot >= r->max_slots)
+		return 0;
+	return __atomic_load_n(&r->snap_watch[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 int frame_set_find(const frame_set_t *fs, uint64_t id)

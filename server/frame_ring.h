@@ -21,9 +21,18 @@
  * encoding, never changes to an instance, so they bypass the door and the command queue:
  * a lost or late hint costs one tick's encoding, not correctness.
  *
- * Threading: frame_ring_begin/publish/take_key_requests/watched on the sim thread;
- * frame_ring_acquire/release/request_key/watch on the WebSocket thread. meta_ref/unref on
- * any.
+ * REST frame reads (GET /v1/instances/{id}/frame, through instances_frame) are the other
+ * reader: frame_ring_snapshot looks the id up in the newest frame set under the ring's
+ * mutex and takes a reference to the entry's snapshot, a plain copy of the instance's
+ * points after that tick (frame_snap_t). The sim makes snapshots only for sim slots read
+ * over REST in the last second (the same demand idea as the watch table), so the first
+ * read of an instance waits for a tick (instances.c falls back to the command queue) and
+ * every later one answers from the newest published tick at once.
+ *
+ * Threading: frame_ring_begin/publish/take_key_requests/watched/snap_wanted on the sim
+ * thread (frame_snap_new on its pool workers too); frame_ring_acquire/release/request_key/
+ * watch on the WebSocket thread; frame_ring_snapshot on any other thread (libmicrohttpd's
+ * connection threads). meta_ref/unref and frame_snap_* on any.
  */
 #ifndef SERVER_FRAME_RING_H
 #define SERVER_FRAME_RING_H
@@ -51,6 +60,29 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 
 enum { FRAME_MAX_WORKERS = 64 };
 
+/* One instance's state after one tick, for REST reads: immutable once published, except
+ * `text`, which the first reader may set once (the answer's body, shared by every later
+ * read of the same tick: one JSON rendering per tick however many read it). */
+typedef struct frame_snap_t {
+	int refs; /* atomic; frame_snap_unref */
+	uint64_t id, tick;
+	uint32_t last_seq;
+	pt_pose head;
+	int strand_count;
+	uint8_t points[PT_MAX_STRANDS]; /* per strand, root included */
+	int n;                          /* points in xyz */
+	char *text;                     /* atomic: NULL until frame_snap_set_text */
+	pt_vec3 xyz[];                  /* strand by strand, root first, world metres */
+} frame_snap_t;
+
+frame_snap_t *frame_snap_new(int n); /* one reference; NULL when out of memory */
+void frame_snap_unref(frame_snap_t *s); /* NULL ok */
+/* The cached body, or NULL. */
+const char *frame_snap_text(frame_snap_t *s);
+/* Offers text (malloc'ed, NUL-terminated; ownership moves): the first offer is kept,
+ * a later one is freed. Returns the text that is kept. */
+const char *frame_snap_set_text(frame_snap_t *s, char *text);
+
 typedef struct frame_entry_t {
 	uint64_t id;               /* public id; 0 = empty slot */
 	inst_meta_t *meta;         /* held by the frame set */
@@ -60,6 +92,7 @@ typedef struct frame_entry_t {
 	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
 	uint32_t off, len;         /* the shared (delta) record */
 	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
+	frame_snap_t *snap;        /* held by the set; NULL unless REST reads it */
 } frame_entry_t;
 
 typedef struct frame_room_t {
@@ -134,6 +167,15 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
  * beyond max_slots counts as always watched. */
 void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick);
 int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick);
+
+/* REST: a reference to id's snapshot in the newest frame set (NULL when it has none:
+ * never read before, not read for keep_ticks, or not in the set), and a mark that keeps
+ * the sim making them for keep_ticks more ticks. Never waits for a tick: the ring's mutex
+ * is held for one binary search. */
+frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks);
+
+/* Sim: whether slot's snapshot is wanted for tick. */
+int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick);
 
 /* Slot of id in fs (binary search of by_id), or -1. */
 int frame_set_find(const frame_set_t *fs, uint64_t id);

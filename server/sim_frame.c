@@ -94,15 +94,36 @@ static int record_is_key(const uint8_t *rec, uint32_t len)
 	return ptp_record_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
 }
 
+/* A REST reader's copy of the instance after this tick (frame_ring.h). */
+static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_vec3 *pts, int n,
+                               const pt_pose *head)
+{
+	frame_snap_t *snap = frame_snap_new(n);
+	if (!snap)
+		return NULL; /* the read falls back to waiting for a tick */
+	snap->id = in->id;
+	snap->tick = s->tick;
+	snap->last_seq = in->last_seq;
+	snap->head = *head;
+	snap->strand_count = in->meta->shape.strand_count;
+	for (int i = 0; i < snap->strand_count; i++)
+		snap->points[i] = in->meta->shape.strands[i].points;
+	snap->n = n;
+	memcpy(snap->xyz, pts, (size_t)n * sizeof *pts);
+	return snap;
+}
+
 static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
-	if (!in->key_wanted && !frame_ring_watched(s->ring, slot, s->tick)) {
+	int want_rec = in->key_wanted || frame_ring_watched(s->ring, slot, s->tick);
+	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
+	if (!want_rec)
 		in->enc_gap = 1; /* no record: nobody is watching */
+	if (!want_rec && !want_snap)
 		return;
-	}
-	if (in->enc_gap) {
+	if (want_rec && in->enc_gap) {
 		/* The encoder missed ticks, so its deltas would refer to frames nobody has. */
 		ptp_encoder_force_key(in->enc);
 		in->enc_gap = 0;
@@ -112,12 +133,16 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	pt_world_get_head(s->world, in->pid, &head);
 	float hp[3] = {head.p.x, head.p.y, head.p.z},
 	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
-	ptp_err_t err = PTP_EINVAL;
 	if (n > 0 && !sim_points_finite(sc->pts, n)) {
 		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
 		e->len = 0;
 		return;
 	}
+	if (want_snap && n > 0)
+		e->snap = make_snap(s, in, sc->pts, n, &head);
+	if (!want_rec)
+		return;
+	ptp_err_t err = PTP_EINVAL;
 	if (n > 0) {
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
 		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
