@@ -27,6 +27,7 @@ export const CODES = Object.freeze({
   bad_message: 1, version: 2, unknown_type: 3, too_large: 4, unauthorized: 5,
   not_found: 6, limit: 7, rate: 8, hello_required: 9, internal: 10, shutdown: 11,
 });
+export const RATES = Object.freeze([0, 60, 30, 20, 10]); // subscribe rate_hz (1.2); 0 = every tick
 const QUAT16_SCALE = 46340; // floor(32767 * sqrt(2))
 
 class DecIO {
@@ -215,6 +216,17 @@ const WALKS = {
   subscribe(io, m) {
     io.str8(m, 'room', MAX_NAME);
     ids(io, m);
+    if (io.minor < 2) {
+      if (!io.writing) delete m.rate_hz;
+      return;
+    }
+    if (io.writing) m.rate_hz ??= 0;
+    io.u8(m, 'rate_hz');
+    io.check(RATES.includes(m.rate_hz), E.RANGE); // PROTOCOL.md 5, "Per-viewer rates"
+  },
+  unsubscribe(io, m) {
+    io.str8(m, 'room', MAX_NAME);
+    ids(io, m);
   },
   keyframe_request(io, m) { ids(io, m); },
   head_pose(io, m) {
@@ -303,7 +315,6 @@ const WALKS = {
     io.str8(m, 'text', MAX_TEXT);
   },
 };
-WALKS.unsubscribe = WALKS.subscribe;
 
 // Decodes one whole WebSocket message (Uint8Array). Throws ProtoError; checks in the order
 // of ptp_msg_decode so both report the same first error. The result has a non-enumerable

@@ -2,7 +2,7 @@
 // LSB-first bit streams with Exp-Golomb codes. Mirrors proto/src/wire.c and bits.c.
 
 export const MAJOR = 1;
-export const MINOR = 1;
+export const MINOR = 2;
 export const HEADER_SIZE = 10;
 export const MAX_PAYLOAD = 1 << 20;
 export const MAX_CLIENT_MESSAGE = 4096;

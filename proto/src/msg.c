@@ -142,16 +142,39 @@ static void io_authorize(io_t *io, ptp_authorize_t *m)
 	io_check(io, m->token.len > 0, PTP_ERANGE);
 }
 
+/* PROTOCOL.md 5, "Per-viewer rates": the rates a subscription may ask for. */
+static int rate_ok(uint8_t hz)
+{
+	return hz == 0 || hz == 60 || hz == 30 || hz == 20 || hz == 10;
+}
+
 static void io_subscribe(io_t *io, ptp_ids_t *m)
 {
 	io_str8(io, &m->room, PTP_MAX_NAME);
 	io_ids(io, m);
+	if (io->minor < 2) {
+		if (!io->writing)
+			m->rate_hz = 0;
+		return;
+	}
+	io_u8(io, &m->rate_hz);
+	io_check(io, rate_ok(m->rate_hz), PTP_ERANGE);
+}
+
+static void io_unsubscribe(io_t *io, ptp_ids_t *m)
+{
+	io_str8(io, &m->room, PTP_MAX_NAME);
+	io_ids(io, m);
+	if (!io->writing)
+		m->rate_hz = 0;
 }
 
 static void io_keyframe_request(io_t *io, ptp_ids_t *m)
 {
-	if (!io->writing)
+	if (!io->writing) {
 		m->room = (ptp_str_t){"", 0};
+		m->rate_hz = 0;
+	}
 	io_ids(io, m);
 }
 
@@ -354,7 +377,7 @@ static void io_payload(io_t *io, ptp_msg_t *m)
 		io_subscribe(io, &m->u.subscribe);
 		break;
 	case PTP_UNSUBSCRIBE:
-		io_subscribe(io, &m->u.subscribe);
+		io_unsubscribe(io, &m->u.subscribe);
 		break;
 	case PTP_HEAD_POSE:
 		io_head_pose(io, &m->u.head_pose);

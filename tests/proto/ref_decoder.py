@@ -11,7 +11,7 @@ import os
 import struct
 import sys
 
-MAJOR, MINOR = 1, 1
+MAJOR, MINOR = 1, 2
 HEADER, MAX_PAYLOAD = 10, 1 << 20
 FLT_MAX = struct.unpack('<f', b'\xff\xff\x7f\x7f')[0]
 TYPES = {0x01: 'hello', 0x02: 'authorize', 0x03: 'subscribe', 0x04: 'unsubscribe',
@@ -147,6 +147,9 @@ def payload(t, r, minor, strict):
     elif t in ('subscribe', 'unsubscribe'):
         m['room'] = r.str8(64)
         m['ids'] = ids(r)
+        if t == 'subscribe' and minor >= 2:
+            m['rate_hz'] = r.u8()
+            need(m['rate_hz'] in (0, 60, 30, 20, 10), 'range')
     elif t == 'keyframe_request':
         m['ids'] = ids(r)
     elif t == 'head_pose':

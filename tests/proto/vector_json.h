@@ -130,6 +130,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 	case PTP_UNSUBSCRIBE:
 		SET("room", vj_str(m->u.subscribe.room));
 		SET("ids", vj_ids(&m->u.subscribe));
+		if (m->type == PTP_SUBSCRIBE && m->minor >= 2)
+			SET("rate_hz", json_integer(m->u.subscribe.rate_hz));
 		break;
 	case PTP_KEYFRAME_REQUEST:
 		SET("ids", vj_ids(&m->u.subscribe));
@@ -386,6 +388,7 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 	case PTP_SUBSCRIBE:
 	case PTP_UNSUBSCRIBE:
 		m->u.subscribe.room = vj_get_str(o, "room");
+		m->u.subscribe.rate_hz = (uint8_t)vj_get_int(o, "rate_hz"); /* absent: 0 */
 		return vj_get_ids(o, &m->u.subscribe);
 	case PTP_KEYFRAME_REQUEST:
 		return vj_get_ids(o, &m->u.subscribe);

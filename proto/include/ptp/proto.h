@@ -17,7 +17,7 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 1,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 2,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
@@ -184,6 +184,8 @@ typedef struct ptp_ids_t {
 	ptp_str_t room; /* subscribe/unsubscribe: a whole room, or empty for none */
 	uint16_t count; /* [0, PTP_MAX_IDS] */
 	uint64_t ids[PTP_MAX_IDS];
+	uint8_t rate_hz; /* subscribe, since 1.2: 0 (every tick), 60, 30, 20 or 10 (else range);
+	                  * absent (0) before 1.2 and in unsubscribe / keyframe_request */
 } ptp_ids_t;
 
 typedef struct ptp_head_pose_t {
