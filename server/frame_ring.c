@@ -19,7 +19,7 @@ struct frame_ring_t {
 	int nev, cap_ev, cap_ev_out;
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
-	uint64_t *watch; /* [max_slots]: watched until this tick (atomic, relaxed) */
+	uint64_t *watch; /* [max_slots * FRAME_RATES]: watched until this tick (atomic, relaxed) */
 	uint64_t *snap_watch; /* [max_slots]: REST snapshots wanted until this tick (same) */
 	int max_slots;
 };
@@ -51,7 +51,7 @@ frame_ring_t *frame_ring_create(int max_slots)
 		return NULL;
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
-	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch);
+	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1) * FRAME_RATES, sizeof *r->watch);
 	r->snap_watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->snap_watch);
 	r->max_slots = max_slots;
 	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->snap_watch) {
@@ -65,6 +65,34 @@ frame_ring_t *frame_ring_create(int max_slots)
 	pthread_mutex_init(&r->mu, NULL);
 	r->newest = -1;
 	return r;
+}
+
+const int frame_rate_hz[FRAME_RATES] = {60, 30, 20, 10};
+
+int frame_rate_divisor(int tick_hz, int rate)
+{
+	int hz = frame_rate_hz[rate < 0 || rate >= FRAME_RATES ? 0 : rate];
+	int d = (tick_hz + hz / 2) / hz;
+	return d < 1 ? 1 : d;
+}
+
+int frame_rate_stream(int tick_hz, int rate)
+{
+	int d = frame_rate_divisor(tick_hz, rate);
+	for (int i = 0; i < rate; i++)
+		if (frame_rate_divisor(tick_hz, i) == d)
+			return i;
+	return rate < 0 || rate >= FRAME_RATES ? 0 : rate;
+}
+
+int frame_rate_index(int rate_hz)
+{
+	if (rate_hz == 0)
+		return 0;
+	for (int i = 0; i < FRAME_RATES; i++)
+		if (frame_rate_hz[i] == rate_hz)
+			return i;
+	return -1;
 }
 
 frame_snap_t *frame_snap_new(int n)
@@ -245,11 +273,11 @@ void frame_ring_release(frame_ring_t *r, frame_set_t *fs)
 	pthread_mutex_unlock(&r->mu);
 }
 
-void frame_ring_request_key(frame_ring_t *r, uint64_t id)
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream)
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->nkeys < MAX_KEY_REQUESTS)
-		r->keys[r->keys_fill][r->nkeys++] = id;
+		r->keys[r->keys_fill][r->nkeys++] = FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -264,17 +292,19 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids)
 	return n;
 }
 
-void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick)
+void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick)
 {
-	if (slot >= 0 && slot < r->max_slots)
-		__atomic_store_n(&r->watch[slot], until_tick, __ATOMIC_RELAXED);
+	if (slot >= 0 && slot < r->max_slots && stream >= 0 && stream < FRAME_RATES)
+		__atomic_store_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream], until_tick,
+		                 __ATOMIC_RELAXED);
 }
 
-int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick)
+int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick)
 {
 	if (slot < 0 || slot >= r->max_slots)
-		return 1;
-	return __atomic_load_n(&r->watch[slot], __ATOMIC_RELAXED) >= tick;
+		return stream == 0;
+	return __atomic_load_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream],
+	                       __ATOMIC_RELAXED) >= tick;
 }
 
 frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks)

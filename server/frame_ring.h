@@ -60,6 +60,25 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 
 enum { FRAME_MAX_WORKERS = 64 };
 
+/* Per-viewer rates (PROTOCOL.md 5, 1.2): a subscription asks for 60, 30, 20 or 10 Hz
+ * (rate index 0..3; rate_hz 0 = index 0). Each rate is its own stream of records, encoded
+ * once per tick it is due (tick % divisor == 0) and shared by every subscriber of that
+ * rate; a delta at rate r refers to the same stream's record `divisor` ticks before. Rates
+ * whose divisors coincide (a tick rate below 60 Hz) share the stream of the lowest index:
+ * frame_rate_stream gives it. */
+enum { FRAME_RATES = 4 };
+extern const int frame_rate_hz[FRAME_RATES]; /* 60, 30, 20, 10 */
+int frame_rate_divisor(int tick_hz, int rate); /* max(1, round(tick_hz / hz)) */
+int frame_rate_stream(int tick_hz, int rate);  /* the index whose stream rate uses */
+int frame_rate_index(int rate_hz);             /* 0 for 0 and 60, ..., 3 for 10; -1 else */
+
+/* One stream's records of an instance in one tick. */
+typedef struct frame_rec_t {
+	uint32_t off, len;         /* the shared (delta) record; len 0 = none this tick */
+	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
+	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
+} frame_rec_t;
+
 /* One instance's state after one tick, for REST reads: immutable once published, except
  * `text`, which the first reader may set once (the answer's body, shared by every later
  * read of the same tick: one JSON rendering per tick however many read it). */
@@ -89,9 +108,7 @@ typedef struct frame_entry_t {
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
 	uint8_t buf;               /* which data buffer holds the records */
-	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
-	uint32_t off, len;         /* the shared (delta) record */
-	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
+	frame_rec_t rec[FRAME_RATES]; /* per rate stream (only due, wanted streams have any) */
 	frame_snap_t *snap;        /* held by the set; NULL unless REST reads it */
 } frame_entry_t;
 
@@ -154,19 +171,23 @@ frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_
                                 int *nevents);
 void frame_ring_release(frame_ring_t *r, frame_set_t *fs);
 
-/* WS: asks the sim to encode a keyframe record for id next tick. */
-void frame_ring_request_key(frame_ring_t *r, uint64_t id);
+/* WS: asks the sim to encode a keyframe record of id's stream `stream` (a rate index)
+ * the next tick that stream is due. */
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream);
 
-/* Sim: the ids asked for since the last call (array owned by the ring, valid until the
- * next call). Returns the count. */
+/* Sim: the requests since the last call (array owned by the ring, valid until the next
+ * call): each the id, with its stream in the top two bits (ids stay below 2^53; use
+ * FRAME_KEY_ID / FRAME_KEY_STREAM). Returns the count. */
 int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
+#define FRAME_KEY_ID(k) ((k) & ((UINT64_C(1) << 62) - 1))
+#define FRAME_KEY_STREAM(k) ((int)((k) >> 62))
 
-/* Demand: the WebSocket thread marks a slot watched until a tick whenever a connection
- * wants its record; the sim encodes only watched slots (and keyframe requests). Encoding is
- * most of a tick's work, and nobody needs the frames of an instance nobody watches. A slot
- * beyond max_slots counts as always watched. */
-void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick);
-int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick);
+/* Demand: the WebSocket thread marks a slot's rate stream watched until a tick whenever a
+ * connection wants its record; the sim encodes only watched streams (and keyframe
+ * requests). Encoding is most of a tick's work, and nobody needs the frames of an instance
+ * nobody watches. A slot beyond max_slots counts as always watched at rate 0. */
+void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick);
+int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick);
 
 /* REST: a reference to id's snapshot in the newest frame set (NULL when it has none:
  * never read before, not read for keep_ticks, or not in the set), and a mark that keeps

@@ -43,6 +43,8 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 	s->q = q;
 	s->ring = ring;
 	s->dt = 1.0f / (float)cfg->tick_hz;
+	for (int r = 0; r < FRAME_RATES; r++)
+		s->div[r] = frame_rate_divisor(cfg->tick_hz, r);
 	s->tick = cfg->first_tick;
 	pt_world_def wd = pt_world_def_default();
 	wd.initial_capacity = 256;
@@ -65,7 +67,7 @@ void sim_destroy(sim_t *s)
 	pool_destroy(s->pool);
 	for (int i = 0; i < s->nslots; i++)
 		if (s->inst[i].id) {
-			ptp_encoder_destroy(s->inst[i].enc);
+			sim_enc_destroy(&s->inst[i]);
 			meta_unref(s->inst[i].meta);
 		}
 	for (int i = 0; i < s->nev; i++) {
@@ -91,6 +93,21 @@ uint64_t sim_tick_now(const sim_t *s, int64_t *completed_ns)
 }
 
 /* ---- instance table --------------------------------------------------------------- */
+
+void sim_enc_force_key(sim_inst_t *in)
+{
+	for (int r = 0; r < FRAME_RATES; r++)
+		if (in->enc[r])
+			ptp_encoder_force_key(in->enc[r]);
+}
+
+void sim_enc_destroy(sim_inst_t *in)
+{
+	for (int r = 0; r < FRAME_RATES; r++) {
+		ptp_encoder_destroy(in->enc[r]);
+		in->enc[r] = NULL;
+	}
+}
 
 static int index_pos(const sim_t *s, uint64_t id)
 {
@@ -175,10 +192,12 @@ static int same_shape(const ptp_shape_t *a, const ptp_shape_t *b)
 	return 1;
 }
 
-static ptp_encoder_t *make_encoder(const sim_t *s, const inst_meta_t *m)
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream)
 {
 	ptp_encoder_params_t p = ptp_encoder_params_default();
-	p.keyframe_interval = s->cfg.keyframe_interval;
+	/* A stream's encoder ticks once per `div` ticks: the same keyframe spacing in time. */
+	int every = s->cfg.keyframe_interval / s->div[stream];
+	p.keyframe_interval = every > 1 ? every : 1;
 	return ptp_encoder_create(&m->shape, &p);
 }
 
@@ -206,7 +225,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	if (index_pos(s, id) >= 0 || reserve(s) != 0)
 		return CMD_NO_MEMORY;
 	inst_meta_t *m = make_meta(id, def);
-	ptp_encoder_t *enc = m ? make_encoder(s, m) : NULL;
+	ptp_encoder_t *enc = m ? sim_make_encoder(s, m, 0) : NULL;
 	pt_pose head = {pt_v3(0, 0, 0), pt_quat_identity()};
 	if (drv->enabled)
 		head = driver_pose(drv, 0.0);
@@ -224,7 +243,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	in->driver = *drv;
 	in->born_tick = in->drive_origin = s->tick + 1;
 	in->npoints = pt_world_shape(s->world, pid, NULL, NULL);
-	in->enc = enc;
+	in->enc[0] = enc;
 	in->meta = m;
 	int p = -index_pos(s, id) - 1;
 	memmove(&s->index[p + 1], &s->index[p], (size_t)(s->nindex - p) * sizeof *s->index);
@@ -243,7 +262,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (!m)
 		return CMD_NO_MEMORY;
 	int reshaped = !same_shape(&m->shape, &in->meta->shape);
-	ptp_encoder_t *enc = reshaped ? make_encoder(s, m) : NULL;
+	ptp_encoder_t *enc = reshaped ? sim_make_encoder(s, m, 0) : NULL;
 	if (reshaped && !enc) {
 		meta_unref(m);
 		return CMD_NO_MEMORY;
@@ -257,14 +276,14 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (strcmp(m->room, in->meta->room) != 0)
 		s->order_dirty = 1;
 	if (reshaped) {
-		ptp_encoder_destroy(in->enc);
-		in->enc = enc;
+		sim_enc_destroy(in); /* the slower streams' are made again, for the new shape */
+		in->enc[0] = enc;
 		in->born_tick = s->tick + 1;
 		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
 	} else {
 		/* PROTOCOL.md: after "changed" the next record is a keyframe (clients rebuild
 		 * their decoder from the event's shape). A new encoder starts with one anyway. */
-		ptp_encoder_force_key(in->enc);
+		sim_enc_force_key(in);
 	}
 	/* A new or changed driver starts its motion from t = 0. */
 	if (drv->enabled && (!in->driver.enabled ||
@@ -280,7 +299,7 @@ static void inst_delete(sim_t *s, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_destroy_instance(s->world, in->pid);
-	ptp_encoder_destroy(in->enc);
+	sim_enc_destroy(in);
 	sim_push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
 	int p = index_pos(s, in->id);
 	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
@@ -327,7 +346,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 		return CMD_OK;
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
-		ptp_encoder_force_key(s->inst[slot].enc);
+		sim_enc_force_key(&s->inst[slot]);
 		sim_push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
 	case CMD_FRAME:
@@ -417,9 +436,9 @@ static void apply_poses(sim_t *s)
 	const uint64_t *keys;
 	int nk = frame_ring_take_key_requests(s->ring, &keys);
 	for (int i = 0; i < nk; i++) {
-		int slot = sim_slot_of(s, keys[i]);
+		int slot = sim_slot_of(s, FRAME_KEY_ID(keys[i]));
 		if (slot >= 0)
-			s->inst[slot].key_wanted = 1;
+			s->inst[slot].key_wanted |= 1u << FRAME_KEY_STREAM(keys[i]);
 	}
 	/* Motions are pure functions of time: evaluated on the workers (thousands of bots
 	 * cost a measurable part of a tick), then handed to core on this thread. */
@@ -443,6 +462,8 @@ static void apply_poses(sim_t *s)
 				pt_world_set_head(s->world, in->pid, in->pose);
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
+			s->poses_arrival_sum_ns += in->arrival_ns;
+			s->poses_applied++;
 		}
 	}
 }
@@ -475,6 +496,17 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	int64_t t2 = sim_mono_ns();
 	s->tick++;
 	sim_publish(s, deadline_ns);
+	if (s->poses_applied) {
+		/* admitted -> published, in the server: the rest of a pose's latency is the
+		 * network, the fan-out and the client (server/README.md, Latency) */
+		int64_t pub = sim_mono_ns();
+		metrics_add(&metrics.pose_to_publish_us_sum,
+		            (uint64_t)(((int64_t)s->poses_applied * pub - s->poses_arrival_sum_ns) /
+		                       1000));
+		metrics_add(&metrics.pose_to_publish_count, s->poses_applied);
+		s->poses_arrival_sum_ns = 0;
+		s->poses_applied = 0;
+	}
 	sim_guard_sweep(s);
 	int64_t t3 = sim_mono_ns();
 	__atomic_store_n(&s->tick_done_ns, t3, __ATOMIC_RELEASE);

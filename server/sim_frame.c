@@ -113,21 +113,64 @@ static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_ve
 	return snap;
 }
 
+/* Encodes stream r's record (and, when asked for, a keyframe record) of the instance for
+ * this tick from pts; xyz is scratch. Returns 0, or -1 when it could not (logged once). */
+static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
+                         frame_rec_t *fr, int r, const float hp[3], const float hq[4], int n)
+{
+	if (!in->enc[r]) {
+		in->enc[r] = sim_make_encoder(s, in->meta, r); /* starts with a keyframe */
+		in->enc_gap &= ~(1u << r);
+	}
+	if (in->enc_gap & (1u << r)) {
+		/* The encoder missed due ticks, so its deltas would refer to frames nobody has. */
+		ptp_encoder_force_key(in->enc[r]);
+		in->enc_gap &= ~(1u << r);
+	}
+	ptp_err_t err = PTP_EINVAL;
+	if (in->enc[r] && n > 0) {
+		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
+		err = ptp_encoder_tick(in->enc[r], hp, hq, sc->xyz, (size_t)n);
+	}
+	if (err != PTP_OK ||
+	    append_record(b, in->enc[r], 0, in->id, in->last_seq, &fr->off, &fr->len)) {
+		fr->len = 0; /* no frame this tick; subscribers see the instance skip it */
+		if (!in->encode_failed)
+			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)",
+			    (unsigned long long)in->id,
+			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
+		in->encode_failed = 1;
+		return -1;
+	}
+	fr->delta_is_key = (uint8_t)record_is_key(b->data + fr->off, fr->len);
+	sc->bytes += fr->len;
+	if ((in->key_wanted & (1u << r)) && !fr->delta_is_key &&
+	    append_record(b, in->enc[r], 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
+	        0) {
+		sc->bytes += fr->key_len;
+		sc->keys++;
+	}
+	in->key_wanted &= ~(1u << r);
+	return 0;
+}
+
 static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
-	int want_rec = in->key_wanted || frame_ring_watched(s->ring, slot, s->tick);
-	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
-	if (!want_rec)
-		in->enc_gap = 1; /* no record: nobody is watching */
-	if (!want_rec && !want_snap)
-		return;
-	if (want_rec && in->enc_gap) {
-		/* The encoder missed ticks, so its deltas would refer to frames nobody has. */
-		ptp_encoder_force_key(in->enc);
-		in->enc_gap = 0;
+	/* Which rate streams are due this tick and wanted (frame_ring.h). */
+	unsigned want = 0;
+	for (int r = 0; r < FRAME_RATES; r++) {
+		if (s->tick % (uint64_t)s->div[r] != 0 || (r > 0 && s->div[r] == s->div[r - 1]))
+			continue; /* not due, or another index's stream (frame_rate_stream) */
+		if ((in->key_wanted & (1u << r)) || frame_ring_watched(s->ring, slot, r, s->tick))
+			want |= 1u << r;
+		else if (in->enc[r])
+			in->enc_gap |= 1u << r; /* no record: nobody is watching */
 	}
+	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
+	if (!want && !want_snap)
+		return;
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
@@ -135,36 +178,16 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	if (n > 0 && !sim_points_finite(sc->pts, n)) {
 		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
-		e->len = 0;
 		return;
 	}
 	if (want_snap && n > 0)
 		e->snap = make_snap(s, in, sc->pts, n, &head);
-	if (!want_rec)
-		return;
-	ptp_err_t err = PTP_EINVAL;
-	if (n > 0) {
-		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
-	}
-	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
-		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
-		if (!in->encode_failed)
-			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)",
-			    (unsigned long long)in->id,
-			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
-		in->encode_failed = 1;
-		return;
-	}
-	in->encode_failed = 0;
-	e->delta_is_key = (uint8_t)record_is_key(b->data + e->off, e->len);
-	sc->bytes += e->len;
-	if (in->key_wanted && !e->delta_is_key &&
-	    append_record(b, in->enc, 1, in->id, in->last_seq, &e->key_off, &e->key_len) == 0) {
-		sc->bytes += e->key_len;
-		sc->keys++;
-	}
-	in->key_wanted = 0;
+	int failed = 0;
+	for (int r = 0; r < FRAME_RATES; r++)
+		if (want & (1u << r))
+			failed |= encode_stream(s, sc, b, in, &e->rec[r], r, hp, hq, n);
+	if (!failed)
+		in->encode_failed = 0;
 }
 
 /* Worker w of n: its blocks of slots (sim_internal.h says why blocks). */

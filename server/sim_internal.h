@@ -26,12 +26,15 @@ typedef struct sim_inst_t {
 	pt_vec3 v, w;
 	int64_t arrival_ns;
 	pt_pose drive_pose; /* the driver's pose for the tick being computed */
-	int key_wanted;     /* a subscriber needs a keyframe record this tick */
-	int enc_gap;        /* ticks were not encoded (nobody watched): next record is a key */
+	unsigned key_wanted; /* bit r: a subscriber needs a keyframe record of stream r */
+	unsigned enc_gap;    /* bit r: a due tick of stream r was not encoded (nobody watched):
+	                      * its next record is a key */
 	int encode_failed;  /* logged once */
 	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
-	ptp_encoder_t *enc;
+	/* One encoder per rate stream (frame_ring.h): enc[0] always, the others made when a
+	 * subscriber first asks for that rate, freed with the instance or its shape. */
+	ptp_encoder_t *enc[FRAME_RATES];
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
 } sim_inst_t;
 
@@ -55,6 +58,7 @@ struct sim_t {
 	pool_t *pool;
 	sim_scratch_t *scratch; /* [cfg.workers] */
 	float dt;
+	int div[FRAME_RATES]; /* frame_rate_divisor per stream (frame_rate_stream's only) */
 	pthread_t th;
 	int started, stop;      /* stop: atomic */
 	uint64_t tick;          /* newest completed tick; atomic for readers */
@@ -77,6 +81,9 @@ struct sim_t {
 	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
 
+	int64_t poses_arrival_sum_ns; /* this tick's applied poses: sum of arrival times */
+	uint64_t poses_applied;       /* and their count (metrics.pose_to_publish_*) */
+
 	int guard_next;           /* sim_guard_sweep's round-robin cursor (a slot) */
 	uint64_t guard_unlogged;  /* non-finite resets since the last log line */
 	int64_t guard_logged_ns;  /* when that line was written */
@@ -91,6 +98,13 @@ enum { SIM_BLOCK = 32 };
 #define SIM_FOR_SLOTS(s, w, n, slot)                                                               \
 	for (int b_ = (w)*SIM_BLOCK; b_ < (s)->nslots; b_ += (n)*SIM_BLOCK)                        \
 		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
+
+/* A new encoder of stream `stream` for m's shape (keyframe spacing kept in time). */
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream);
+
+/* Every encoder of the instance: forced to a keyframe next (sim.c), destroyed. */
+void sim_enc_force_key(sim_inst_t *in);
+void sim_enc_destroy(sim_inst_t *in);
 
 /* Slot of a public id, or -1. */
 int sim_slot_of(const sim_t *s, uint64_t id);
