@@ -73,7 +73,7 @@ int frame_rate_divisor(int tick_hz, int rate)
 {
 	int hz = frame_rate_hz[rate < 0 || rate >= FRAME_RATES ? 0 : rate];
 	int d = (tick_hz + hz / 2) / hz;
-	return d < 1 ? 1 : d;
+	return d < 1 ? 1 : d > 32 ? 32 : d; /* a record's step is at most 32 (PROTOCOL.md 6) */
 }
 
 int frame_rate_stream(int tick_hz, int rate)

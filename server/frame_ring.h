@@ -68,7 +68,7 @@ enum { FRAME_MAX_WORKERS = 64 };
  * frame_rate_stream gives it. */
 enum { FRAME_RATES = 4 };
 extern const int frame_rate_hz[FRAME_RATES]; /* 60, 30, 20, 10 */
-int frame_rate_divisor(int tick_hz, int rate); /* max(1, round(tick_hz / hz)) */
+int frame_rate_divisor(int tick_hz, int rate); /* round(tick_hz / hz) in [1, 32] */
 int frame_rate_stream(int tick_hz, int rate);  /* the index whose stream rate uses */
 int frame_rate_index(int rate_hz);             /* 0 for 0 and 60, ..., 3 for 10; -1 else */
 

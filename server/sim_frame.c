@@ -113,6 +113,15 @@ static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_ve
 	return snap;
 }
 
+/* A slower stream's records say how far back their deltas refer (PROTOCOL.md 6, step:
+ * record flags bits 1..5 = step - 1, set on the encoder's bytes; only 1.2 connections
+ * get them). */
+static void set_step(uint8_t *rec, int step)
+{
+	if (step > 1)
+		rec[8] |= (uint8_t)((step - 1) << 1);
+}
+
 /* Encodes stream r's record (and, when asked for, a keyframe record) of the instance for
  * this tick from pts; xyz is scratch. Returns 0, or -1 when it could not (logged once). */
 static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
@@ -143,10 +152,12 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 		return -1;
 	}
 	fr->delta_is_key = (uint8_t)record_is_key(b->data + fr->off, fr->len);
+	set_step(b->data + fr->off, s->div[r]);
 	sc->bytes += fr->len;
 	if ((in->key_wanted & (1u << r)) && !fr->delta_is_key &&
 	    append_record(b, in->enc[r], 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
 	        0) {
+		set_step(b->data + fr->key_off, s->div[r]);
 		sc->bytes += fr->key_len;
 		sc->keys++;
 	}

@@ -200,7 +200,8 @@ static int slot_stream(const ws_t *ws, const conn_t *c, int slot)
 		rate = c->room_rate[r];
 	if (c->down > rate)
 		rate = c->down;
-	return frame_rate_stream(ws->app->cfg->tick_hz, rate);
+	/* 1.0/1.1 decoders know no step (PROTOCOL.md 6): every tick, as before rates */
+	return c->minor >= 2 ? frame_rate_stream(ws->app->cfg->tick_hz, rate) : 0;
 }
 
 static int grow_rooms(conn_t *c)
@@ -476,7 +477,9 @@ int conn_has_work(const ws_t *ws, const conn_t *c)
 
 void conn_pace(ws_t *ws, conn_t *c)
 {
-	if (!ws->fs || !c->hello || (c->nids == 0 && c->nrooms == 0) || c->paced_tick == ws->fs->tick)
+	/* 1.0/1.1 connections have one rate (every tick): a slow one skips ticks instead */
+	if (!ws->fs || !c->hello || c->minor < 2 || (c->nids == 0 && c->nrooms == 0) ||
+	    c->paced_tick == ws->fs->tick)
 		return;
 	uint64_t prev = c->paced_tick;
 	c->paced_tick = ws->fs->tick;

@@ -175,13 +175,19 @@ export function bytesToHex(b) {
 function record(io, m) {
   io.u64(m, 'id');
   const f = { flags: 0 };
+  /* 1.2: bits 1..5 are step - 1 (PROTOCOL.md 6); an older strict reader refuses them */
+  const stepBits = io.minor >= 2 || !io.strict ? 0x3e : 0;
   if (io.writing) {
-    io.check(isInt(m.head_q?.largest, 0, 3) && isInt(m.flags ?? 0, 0, 0x3f), E.INVAL);
-    f.flags = (m.flags ?? 0) | (m.head_q.largest << 6);
+    const step = m.step ?? 1;
+    io.check(isInt(m.head_q?.largest, 0, 3) && isInt(m.flags ?? 0, 0, 0x3f) && isInt(step, 1, 32) &&
+      (step === 1 || io.minor >= 2), E.INVAL);
+    f.flags = (m.flags ?? 0) | (m.head_q.largest << 6) | ((step - 1) << 1);
   }
-  io.flags(f, 'flags', RECORD_KEY | 0xc0);
+  io.flags(f, 'flags', RECORD_KEY | 0xc0 | stepBits);
   if (!io.writing) {
     m.flags = f.flags & RECORD_KEY;
+    const step = ((f.flags >> 1) & 31) + 1;
+    if (step > 1) m.step = step; /* absent: 1 */
     m.head_q = { largest: f.flags >> 6 };
   }
   io.u32(m, 'last_seq');

@@ -240,13 +240,19 @@ static void io_record(io_t *io, ptp_record_t *m)
 {
 	uint8_t flags = 0;
 	int64_t sum = 0;
+	/* 1.2 gave bits 1..5 the step; a strict reader of an older minor refuses them, a
+	 * lenient one (ptp_record_next: already validated) reads them. */
+	uint8_t step_bits = io->minor >= 2 || !io->strict || io->writing ? 0x3e : 0;
 	io_u64(io, &m->id);
 	if (io->writing) {
-		io_check(io, m->head_q.largest <= 3 && (m->flags & 0xc0) == 0, PTP_EINVAL);
-		flags = (uint8_t)(m->flags | (m->head_q.largest & 3) << 6);
+		io_check(io, m->head_q.largest <= 3 && (m->flags & 0xc0) == 0 && m->step <= 32,
+		         PTP_EINVAL);
+		flags = (uint8_t)(m->flags | (m->head_q.largest & 3) << 6 |
+		                  (m->step > 1 ? (m->step - 1) << 1 : 0));
 	}
-	io_flags(io, &flags, PTP_RECORD_KEY | 0xc0);
+	io_flags(io, &flags, (uint8_t)(PTP_RECORD_KEY | 0xc0 | step_bits));
 	m->flags = flags & PTP_RECORD_KEY;
+	m->step = (uint8_t)(((flags >> 1) & 31) + 1);
 	m->head_q.largest = (uint8_t)(flags >> 6);
 	io_u32(io, &m->last_seq);
 	io_f32s(io, m->head_p, 3);
@@ -267,11 +273,12 @@ static void io_record(io_t *io, ptp_record_t *m)
 }
 
 /* Walks count records in r; PTP_OK when they are valid (the reader is left after them). */
-static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict)
+static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict, int minor)
 {
 	io_t sub;
 	memset(&sub, 0, sizeof sub);
 	sub.strict = strict;
+	sub.minor = minor;
 	sub.r = *r;
 	ptp_reader_need(&sub.r, count, PTP_RECORD_MIN);
 	for (int i = 0; i < count && io_ok(&sub); i++) {
@@ -295,13 +302,13 @@ static void io_frame_batch(io_t *io, ptp_frame_batch_t *m)
 		ptp_reader_t r;
 		ptp_err_t e;
 		ptp_reader_init(&r, m->records, m->records ? m->records_len : 0);
-		e = parse_records(&r, m->count, 1);
+		e = parse_records(&r, m->count, 1, io->minor);
 		io_check(io, e == PTP_OK && r.left == 0, PTP_EINVAL);
 		if (io_ok(io))
 			ptp_put_bytes(&io->w, m->records, m->records_len);
 	} else {
 		const uint8_t *start = io->r.p;
-		if (parse_records(&io->r, m->count, io->strict) != PTP_OK)
+		if (parse_records(&io->r, m->count, io->strict, io->minor) != PTP_OK)
 			return;
 		m->records = start;
 		m->records_len = (size_t)(io->r.p - start);

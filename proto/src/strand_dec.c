@@ -209,7 +209,8 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 	}
 	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
 		ptp_err_t e = read_strand(d, s, &r, d->pts + 3 * p, &raw[s],
-		                          d->have_tick && tick == d->last_tick + 1);
+		                          d->have_tick &&
+		                              tick == d->last_tick + (rec->step > 1 ? rec->step : 1));
 		if (e != PTP_OK)
 			return e;
 	}

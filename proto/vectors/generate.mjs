@@ -82,6 +82,10 @@ const valid = {
       record(3n, 78, new Uint8Array(0)),
     ],
   },
+  frame_batch_step: {
+    type: 'frame_batch', header_minor: 2, tick: 18n, server_time_us: 300000n,
+    records: [{ ...record(4n, 9, Uint8Array.of(1, 0)), step: 6 }, record(5n, 9, Uint8Array.of(1, 0))],
+  },
   instance_added: { type: 'instance_event', kind: 'added', instance_id: 1n, tick: 1n, name: 'alice', room: 'lobby', shape: twin },
   instance_changed: {
     type: 'instance_event', kind: 'changed', instance_id: 1n, tick: 99n, name: '', room: '',
@@ -133,6 +137,7 @@ const invalid = {
   pose_missing_velocity: [patch(pose, 30, 1), 'truncated', 'flag says velocity follows, it does not'],
   ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
   ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
+  record_step_v1: [patch(bytesOf('frame_batch_step'), 3, 1), 'flags', 'a 1.2 record step (flags bits 1..5) in a header minor 1 batch'],
   subscribe_rate_45: [patch(bytesOf('subscribe_rate'), bytesOf('subscribe_rate').length - 1, 45), 'range', 'rate_hz 45: only 0, 60, 30, 20 or 10'],
   subscribe_rate_cut: [setLen(bytesOf('subscribe_rate').subarray(0, bytesOf('subscribe_rate').length - 1), bytesOf('subscribe_rate').length - 11),
     'truncated', 'header minor 2 without the 1.2 rate_hz byte'],
