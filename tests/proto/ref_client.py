@@ -4,8 +4,11 @@ handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.1, su
 and every frame record decoded by ref_decoder.py. Each decoded tick is compared with the
 daemon's own points for that tick (GET /v1/instances/{id}/frame, polled meanwhile): every
 point must lie within the welcome's max_error_m (plus binary32 rounding).
-Usage: ref_client.py HTTP_URL WS_PORT INSTANCE_ID SECONDS; prints one summary line,
-exit 1 on any failure."""
+With RATE_HZ (protocol 1.2, "Per-viewer rates"): hello 1.2 and a subscription at that
+rate; every record must then be of a tick on the rate's grid (tick mod d = 0) and decode
+through the records' step.
+Usage: ref_client.py HTTP_URL WS_PORT INSTANCE_ID SECONDS [RATE_HZ]; prints one summary
+line, exit 1 on any failure."""
 import base64
 import json
 import math
@@ -88,14 +91,21 @@ def message(t, minor, body):
     return b'PT' + bytes([1, minor, t, 0]) + struct.pack('<I', len(body)) + body
 
 
-def main(http, ws_port, iid, seconds):
+def main(http, ws_port, iid, seconds, rate=None):
     ws = Ws(ws_port)
     name = b'ref_client.py'
-    ws.send(message(0x01, 0, bytes([1, 1, len(name)]) + name))  # hello 1.1
+    minor = 1 if rate is None else 2
+    ws.send(message(0x01, 0, bytes([1, minor, len(name)]) + name))  # hello 1.1 or 1.2
     welcome = rd.decode_message(ws.recv())
-    assert welcome['type'] == 'welcome' and welcome['minor'] == 1 and welcome.get('header_minor') == 1, welcome
+    assert welcome['type'] == 'welcome' and welcome['minor'] == minor and welcome.get('header_minor') == minor, welcome
     bound = welcome['max_error_m']
-    ws.send(message(0x03, 1, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
+    sub = bytes([0]) + struct.pack('<HQ', 1, iid)  # no room, one id
+    if rate is None:
+        ws.send(message(0x03, 1, sub))
+        div = 1
+    else:
+        ws.send(message(0x03, 2, sub + bytes([rate])))
+        div = max(1, min(32, round(welcome['tick_hz'] / rate))) if rate else 1
     decoded, truth, stop = {}, {}, time.time() + seconds
 
     def poll():  # the daemon's own points, a tick at a time
@@ -113,6 +123,8 @@ def main(http, ws_port, iid, seconds):
             dec = rd.StrandDecoder(m['shape'])
         elif m['type'] == 'frame_batch':
             batches += 1
+            if int(m['tick']) % div:
+                errors.append(f"tick {m['tick']} is not on the {rate} Hz grid")
             for rec in m['records']:
                 keys += rec['flags']
                 try:
@@ -126,10 +138,13 @@ def main(http, ws_port, iid, seconds):
     worst = max((math.dist(a, b) for t in common for a, b in zip(decoded[t], truth[t])), default=None)
     # the bound holds for the doubles; each decoded float is then rounded (< 3e-7 m here)
     ok = not errors and len(common) >= 10 and worst is not None and worst <= bound + 3e-7
+    ok = ok and (div == 1 or batches <= seconds * welcome['tick_hz'] / div + 2)
     print(f'ref_client: {batches} batches ({keys} keyframe records), {len(common)} ticks compared with '
-          f'the daemon, worst {worst} m, bound {bound} m, errors {errors[:3]}')
+          f'the daemon, worst {worst} m, bound {bound} m, errors {errors[:3]}'
+          + (f', at {rate} Hz' if rate is not None else ''))
     return 0 if ok else 1
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]),
+                  int(sys.argv[5]) if len(sys.argv) > 5 else None))

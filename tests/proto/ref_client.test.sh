@@ -3,7 +3,7 @@
 # stdlib, decoding with ref_decoder.py) against a live daemon: hello 1.1, subscribe, three
 # seconds of frames of an instance shaken by the built-in driver (twin strands, a collider),
 # every decoded tick within the welcome's max_error_m of the daemon's own points for that
-# tick (GET /v1/instances/{id}/frame).
+# tick (GET /v1/instances/{id}/frame); then once more in 1.2 at 10 Hz.
 . "$(dirname "$0")/../client/lib.sh"
 start_daemon
 ID=$(python3 - "$S" <<'PY'
@@ -18,4 +18,6 @@ print(json.load(urllib.request.urlopen(req, timeout=10))["id"])
 PY
 ) || fail "create the instance"
 timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 || fail "ref_client.py"
+# protocol 1.2: the same at 10 Hz (every 6th tick, deltas through the records' step)
+timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 10 || fail "ref_client.py at 10 Hz"
 finish ref_client
