@@ -402,7 +402,8 @@ static void drive_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
 	uint64_t tick = s->tick + 1;
-	SIM_FOR_SLOTS(s, w, n, slot)
+	(void)w, (void)n;
+	SIM_FOR_SLOTS(s, slot)
 	{
 		sim_inst_t *in = &s->inst[slot];
 		if (in->id && in->driver.enabled)
@@ -442,6 +443,7 @@ static void apply_poses(sim_t *s)
 	}
 	/* Motions are pure functions of time: evaluated on the workers (thousands of bots
 	 * cost a measurable part of a tick), then handed to core on this thread. */
+	s->next_work = 0;
 	if (s->nindex >= PARALLEL_MIN && pool_size(s->pool) > 1)
 		pool_run(s->pool, pool_size(s->pool), drive_part, s);
 	else
@@ -468,18 +470,25 @@ static void apply_poses(sim_t *s)
 	}
 }
 
+/* Instances (core's index order) per piece of stepping a worker takes: big enough for
+ * core's batches, small enough that a delayed worker's share is picked up by the others
+ * (the fixed halves of before left the tick waiting for the slower one). */
+enum { STEP_CHUNK = 256 };
+
 static void step_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
+	(void)w, (void)n;
 	int count = pt_world_count(s->world);
-	int b = (int)((long long)count * w / n), e = (int)((long long)count * (w + 1) / n);
-	if (e > b)
-		pt_world_step_range(s->world, s->dt, s->cfg.substeps, b, e);
+	for (int b; (b = __atomic_fetch_add(&s->next_work, STEP_CHUNK, __ATOMIC_RELAXED)) < count;)
+		pt_world_step_range(s->world, s->dt, s->cfg.substeps, b,
+		                    b + STEP_CHUNK < count ? b + STEP_CHUNK : count);
 }
 
 static void step_all(sim_t *s)
 {
 	int count = pt_world_count(s->world);
+	s->next_work = 0;
 	if (count >= PARALLEL_MIN && pool_size(s->pool) > 1)
 		pool_run(s->pool, pool_size(s->pool), step_part, s);
 	else if (count > 0)

@@ -205,7 +205,8 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 static void encode_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
-	SIM_FOR_SLOTS(s, w, n, slot)
+	(void)n;
+	SIM_FOR_SLOTS(s, slot)
 	{
 		s->fs->entries[slot].buf = (uint8_t)w;
 		if (s->inst[slot].id)
@@ -240,6 +241,7 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 		e->last_seq = in->last_seq;
 	}
 	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;
+	s->next_work = 0;
 	pool_run(s->pool, workers, encode_part, s);
 	uint64_t bytes = 0, keys = 0;
 	for (int w = 0; w < workers; w++) {
