@@ -187,7 +187,7 @@ static int grow(void **p, int *cap, int need, size_t elem)
 	return 0;
 }
 
-frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
+static frame_set_t *pick(frame_ring_t *r)
 {
 	frame_set_t *fs = NULL;
 	pthread_mutex_lock(&r->mu);
@@ -195,8 +195,51 @@ frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
 		if (i != r->newest && r->sets[i].readers == 0)
 			fs = &r->sets[i];
 	pthread_mutex_unlock(&r->mu);
+	return fs; /* NULL cannot happen with one reader holding one set at a time */
+}
+
+void frame_set_reset_entry(frame_set_t *fs, int slot)
+{
+	frame_entry_t *e = &fs->entries[slot];
+	if (e->meta)
+		meta_unref(e->meta);
+	frame_snap_unref(e->snap);
+	memset(e, 0, sizeof *e);
+}
+
+frame_set_t *frame_ring_begin_deferred(frame_ring_t *r, int nslots, int nrooms)
+{
+	frame_set_t *fs = pick(r);
 	if (!fs)
-		return NULL; /* cannot happen with one reader holding one set at a time */
+		return NULL;
+	for (int i = nslots; i < fs->nslots; i++)
+		frame_set_reset_entry(fs, i);
+	if (fs->nslots > nslots)
+		fs->nslots = nslots; /* entries below hold their references until reset */
+	fs->nlive = fs->nrooms = 0;
+	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
+		fs->bufs[w].len = 0;
+	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
+	if (grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
+	    grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
+	    grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
+	    grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
+		fs->cap_slots = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+		return NULL;
+	}
+	fs->cap_slots = c1;
+	if (nslots > fs->nslots)
+		memset(fs->entries + fs->nslots, 0,
+		       (size_t)(nslots - fs->nslots) * sizeof *fs->entries);
+	fs->nslots = nslots;
+	return fs;
+}
+
+frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
+{
+	frame_set_t *fs = pick(r);
+	if (!fs)
+		return NULL;
 	clear_set(fs);
 	/* The three arrays indexed by live instances share cap_slots (nlive <= nslots). */
 	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;

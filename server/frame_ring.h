@@ -162,6 +162,13 @@ void frame_ring_set_notify(frame_ring_t *r, void (*fn)(void *), void *ctx);
  * for nslots entries and nrooms rooms. NULL when out of memory. */
 frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms);
 
+/* Sim: the same, except that entries [0, nslots) are not released and zeroed here: the
+ * caller resets each one with frame_set_reset_entry before filling it (the sim does it
+ * on its workers, each for the slots it encodes, instead of one loop on the tick
+ * thread). Entries beyond nslots are released. */
+frame_set_t *frame_ring_begin_deferred(frame_ring_t *r, int nslots, int nrooms);
+void frame_set_reset_entry(frame_set_t *fs, int slot); /* releases and zeroes one entry */
+
 /* Sim: makes fs the newest and appends events (their meta references move to the ring).
  * Returns -1 when the event queue could not grow (events dropped, logged), else 0. */
 int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, int nevents);

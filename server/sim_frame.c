@@ -208,9 +208,18 @@ static void encode_part(void *ctx, int w, int n)
 	(void)n;
 	SIM_FOR_SLOTS(s, slot)
 	{
-		s->fs->entries[slot].buf = (uint8_t)w;
-		if (s->inst[slot].id)
-			encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
+		/* the entry as the set held it three ticks ago: released, then this tick's */
+		frame_set_reset_entry(s->fs, slot);
+		frame_entry_t *e = &s->fs->entries[slot];
+		const sim_inst_t *in = &s->inst[slot];
+		e->buf = (uint8_t)w;
+		if (!in->id)
+			continue;
+		e->id = in->id;
+		e->meta = meta_ref(in->meta);
+		e->born_tick = in->born_tick;
+		e->last_seq = in->last_seq;
+		encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
 	}
 }
 
@@ -221,7 +230,7 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 		    (unsigned long long)s->tick);
 		return;
 	}
-	frame_set_t *fs = frame_ring_begin(s->ring, s->nslots, s->nrooms);
+	frame_set_t *fs = frame_ring_begin_deferred(s->ring, s->nslots, s->nrooms);
 	if (!fs) {
 		LOG(LOG_ERROR, "out of memory: tick %llu not published",
 		    (unsigned long long)s->tick);
@@ -230,16 +239,6 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 	s->fs = fs;
 	fs->tick = s->tick;
 	fs->server_time_us = deadline_ns / 1000 + s->wall_offset_us;
-	for (int slot = 0; slot < s->nslots; slot++) {
-		const sim_inst_t *in = &s->inst[slot];
-		if (!in->id)
-			continue;
-		frame_entry_t *e = &fs->entries[slot];
-		e->id = in->id;
-		e->meta = meta_ref(in->meta);
-		e->born_tick = in->born_tick;
-		e->last_seq = in->last_seq;
-	}
 	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;
 	s->next_work = 0;
 	pool_run(s->pool, workers, encode_part, s);

@@ -148,8 +148,10 @@ test('a connection whose socket backs up is moved down a rate, and back up when 
   assert.ok(up1 - up0 >= 1, `rate_up ${up0} -> ${up1} after draining`);
   /* After the stall: the slowest stream first (10 Hz: ticks that are multiples of 6) */
   const { batches } = JSON.parse(out);
+  /* the stall is the longest jump in ticks (a loaded machine may skip a tick before it) */
   let gap = -1;
-  for (let i = 1; i < batches.length && gap < 0; i++) if (batches[i][0] > batches[i - 1][0] + 1) gap = i;
+  for (let i = 1; i < batches.length; i++)
+    if (batches[i][0] - batches[i - 1][0] > 1 && (gap < 0 || batches[i][0] - batches[i - 1][0] > batches[gap][0] - batches[gap - 1][0])) gap = i;
   assert.ok(gap > 0, 'no tick gap after the stall');
   const first = batches.slice(gap, gap + 3);
   assert.equal(first.length, 3);
