@@ -501,9 +501,13 @@ void conn_pace(ws_t *ws, conn_t *c)
 			LOG(LOG_DEBUG, "ws %s (%s): behind; down to %d Hz at most", c->ip, c->name,
 			    frame_rate_hz[c->down]);
 		}
-	} else if (++c->clean >= (hz > 4 ? hz : 4)) {
-		c->clean = 0;
+	} else {
+		/* misses count in a row: a tick that kept up forgives them (one late tick on a
+		 * busy machine is not a backed-up socket) */
 		c->misses = 0;
+		if (++c->clean < (hz > 4 ? hz : 4))
+			return;
+		c->clean = 0;
 		if (c->down > 0) {
 			if (--c->down == 0)
 				metrics_add(&metrics.ws_conns_slowed, (uint64_t)-1);

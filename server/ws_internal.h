@@ -17,7 +17,7 @@ enum {
 	WS_QUEUE_BYTES = 8 << 20,   /* control messages waiting per connection */
 	WS_HELLO_TIMEOUT_S = 10,
 	WS_WATCH_TICKS = 30, /* a wanted instance stays encoded this long without new demand */
-	WS_MISSES_DOWN = 3,  /* ticks found behind (unclean) before a move down a rate */
+	WS_MISSES_DOWN = 3,  /* ticks found behind in a row before a move down a rate */
 };
 
 /* One queued control message, encoded, with LWS_PRE bytes of headroom before data. */
@@ -58,7 +58,7 @@ typedef struct conn_t {
 	uint8_t *room_rate; /* [cap_rooms], with rooms */
 	int nrooms, cap_rooms;
 	/* backpressure: `down` rate steps below what was asked for (0..FRAME_RATES-1);
-	 * misses/clean count the ticks found behind / keeping up since the last move */
+	 * misses: ticks found behind in a row; clean: ticks keeping up since the last move */
 	int down, misses, clean;
 	uint64_t paced_tick; /* newest tick conn_pace looked at */
 	/* control queue */
