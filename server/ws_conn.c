@@ -186,22 +186,36 @@ static int sent_fit(ws_t *ws, conn_t *c)
 	return 0;
 }
 
-/* The rate stream this connection takes slot's records from: the fastest of the
- * subscriptions covering it (its id, its room), slowed by backpressure (`down`), mapped
- * to the stream that rate shares (frame_rate_stream). */
-static int slot_stream(const ws_t *ws, const conn_t *c, int slot)
+/* The stream of a rate index for this connection: slowed by backpressure (`down`),
+ * mapped to the stream that rate shares (frame_rate_stream). */
+static int rate_stream(const ws_t *ws, const conn_t *c, int rate)
 {
-	const frame_entry_t *e = &ws->fs->entries[slot];
-	int rate = FRAME_RATES - 1, at = find_id(c, e->id);
-	if (at >= 0 && c->id_rate[at] < rate)
-		rate = c->id_rate[at];
-	int r = e->meta ? find_room(c, e->meta->room) : -1;
-	if (r >= 0 && c->room_rate[r] < rate)
-		rate = c->room_rate[r];
 	if (c->down > rate)
 		rate = c->down;
 	/* 1.0/1.1 decoders know no step (PROTOCOL.md 6): every tick, as before rates */
 	return c->minor >= 2 ? frame_rate_stream(ws->app->cfg->tick_hz, rate) : 0;
+}
+
+/* The rate index of the fastest subscription covering slot (its id, its room; the
+ * slowest rate when none does). at: slot's index in c->ids, or < 0 (-1: look it up). */
+static int slot_rate(const ws_t *ws, const conn_t *c, int slot, int at)
+{
+	const frame_entry_t *e = &ws->fs->entries[slot];
+	int rate = FRAME_RATES - 1;
+	if (at == -1)
+		at = find_id(c, e->id);
+	if (at >= 0 && c->id_rate[at] < rate)
+		rate = c->id_rate[at];
+	int r = e->meta && c->nrooms ? find_room(c, e->meta->room) : -1;
+	if (r >= 0 && c->room_rate[r] < rate)
+		rate = c->room_rate[r];
+	return rate;
+}
+
+/* The rate stream this connection takes slot's records from. */
+static int slot_stream(const ws_t *ws, const conn_t *c, int slot)
+{
+	return rate_stream(ws, c, slot_rate(ws, c, slot, -1));
 }
 
 static int grow_rooms(conn_t *c)
@@ -441,15 +455,19 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 
 /* ---- frame batches -------------------------------------------------------------- */
 
-/* Next slot of this tick's iteration: the id subscriptions, then each room's instances.
- * Returns 1 with *slot (-1 = an id not in this frame set), or 0 at the end. */
-static int next_slot(const ws_t *ws, conn_t *c, int *slot)
+/* Next slot of this tick's iteration: the id subscriptions, then each room's instances
+ * (but those the connection also has by id, sent in the ids' phase). Returns 1 with
+ * *slot (-1 = an id not in this frame set) and *rate (slot_rate's), or 0 at the end. */
+static int next_slot(const ws_t *ws, conn_t *c, int *slot, int *rate)
 {
 	const frame_set_t *fs = ws->fs;
 	for (;;) {
 		if (c->cursor_phase == 0) {
 			if (c->cursor_pos < c->nids) {
-				*slot = frame_set_find(fs, c->ids[c->cursor_pos++]);
+				int at = c->cursor_pos++;
+				*slot = frame_set_find(fs, c->ids[at]);
+				if (*slot >= 0)
+					*rate = slot_rate(ws, c, *slot, at);
 				return 1;
 			}
 			c->cursor_phase = 1, c->cursor_pos = 0;
@@ -457,9 +475,14 @@ static int next_slot(const ws_t *ws, conn_t *c, int *slot)
 		int r = c->cursor_phase - 1;
 		if (r >= c->nrooms)
 			return 0;
-		int ri = frame_set_find_room(fs, c->rooms[r]);
-		if (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
+		if (c->cursor_pos == 0) /* the room's place in this set, once per room */
+			c->cursor_ri = frame_set_find_room(fs, c->rooms[r]);
+		int ri = c->cursor_ri;
+		while (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
 			*slot = fs->room_slots[fs->rooms[ri].first + c->cursor_pos++];
+			if (c->nids && find_id(c, fs->entries[*slot].id) >= 0)
+				continue;
+			*rate = c->room_rate[r]; /* rooms do not overlap: no other room covers it */
 			return 1;
 		}
 		c->cursor_phase++, c->cursor_pos = 0;
@@ -553,10 +576,10 @@ static int write_batch(ws_t *ws, conn_t *c)
 		return 0;
 	uint32_t t32 = (uint32_t)T;
 	size_t rl = 0;
-	int count = 0, keys = 0, slot;
+	int count = 0, keys = 0, slot, rate = 0;
 	for (;;) {
-		int phase = c->cursor_phase, pos = c->cursor_pos;
-		if (!next_slot(ws, c, &slot)) {
+		int phase = c->cursor_phase, pos = c->cursor_pos, ri = c->cursor_ri;
+		if (!next_slot(ws, c, &slot, &rate)) {
 			c->cursor_end = 1;
 			c->done_tick = T;
 			break;
@@ -564,11 +587,10 @@ static int write_batch(ws_t *ws, conn_t *c)
 		if (slot < 0)
 			continue;
 		const frame_entry_t *e = &fs->entries[slot];
-		/* An instance the connection has by id is sent in the ids' phase only. */
-		if (!e->id || (c->cursor_phase > 0 && find_id(c, e->id) >= 0))
+		if (!e->id)
 			continue;
 		/* Its rate's stream (PROTOCOL.md 5): due every d-th tick, deltas d ticks apart. */
-		int st = slot_stream(ws, c, slot);
+		int st = rate_stream(ws, c, rate);
 		uint32_t d = (uint32_t)frame_rate_divisor(ws->app->cfg->tick_hz, st);
 		frame_ring_watch(ws->app->ring, slot, st, T + WS_WATCH_TICKS);
 		const frame_rec_t *fr = &e->rec[st];
@@ -593,7 +615,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		}
 		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {
 			c->cursor_phase = phase,
-			c->cursor_pos = pos; /* continues in the next message */
+			c->cursor_pos = pos, c->cursor_ri = ri; /* continues in the next message */
 			break;
 		}
 		if (rl + len > ws->recs_cap) {

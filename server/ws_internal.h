@@ -72,6 +72,7 @@ typedef struct conn_t {
 	uint64_t cur_tick;            /* tick being sent (several messages when large) */
 	uint64_t done_tick;           /* last tick whose batch went out completely */
 	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
+	int cursor_ri;                /* the room of cursor_phase in that frame set, or -1 */
 	int cursor_end;
 } conn_t;
 

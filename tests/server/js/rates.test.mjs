@@ -109,6 +109,31 @@ test('subscribing again changes the rate; the new stream starts with a keyframe'
   assert.ok(t.keys >= 2, `${t.keys} keyframes`);
 });
 
+test('an instance covered by its id at 10 Hz and its room at 30 Hz gets 30 Hz, once per tick', async () => {
+  const inst = await create({ name: 'both', room: 'rates3', driver: { motion: 'shake', amplitude: 20, period: 0.8 } });
+  const other = await create({ name: 'roommate', room: 'rates3' });
+  const id = BigInt(inst.id);
+  const c = await Client.open(d.ws, { minor: 2 });
+  const t = tracker(c, id), u = tracker(c, BigInt(other.id));
+  const perTick = new Map();
+  c.waiters.push((m) => {
+    if (m.type === 'frame_batch') for (const r of m.records) if (r.id === id) perTick.set(m.tick, (perTick.get(m.tick) ?? 0) + 1);
+    return false;
+  });
+  c.send({ type: 'subscribe', room: '', ids: [id], rate_hz: 10 });
+  c.send({ type: 'subscribe', room: 'rates3', ids: [], rate_hz: 30 });
+  await wait(1500);
+  c.close();
+  assert.deepEqual(t.errors, []);
+  assert.deepEqual(u.errors, []);
+  const later = t.ticks.slice(2);
+  assert.ok(later.length >= 15, `${later.length} records`);
+  for (const tick of later) assert.equal(tick % 2n, 0n, `tick ${tick}`);
+  assert.ok(later.some((tick) => tick % 6n !== 0n), 'got only the 10 Hz stream');
+  for (const [tick, n] of perTick) assert.equal(n, 1, `tick ${tick}: ${n} records of one instance`);
+  for (const tick of u.ticks.slice(2)) assert.equal(tick % 2n, 0n, `roommate tick ${tick}`);
+});
+
 test('a rate_hz other than 0, 60, 30, 20, 10 is refused naming the field', async () => {
   const c = await Client.open(d.ws, { minor: 2 });
   const b = encodeMessage({ type: 'subscribe', room: 'x', ids: [], rate_hz: 10 }, 2);
