@@ -508,9 +508,11 @@ void conn_pace(ws_t *ws, conn_t *c)
 	c->paced_tick = ws->fs->tick;
 	if (!prev)
 		return;
-	/* Behind: the batch of the tick seen last is not out yet (lws called WRITEABLE too
-	 * rarely: the socket is full), or lws holds bytes the kernel did not take. */
-	int behind = c->done_tick < prev || lws_partial_buffered(c->wsi);
+	/* Behind: lws holds bytes the kernel did not take, or not even the batch of the tick
+	 * before the one seen last is out (lws stopped calling WRITEABLE: the socket is full).
+	 * One tick of slack: on a busy machine this thread may see a new tick before the
+	 * WRITEABLE callbacks of the previous one, which is not a backed-up socket. */
+	int behind = lws_partial_buffered(c->wsi) || c->done_tick + 1 < prev;
 	int hz = ws->app->cfg->tick_hz;
 	if (behind) {
 		c->clean = 0;

@@ -14,7 +14,7 @@ read -r ID TOKEN < <(echo '{"name": "ex", "room": "r"}' | timeout 20 "$P" create
 timeout 20 "$E" "$WS" "$ID" --frames 30 >"$T/out" 2>"$T/err" || fail "example (subscribe): $(tail -3 "$T/out") $(cat "$T/err")"
 [ "$(grep -c '^tick [0-9]* seq 0 latency - tip ' "$T/out")" -eq 30 ] || fail "example frames: $(head -5 "$T/out")"
 grep -q "^ok: 30 frames, 0 poses sent" "$T/out" || fail "example summary: $(tail -1 "$T/out")"
-grep -q "^connected: ponytaild .*, protocol 1.1, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
+grep -q "^connected: ponytaild .*, protocol 1.2, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
 
 # Publish and subscribe: the seqs come back, with a latency under a second.
 timeout 20 "$E" "$WS" "$ID" "$TOKEN" --frames 60 >"$T/out" 2>"$T/err" || fail "example (publish): $(tail -3 "$T/out") $(cat "$T/err")"
