@@ -46,6 +46,8 @@ typedef struct cmd_frame_t {
 	int points[PT_MAX_STRANDS];
 	int n;        /* points in xyz */
 	pt_vec3 *xyz; /* strand by strand, root first, world metres */
+	struct frame_snap_t *snap; /* instances_frame: the published snapshot it was read from
+	                            * (a reference, frame_ring.h), or NULL; never set by the sim */
 } cmd_frame_t;
 
 typedef struct cmd_t {

@@ -19,8 +19,9 @@ struct frame_ring_t {
 	int nev, cap_ev, cap_ev_out;
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
-	uint64_t *watch; /* [max_slots]: watched until this tick (atomic, relaxed) */
-	uint64_t *watch_c; /* the same for the compact coding */
+	uint64_t *watch; /* [max_slots * FRAME_RATES]: watched until this tick (atomic, relaxed) */
+	uint64_t *watch_c; /* [max_slots]: the same for the compact coding (one stream) */
+	uint64_t *snap_watch; /* [max_slots]: REST snapshots wanted until this tick (same) */
 	int max_slots;
 };
 
@@ -51,14 +52,16 @@ frame_ring_t *frame_ring_create(int max_slots)
 		return NULL;
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
-	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch);
+	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1) * FRAME_RATES, sizeof *r->watch);
 	r->watch_c = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch_c);
+	r->snap_watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->snap_watch);
 	r->max_slots = max_slots;
-	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->watch_c) {
+	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->watch_c || !r->snap_watch) {
 		free(r->keys[0]);
 		free(r->keys[1]);
 		free(r->watch);
 		free(r->watch_c);
+		free(r->snap_watch);
 		free(r);
 		return NULL;
 	}
@@ -67,11 +70,72 @@ frame_ring_t *frame_ring_create(int max_slots)
 	return r;
 }
 
+const int frame_rate_hz[FRAME_RATES] = {60, 30, 20, 10};
+
+int frame_rate_divisor(int tick_hz, int rate)
+{
+	int hz = frame_rate_hz[rate < 0 || rate >= FRAME_RATES ? 0 : rate];
+	int d = (tick_hz + hz / 2) / hz;
+	return d < 1 ? 1 : d > 32 ? 32 : d; /* a record's step is at most 32 (PROTOCOL.md 6) */
+}
+
+int frame_rate_stream(int tick_hz, int rate)
+{
+	int d = frame_rate_divisor(tick_hz, rate);
+	for (int i = 0; i < rate; i++)
+		if (frame_rate_divisor(tick_hz, i) == d)
+			return i;
+	return rate < 0 || rate >= FRAME_RATES ? 0 : rate;
+}
+
+int frame_rate_index(int rate_hz)
+{
+	if (rate_hz == 0)
+		return 0;
+	for (int i = 0; i < FRAME_RATES; i++)
+		if (frame_rate_hz[i] == rate_hz)
+			return i;
+	return -1;
+}
+
+frame_snap_t *frame_snap_new(int n)
+{
+	frame_snap_t *s = calloc(1, sizeof *s + (size_t)(n > 0 ? n : 0) * sizeof s->xyz[0]);
+	if (s)
+		s->refs = 1;
+	return s;
+}
+
+void frame_snap_unref(frame_snap_t *s)
+{
+	if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		free(s->text);
+		free(s);
+	}
+}
+
+const char *frame_snap_text(frame_snap_t *s)
+{
+	return __atomic_load_n(&s->text, __ATOMIC_ACQUIRE);
+}
+
+const char *frame_snap_set_text(frame_snap_t *s, char *text)
+{
+	char *none = NULL;
+	if (__atomic_compare_exchange_n(&s->text, &none, text, 0, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE))
+		return text;
+	free(text); /* another reader rendered the same tick first: the same bytes */
+	return none;
+}
+
 static void clear_set(frame_set_t *fs)
 {
-	for (int i = 0; i < fs->nslots; i++)
+	for (int i = 0; i < fs->nslots; i++) {
 		if (fs->entries[i].meta)
 			meta_unref(fs->entries[i].meta);
+		frame_snap_unref(fs->entries[i].snap);
+	}
 	fs->nslots = fs->nlive = fs->nrooms = 0;
 	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
 		fs->bufs[w].len = 0;
@@ -101,6 +165,7 @@ void frame_ring_destroy(frame_ring_t *r)
 	free(r->keys[1]);
 	free(r->watch);
 	free(r->watch_c);
+	free(r->snap_watch);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }
@@ -126,7 +191,7 @@ static int grow(void **p, int *cap, int need, size_t elem)
 	return 0;
 }
 
-frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
+static frame_set_t *pick(frame_ring_t *r)
 {
 	frame_set_t *fs = NULL;
 	pthread_mutex_lock(&r->mu);
@@ -134,8 +199,51 @@ frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
 		if (i != r->newest && r->sets[i].readers == 0)
 			fs = &r->sets[i];
 	pthread_mutex_unlock(&r->mu);
+	return fs; /* NULL cannot happen with one reader holding one set at a time */
+}
+
+void frame_set_reset_entry(frame_set_t *fs, int slot)
+{
+	frame_entry_t *e = &fs->entries[slot];
+	if (e->meta)
+		meta_unref(e->meta);
+	frame_snap_unref(e->snap);
+	memset(e, 0, sizeof *e);
+}
+
+frame_set_t *frame_ring_begin_deferred(frame_ring_t *r, int nslots, int nrooms)
+{
+	frame_set_t *fs = pick(r);
 	if (!fs)
-		return NULL; /* cannot happen with one reader holding one set at a time */
+		return NULL;
+	for (int i = nslots; i < fs->nslots; i++)
+		frame_set_reset_entry(fs, i);
+	if (fs->nslots > nslots)
+		fs->nslots = nslots; /* entries below hold their references until reset */
+	fs->nlive = fs->nrooms = 0;
+	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
+		fs->bufs[w].len = 0;
+	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
+	if (grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
+	    grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
+	    grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
+	    grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
+		fs->cap_slots = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
+		return NULL;
+	}
+	fs->cap_slots = c1;
+	if (nslots > fs->nslots)
+		memset(fs->entries + fs->nslots, 0,
+		       (size_t)(nslots - fs->nslots) * sizeof *fs->entries);
+	fs->nslots = nslots;
+	return fs;
+}
+
+frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
+{
+	frame_set_t *fs = pick(r);
+	if (!fs)
+		return NULL;
 	clear_set(fs);
 	/* The three arrays indexed by live instances share cap_slots (nlive <= nslots). */
 	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
@@ -212,11 +320,11 @@ void frame_ring_release(frame_ring_t *r, frame_set_t *fs)
 	pthread_mutex_unlock(&r->mu);
 }
 
-void frame_ring_request_key(frame_ring_t *r, uint64_t id)
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream)
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->nkeys < MAX_KEY_REQUESTS)
-		r->keys[r->keys_fill][r->nkeys++] = id;
+		r->keys[r->keys_fill][r->nkeys++] = FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -231,17 +339,45 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids)
 	return n;
 }
 
-void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick)
+void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick)
 {
-	if (slot >= 0 && slot < r->max_slots)
-		__atomic_store_n(&r->watch[slot], until_tick, __ATOMIC_RELAXED);
+	if (slot >= 0 && slot < r->max_slots && stream >= 0 && stream < FRAME_RATES)
+		__atomic_store_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream], until_tick,
+		                 __ATOMIC_RELAXED);
 }
 
-int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick)
+int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick)
 {
 	if (slot < 0 || slot >= r->max_slots)
-		return 1;
-	return __atomic_load_n(&r->watch[slot], __ATOMIC_RELAXED) >= tick;
+		return stream == 0;
+	return __atomic_load_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream],
+	                       __ATOMIC_RELAXED) >= tick;
+}
+
+frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks)
+{
+	frame_snap_t *snap = NULL;
+	pthread_mutex_lock(&r->mu);
+	/* The newest set is never the one the sim refills (frame_ring_begin skips it), and it
+	 * stays the newest while the mutex is held: no reader count needed. */
+	const frame_set_t *fs = r->newest >= 0 ? &r->sets[r->newest] : NULL;
+	int slot = fs ? frame_set_find(fs, id) : -1;
+	if (slot >= 0) {
+		snap = fs->entries[slot].snap;
+		if (snap)
+			__atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
+		if (slot < r->max_slots)
+			__atomic_store_n(&r->snap_watch[slot], fs->tick + keep_ticks, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return snap;
+}
+
+int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick)
+{
+	if (slot < 0 || slot >= r->max_slots)
+		return 0;
+	return __atomic_load_n(&r->snap_watch[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick)

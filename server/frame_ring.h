@@ -21,9 +21,18 @@
  * encoding, never changes to an instance, so they bypass the door and the command queue:
  * a lost or late hint costs one tick's encoding, not correctness.
  *
- * Threading: frame_ring_begin/publish/take_key_requests/watched on the sim thread;
- * frame_ring_acquire/release/request_key/watch on the WebSocket thread. meta_ref/unref on
- * any.
+ * REST frame reads (GET /v1/instances/{id}/frame, through instances_frame) are the other
+ * reader: frame_ring_snapshot looks the id up in the newest frame set under the ring's
+ * mutex and takes a reference to the entry's snapshot, a plain copy of the instance's
+ * points after that tick (frame_snap_t). The sim makes snapshots only for sim slots read
+ * over REST in the last second (the same demand idea as the watch table), so the first
+ * read of an instance waits for a tick (instances.c falls back to the command queue) and
+ * every later one answers from the newest published tick at once.
+ *
+ * Threading: frame_ring_begin/publish/take_key_requests/watched/snap_wanted on the sim
+ * thread (frame_snap_new on its pool workers too); frame_ring_acquire/release/request_key/
+ * watch on the WebSocket thread; frame_ring_snapshot on any other thread (libmicrohttpd's
+ * connection threads). meta_ref/unref and frame_snap_* on any.
  */
 #ifndef SERVER_FRAME_RING_H
 #define SERVER_FRAME_RING_H
@@ -51,17 +60,59 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 
 enum { FRAME_MAX_WORKERS = 64 };
 
+/* Per-viewer rates (PROTOCOL.md 5, 1.2): a subscription asks for 60, 30, 20 or 10 Hz
+ * (rate index 0..3; rate_hz 0 = index 0). Each rate is its own stream of records, encoded
+ * once per tick it is due (tick % divisor == 0) and shared by every subscriber of that
+ * rate; a delta at rate r refers to the same stream's record `divisor` ticks before. Rates
+ * whose divisors coincide (a tick rate below 60 Hz) share the stream of the lowest index:
+ * frame_rate_stream gives it. */
+enum { FRAME_RATES = 4 };
+extern const int frame_rate_hz[FRAME_RATES]; /* 60, 30, 20, 10 */
+int frame_rate_divisor(int tick_hz, int rate); /* round(tick_hz / hz) in [1, 32] */
+int frame_rate_stream(int tick_hz, int rate);  /* the index whose stream rate uses */
+int frame_rate_index(int rate_hz);             /* 0 for 0 and 60, ..., 3 for 10; -1 else */
+
+/* One stream's records of an instance in one tick. */
+typedef struct frame_rec_t {
+	uint32_t off, len;         /* the shared (delta) record; len 0 = none this tick */
+	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
+	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
+} frame_rec_t;
+
+/* One instance's state after one tick, for REST reads: immutable once published, except
+ * `text`, which the first reader may set once (the answer's body, shared by every later
+ * read of the same tick: one JSON rendering per tick however many read it). */
+typedef struct frame_snap_t {
+	int refs; /* atomic; frame_snap_unref */
+	uint64_t id, tick;
+	uint32_t last_seq;
+	pt_pose head;
+	int strand_count;
+	uint8_t points[PT_MAX_STRANDS]; /* per strand, root included */
+	int n;                          /* points in xyz */
+	char *text;                     /* atomic: NULL until frame_snap_set_text */
+	pt_vec3 xyz[];                  /* strand by strand, root first, world metres */
+} frame_snap_t;
+
+frame_snap_t *frame_snap_new(int n); /* one reference; NULL when out of memory */
+void frame_snap_unref(frame_snap_t *s); /* NULL ok */
+/* The cached body, or NULL. */
+const char *frame_snap_text(frame_snap_t *s);
+/* Offers text (malloc'ed, NUL-terminated; ownership moves): the first offer is kept,
+ * a later one is freed. Returns the text that is kept. */
+const char *frame_snap_set_text(frame_snap_t *s, char *text);
+
 typedef struct frame_entry_t {
 	uint64_t id;               /* public id; 0 = empty slot */
 	inst_meta_t *meta;         /* held by the frame set */
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
 	uint8_t buf;               /* which data buffer holds the records */
-	uint8_t delta_is_key;      /* the shared record is itself a keyframe */
-	uint32_t off, len;         /* the shared (delta) record */
-	uint32_t key_off, key_len; /* a keyframe record of the same tick; key_len 0 = none */
-	/* The compact coding's records (proto/PROTOCOL.md 11), encoded only while a compact
-	 * connection watches the slot (frame_ring_watch_c); c_len 0 = none this tick. */
+	frame_rec_t rec[FRAME_RATES]; /* per rate stream (only due, wanted streams have any) */
+	frame_snap_t *snap;        /* held by the set; NULL unless REST reads it */
+	/* The compact coding's records (proto/PROTOCOL.md 11): one stream at the full tick
+	 * rate, encoded only while a compact connection watches the slot (frame_ring_watch_c);
+	 * c_len 0 = none this tick. */
 	uint8_t c_delta_is_key;
 	uint32_t c_off, c_len, c_key_off, c_key_len;
 } frame_entry_t;
@@ -71,9 +122,12 @@ typedef struct frame_room_t {
 	int first, count; /* range of room_slots */
 } frame_room_t;
 
+/* One worker's records. 64 bytes apart: workers append to their own buffers at once, and
+ * side by side (24 bytes each) two workers' `len` shared a cache line. */
 typedef struct frame_buf_t {
 	uint8_t *data;
 	size_t len, cap;
+	char pad_[64 - sizeof(uint8_t *) - 2 * sizeof(size_t)];
 } frame_buf_t;
 
 typedef struct frame_set_t {
@@ -113,6 +167,13 @@ void frame_ring_set_notify(frame_ring_t *r, void (*fn)(void *), void *ctx);
  * for nslots entries and nrooms rooms. NULL when out of memory. */
 frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms);
 
+/* Sim: the same, except that entries [0, nslots) are not released and zeroed here: the
+ * caller resets each one with frame_set_reset_entry before filling it (the sim does it
+ * on its workers, each for the slots it encodes, instead of one loop on the tick
+ * thread). Entries beyond nslots are released. */
+frame_set_t *frame_ring_begin_deferred(frame_ring_t *r, int nslots, int nrooms);
+void frame_set_reset_entry(frame_set_t *fs, int slot); /* releases and zeroes one entry */
+
 /* Sim: makes fs the newest and appends events (their meta references move to the ring).
  * Returns -1 when the event queue could not grow (events dropped, logged), else 0. */
 int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, int nevents);
@@ -125,20 +186,35 @@ frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_
                                 int *nevents);
 void frame_ring_release(frame_ring_t *r, frame_set_t *fs);
 
-/* WS: asks the sim to encode a keyframe record for id next tick. */
-void frame_ring_request_key(frame_ring_t *r, uint64_t id);
+/* WS: asks the sim to encode a keyframe record of id's stream `stream` (a rate index)
+ * the next tick that stream is due. */
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream);
 
-/* Sim: the ids asked for since the last call (array owned by the ring, valid until the
- * next call). Returns the count. */
+/* Sim: the requests since the last call (array owned by the ring, valid until the next
+ * call): each the id, with its stream in the top two bits (ids stay below 2^53; use
+ * FRAME_KEY_ID / FRAME_KEY_STREAM). Returns the count. */
 int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
+#define FRAME_KEY_ID(k) ((k) & ((UINT64_C(1) << 62) - 1))
+#define FRAME_KEY_STREAM(k) ((int)((k) >> 62))
 
-/* Demand: the WebSocket thread marks a slot watched until a tick whenever a connection
- * wants its record; the sim encodes only watched slots (and keyframe requests). Encoding is
- * most of a tick's work, and nobody needs the frames of an instance nobody watches. A slot
- * beyond max_slots counts as always watched. */
-void frame_ring_watch(frame_ring_t *r, int slot, uint64_t until_tick);
-int frame_ring_watched(const frame_ring_t *r, int slot, uint64_t tick);
-/* The same demand for the compact coding (connections whose hello asked for it). */
+/* Demand: the WebSocket thread marks a slot's rate stream watched until a tick whenever a
+ * connection wants its record; the sim encodes only watched streams (and keyframe
+ * requests). Encoding is most of a tick's work, and nobody needs the frames of an instance
+ * nobody watches. A slot beyond max_slots counts as always watched at rate 0. */
+void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick);
+int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick);
+
+/* REST: a reference to id's snapshot in the newest frame set (NULL when it has none:
+ * never read before, not read for keep_ticks, or not in the set), and a mark that keeps
+ * the sim making them for keep_ticks more ticks. Never waits for a tick: the ring's mutex
+ * is held for one binary search. */
+frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks);
+
+/* Sim: whether slot's snapshot is wanted for tick. */
+int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick);
+/* The same demand for the compact coding (connections whose hello asked for it). It has
+ * one stream at the full tick rate: compact connections get every tick whatever their
+ * rate_hz (PROTOCOL.md 11). A slot beyond max_slots counts as always watched. */
 void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick);
 int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick);
 

@@ -320,12 +320,60 @@ inst_status_t instances_reset(app_t *app, uint64_t id, inst_err_t *err)
 	return r == CMD_OK ? ok(err) : unavailable(err, r, id);
 }
 
+/* Copies a published snapshot into *out (one malloc for the points). */
+static inst_status_t frame_from_snap(const app_t *app, frame_snap_t *snap, cmd_frame_t *out,
+                                     inst_err_t *err)
+{
+	memset(out, 0, sizeof *out);
+	out->snap = snap;
+	out->tick = snap->tick;
+	out->t = (double)snap->tick / app->cfg->tick_hz;
+	out->head = snap->head;
+	out->last_seq = snap->last_seq;
+	out->strand_count = snap->strand_count;
+	for (int i = 0; i < snap->strand_count; i++)
+		out->points[i] = snap->points[i];
+	out->n = snap->n;
+	out->xyz = malloc((size_t)snap->n * sizeof *out->xyz);
+	if (!out->xyz)
+		return unavailable(err, CMD_NO_MEMORY, snap->id);
+	memcpy(out->xyz, snap->xyz, (size_t)snap->n * sizeof *out->xyz);
+	return ok(err);
+}
+
 inst_status_t instances_frame(app_t *app, uint64_t id, cmd_frame_t *out, inst_err_t *err)
 {
+	/* Kept for a second of ticks (at least 4) after each read. */
+	uint64_t keep = app->cfg->tick_hz > 4 ? (uint64_t)app->cfg->tick_hz : 4;
+	frame_snap_t *snap = app->ring ? frame_ring_snapshot(app->ring, id, keep) : NULL;
+	if (snap)
+		return frame_from_snap(app, snap, out, err);
 	cmd_t cmd = {.kind = CMD_FRAME, .id = id};
 	cmd_result_t r = cmdq_submit(app->q, &cmd);
 	*out = cmd.frame;
 	return r == CMD_OK ? ok(err) : unavailable(err, r, id);
+}
+
+const char *inst_frame_text(const cmd_frame_t *f)
+{
+	return f->snap ? frame_snap_text(f->snap) : NULL;
+}
+
+const char *inst_frame_keep_text(cmd_frame_t *f, char *text)
+{
+	if (!f->snap) {
+		free(text);
+		return NULL;
+	}
+	return frame_snap_set_text(f->snap, text);
+}
+
+void inst_frame_release(cmd_frame_t *f)
+{
+	free(f->xyz);
+	frame_snap_unref(f->snap);
+	f->xyz = NULL;
+	f->snap = NULL;
 }
 
 /* ---- poses ----------------------------------------------------------------------- */

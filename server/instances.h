@@ -102,9 +102,22 @@ inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err);
 /* Puts id's strands back to their settled rest pose at the next tick. */
 inst_status_t instances_reset(app_t *app, uint64_t id, inst_err_t *err);
 
-/* The state after the newest tick into *out (out->xyz malloc'ed: the caller frees it,
- * also on error, when it is NULL). */
+/* The state after the newest published tick into *out; release it with
+ * inst_frame_release (also on error). Never waits for a tick when the newest frame set
+ * holds a snapshot of id (frame_ring_snapshot: the sim keeps making them for one second
+ * after any read of id); otherwise (the first read, or the first after a quiet second)
+ * it reads through the command queue and waits for the next tick. Both give the same
+ * state: the points after the newest completed tick. */
 inst_status_t instances_frame(app_t *app, uint64_t id, cmd_frame_t *out, inst_err_t *err);
+
+/* A body rendered for out's tick by an earlier reader (NUL-terminated), or NULL. When
+ * NULL, the caller may offer its rendering with inst_frame_keep_text (ownership of the
+ * malloc'ed text moves; the kept text is returned) so that later reads of the same tick
+ * copy it instead of rendering again. Without a snapshot keep frees text and returns
+ * NULL. */
+const char *inst_frame_text(const cmd_frame_t *f);
+const char *inst_frame_keep_text(cmd_frame_t *f, char *text);
+void inst_frame_release(cmd_frame_t *f); /* frees xyz, drops the snapshot */
 
 /* A head pose as an edge received it, not yet checked. REST passes NaN for a p or q it
  * could not read and -1 for an unreadable seq, so every rule is checked in one order. */

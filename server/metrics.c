@@ -216,6 +216,22 @@ char *metrics_render(size_t *len)
 	    "# HELP ponytail_ws_fanout_last_seconds The same for the newest tick.\n"
 	    "# TYPE ponytail_ws_fanout_last_seconds gauge\nponytail_ws_fanout_last_seconds %.6f\n",
 	    (double)metrics_get(&metrics.ws_fanout_us_last) * 1e-6);
+	counter(&o, "ponytail_ws_rate_down_total",
+	        "Times a connection whose socket backed up was moved down a rate (60, 30, 20, "
+	        "10 Hz).",
+	        &metrics.ws_rate_down);
+	counter(&o, "ponytail_ws_rate_up_total",
+	        "Times a connection that drained was moved back up a rate.", &metrics.ws_rate_up);
+	gauge(&o, "ponytail_ws_connections_slowed",
+	      "Connections now below the rate they subscribed at.", &metrics.ws_conns_slowed);
+	put(&o,
+	    "# HELP ponytail_pose_to_publish_seconds From a head pose admitted by the door to "
+	    "the publication of the first frame set that applied it.\n"
+	    "# TYPE ponytail_pose_to_publish_seconds summary\n"
+	    "ponytail_pose_to_publish_seconds_sum %.6f\nponytail_pose_to_publish_seconds_count "
+	    "%llu\n",
+	    (double)metrics_get(&metrics.pose_to_publish_us_sum) * 1e-6,
+	    (unsigned long long)metrics_get(&metrics.pose_to_publish_count));
 	counter(&o, "ponytail_ws_messages_received_total", "WebSocket messages received.",
 	        &metrics.ws_messages_received);
 	counter(&o, "ponytail_ws_protocol_errors_total", "Client messages answered with an error.",

@@ -37,6 +37,12 @@ typedef struct metrics_t {
 	    ws_protocol_errors, ws_messages_received;
 	uint64_t ws_fanout_us_last, ws_fanout_us_sum,
 	    ws_fanout_ticks; /* deadline -> last batch out */
+	/* per-viewer rates (ws_conn.c): connections moved down / up a rate, and how many are
+	 * below the rate they asked for now */
+	uint64_t ws_rate_down, ws_rate_up, ws_conns_slowed;
+	/* pose latency inside the server (sim.c): admitted -> the frame set that applied it
+	 * published, summed over poses (a summary) */
+	uint64_t pose_to_publish_us_sum, pose_to_publish_count;
 	/* REST: [route][code] */
 	uint64_t http_requests[METRICS_ROUTES][METRICS_CODES];
 } metrics_t;

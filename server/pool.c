@@ -1,12 +1,47 @@
 /* Worker pool: see pool.h. A generation counter under one mutex: workers sleep until the
- * generation changes, run their share, and the last one to finish signals the caller. Two
- * condition-variable handoffs per tick cost microseconds, far below a tick. */
+ * generation changes, run their share, and the last one to finish signals the caller.
+ * A tick runs three of these back to back (drivers, step, encode) with little between
+ * them, and on a shared machine a sleeping thread's wake-up can take far longer than the
+ * gap: so a worker that finished first polls the generation for up to POOL_SPIN_NS
+ * before it sleeps, and the caller polls `pending` as long before it waits. Between ticks
+ * (milliseconds) everyone sleeps. gen and pending are written under the mutex and read
+ * atomically outside it. */
 #include "pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "log.h"
+
+enum { POOL_SPIN_NS = 50000 }; /* 50 us */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static inline void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Polls *v until it differs from `was` or POOL_SPIN_NS pass; 1 when it changed. */
+static int spin_while(const unsigned long *v, unsigned long was, const int *stop)
+{
+	int64_t end = now_ns() + POOL_SPIN_NS;
+	for (int i = 0;; i++) {
+		if (__atomic_load_n(v, __ATOMIC_ACQUIRE) != was || __atomic_load_n(stop, __ATOMIC_ACQUIRE))
+			return 1;
+		relax();
+		if ((i & 63) == 63 && now_ns() > end)
+			return 0;
+	}
+}
 
 typedef struct worker_t {
 	pool_t *p;
@@ -17,8 +52,9 @@ typedef struct worker_t {
 struct pool_t {
 	pthread_mutex_t mu;
 	pthread_cond_t go, done;
-	unsigned long gen;
-	int n, n_used, pending, stop;
+	unsigned long gen;     /* atomic reads outside mu */
+	unsigned long pending; /* atomic reads outside mu */
+	int n, n_used, stop;
 	pool_fn fn;
 	void *ctx;
 	worker_t *w;
@@ -31,6 +67,11 @@ static void *worker_main(void *arg)
 	unsigned long seen = 0;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
+		if (p->gen == seen && !p->stop) {
+			pthread_mutex_unlock(&p->mu);
+			spin_while(&p->gen, seen, &p->stop);
+			pthread_mutex_lock(&p->mu);
+		}
 		while (p->gen == seen && !p->stop)
 			pthread_cond_wait(&p->go, &p->mu);
 		if (p->stop)
@@ -44,7 +85,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		fn(ctx, w->index, n);
 		pthread_mutex_lock(&p->mu);
-		if (--p->pending == 0)
+		__atomic_store_n(&p->pending, p->pending - 1, __ATOMIC_RELEASE);
+		if (p->pending == 0)
 			pthread_cond_signal(&p->done);
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -94,11 +136,17 @@ void pool_run(pool_t *p, int n_used, pool_fn fn, void *ctx)
 	p->fn = fn;
 	p->ctx = ctx;
 	p->n_used = n_used;
-	p->pending = n_used - 1;
-	p->gen++;
+	__atomic_store_n(&p->pending, (unsigned long)(n_used - 1), __ATOMIC_RELEASE);
+	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
 	fn(ctx, 0, n_used);
+	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0) {
+		static const int never = 0;
+		unsigned long left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE);
+		while (left > 0 && spin_while(&p->pending, left, &never))
+			left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE);
+	}
 	pthread_mutex_lock(&p->mu);
 	while (p->pending > 0)
 		pthread_cond_wait(&p->done, &p->mu);
@@ -110,7 +158,7 @@ void pool_destroy(pool_t *p)
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
-	p->stop = 1;
+	__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
 	pthread_mutex_unlock(&p->mu);
 	for (int i = 1; i < p->n; i++)

@@ -215,15 +215,36 @@ static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 	                 "head", "p", vec(p, 3), "q", vec(q, 4), "strands", strands);
 }
 
+/* Answered from the newest published frame when the sim keeps a snapshot of the
+ * instance (instances.h), and then rendered once per tick: the first reader of a tick
+ * keeps its body with the snapshot, later readers of the same tick copy it. */
 void h_instance_frame(const req_t *rq, resp_t *rs)
 {
 	cmd_frame_t f;
 	inst_err_t e;
-	if (instances_frame(rq->app, rq->id, &f, &e) != INST_OK)
+	if (instances_frame(rq->app, rq->id, &f, &e) != INST_OK) {
 		refused(rs, &e);
+		inst_frame_release(&f);
+		return;
+	}
+	const char *text = inst_frame_text(&f);
+	if (!text) {
+		json_t *j = frame_json(rq->id, &f);
+		if (!f.snap) { /* read through the queue: nobody shares this rendering */
+			resp_json(rs, 200, j);
+			inst_frame_release(&f);
+			return;
+		}
+		/* resp_json's format, kept with the snapshot */
+		char *s = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+		json_decref(j);
+		text = s ? inst_frame_keep_text(&f, s) : NULL;
+	}
+	if (text)
+		resp_text(rs, 200, "application/json", text, strlen(text));
 	else
-		resp_json(rs, 200, frame_json(rq->id, &f));
-	free(f.xyz);
+		resp_json(rs, 200, NULL); /* out of memory: 500 */
+	inst_frame_release(&f);
 }
 
 /* Reads n numbers of arr into out; NaN throughout when arr is not an array of n numbers

@@ -43,6 +43,8 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 	s->q = q;
 	s->ring = ring;
 	s->dt = 1.0f / (float)cfg->tick_hz;
+	for (int r = 0; r < FRAME_RATES; r++)
+		s->div[r] = frame_rate_divisor(cfg->tick_hz, r);
 	s->tick = cfg->first_tick;
 	pt_world_def wd = pt_world_def_default();
 	wd.initial_capacity = 256;
@@ -65,8 +67,7 @@ void sim_destroy(sim_t *s)
 	pool_destroy(s->pool);
 	for (int i = 0; i < s->nslots; i++)
 		if (s->inst[i].id) {
-			ptp_encoder_destroy(s->inst[i].enc);
-			ptp_encoder_destroy(s->inst[i].enc_c);
+			sim_enc_destroy(&s->inst[i]);
 			meta_unref(s->inst[i].meta);
 		}
 	for (int i = 0; i < s->nev; i++) {
@@ -92,6 +93,25 @@ uint64_t sim_tick_now(const sim_t *s, int64_t *completed_ns)
 }
 
 /* ---- instance table --------------------------------------------------------------- */
+
+void sim_enc_force_key(sim_inst_t *in)
+{
+	for (int r = 0; r < FRAME_RATES; r++)
+		if (in->enc[r])
+			ptp_encoder_force_key(in->enc[r]);
+	if (in->enc_c)
+		ptp_encoder_force_key(in->enc_c);
+}
+
+void sim_enc_destroy(sim_inst_t *in)
+{
+	for (int r = 0; r < FRAME_RATES; r++) {
+		ptp_encoder_destroy(in->enc[r]);
+		in->enc[r] = NULL;
+	}
+	ptp_encoder_destroy(in->enc_c); /* remade (for the current shape) when watched */
+	in->enc_c = NULL;
+}
 
 static int index_pos(const sim_t *s, uint64_t id)
 {
@@ -176,10 +196,12 @@ static int same_shape(const ptp_shape_t *a, const ptp_shape_t *b)
 	return 1;
 }
 
-static ptp_encoder_t *make_encoder(const sim_t *s, const inst_meta_t *m)
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream)
 {
 	ptp_encoder_params_t p = ptp_encoder_params_default();
-	p.keyframe_interval = s->cfg.keyframe_interval;
+	/* A stream's encoder ticks once per `div` ticks: the same keyframe spacing in time. */
+	int every = s->cfg.keyframe_interval / s->div[stream];
+	p.keyframe_interval = every > 1 ? every : 1;
 	return ptp_encoder_create(&m->shape, &p);
 }
 
@@ -207,7 +229,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	if (index_pos(s, id) >= 0 || reserve(s) != 0)
 		return CMD_NO_MEMORY;
 	inst_meta_t *m = make_meta(id, def);
-	ptp_encoder_t *enc = m ? make_encoder(s, m) : NULL;
+	ptp_encoder_t *enc = m ? sim_make_encoder(s, m, 0) : NULL;
 	pt_pose head = {pt_v3(0, 0, 0), pt_quat_identity()};
 	if (drv->enabled)
 		head = driver_pose(drv, 0.0);
@@ -225,7 +247,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	in->driver = *drv;
 	in->born_tick = in->drive_origin = s->tick + 1;
 	in->npoints = pt_world_shape(s->world, pid, NULL, NULL);
-	in->enc = enc;
+	in->enc[0] = enc;
 	in->meta = m;
 	int p = -index_pos(s, id) - 1;
 	memmove(&s->index[p + 1], &s->index[p], (size_t)(s->nindex - p) * sizeof *s->index);
@@ -244,7 +266,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (!m)
 		return CMD_NO_MEMORY;
 	int reshaped = !same_shape(&m->shape, &in->meta->shape);
-	ptp_encoder_t *enc = reshaped ? make_encoder(s, m) : NULL;
+	ptp_encoder_t *enc = reshaped ? sim_make_encoder(s, m, 0) : NULL;
 	if (reshaped && !enc) {
 		meta_unref(m);
 		return CMD_NO_MEMORY;
@@ -258,17 +280,14 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (strcmp(m->room, in->meta->room) != 0)
 		s->order_dirty = 1;
 	if (reshaped) {
-		ptp_encoder_destroy(in->enc);
-		in->enc = enc;
-		ptp_encoder_destroy(in->enc_c); /* remade for the new shape when watched */
-		in->enc_c = NULL;
+		sim_enc_destroy(in); /* the slower streams' are made again, for the new shape */
+		in->enc[0] = enc;
 		in->born_tick = s->tick + 1;
 		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
 	} else {
 		/* PROTOCOL.md: after "changed" the next record is a keyframe (clients rebuild
 		 * their decoder from the event's shape). A new encoder starts with one anyway. */
-		ptp_encoder_force_key(in->enc);
-		ptp_encoder_force_key(in->enc_c);
+		sim_enc_force_key(in);
 	}
 	/* A new or changed driver starts its motion from t = 0. */
 	if (drv->enabled && (!in->driver.enabled ||
@@ -284,8 +303,7 @@ static void inst_delete(sim_t *s, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_destroy_instance(s->world, in->pid);
-	ptp_encoder_destroy(in->enc);
-	ptp_encoder_destroy(in->enc_c);
+	sim_enc_destroy(in);
 	sim_push_event(s, PTP_EVENT_REMOVED, in->meta, NULL); /* the table's reference moves */
 	int p = index_pos(s, in->id);
 	memmove(&s->index[p], &s->index[p + 1], (size_t)(s->nindex - p - 1) * sizeof *s->index);
@@ -332,8 +350,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 		return CMD_OK;
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
-		ptp_encoder_force_key(s->inst[slot].enc);
-		ptp_encoder_force_key(s->inst[slot].enc_c);
+		sim_enc_force_key(&s->inst[slot]);
 		sim_push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
 	case CMD_FRAME:
@@ -389,7 +406,8 @@ static void drive_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
 	uint64_t tick = s->tick + 1;
-	SIM_FOR_SLOTS(s, w, n, slot)
+	(void)w, (void)n;
+	SIM_FOR_SLOTS(s, slot)
 	{
 		sim_inst_t *in = &s->inst[slot];
 		if (in->id && in->driver.enabled)
@@ -428,12 +446,13 @@ static void apply_poses(sim_t *s)
 	const uint64_t *keys;
 	int nk = frame_ring_take_key_requests(s->ring, &keys);
 	for (int i = 0; i < nk; i++) {
-		int slot = sim_slot_of(s, keys[i]);
+		int slot = sim_slot_of(s, FRAME_KEY_ID(keys[i]));
 		if (slot >= 0)
-			s->inst[slot].key_wanted = 1;
+			s->inst[slot].key_wanted |= 1u << FRAME_KEY_STREAM(keys[i]);
 	}
 	/* Motions are pure functions of time: evaluated on the workers (thousands of bots
 	 * cost a measurable part of a tick), then handed to core on this thread. */
+	s->next_work = 0;
 	if (s->nindex >= PARALLEL_MIN && pool_size(s->pool) > 1)
 		pool_run(s->pool, pool_size(s->pool), drive_part, s);
 	else
@@ -454,22 +473,31 @@ static void apply_poses(sim_t *s)
 				pt_world_set_head(s->world, in->pid, in->pose);
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
+			s->poses_arrival_sum_ns += in->arrival_ns;
+			s->poses_applied++;
 		}
 	}
 }
 
+/* Instances (core's index order) per piece of stepping a worker takes: big enough for
+ * core's batches, small enough that a delayed worker's share is picked up by the others
+ * (the fixed halves of before left the tick waiting for the slower one). */
+enum { STEP_CHUNK = 256 };
+
 static void step_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
+	(void)w, (void)n;
 	int count = pt_world_count(s->world);
-	int b = (int)((long long)count * w / n), e = (int)((long long)count * (w + 1) / n);
-	if (e > b)
-		pt_world_step_range(s->world, s->dt, s->cfg.substeps, b, e);
+	for (int b; (b = __atomic_fetch_add(&s->next_work, STEP_CHUNK, __ATOMIC_RELAXED)) < count;)
+		pt_world_step_range(s->world, s->dt, s->cfg.substeps, b,
+		                    b + STEP_CHUNK < count ? b + STEP_CHUNK : count);
 }
 
 static void step_all(sim_t *s)
 {
 	int count = pt_world_count(s->world);
+	s->next_work = 0;
 	if (count >= PARALLEL_MIN && pool_size(s->pool) > 1)
 		pool_run(s->pool, pool_size(s->pool), step_part, s);
 	else if (count > 0)
@@ -486,6 +514,17 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	int64_t t2 = sim_mono_ns();
 	s->tick++;
 	sim_publish(s, deadline_ns);
+	if (s->poses_applied) {
+		/* admitted -> published, in the server: the rest of a pose's latency is the
+		 * network, the fan-out and the client (server/README.md, Latency) */
+		int64_t pub = sim_mono_ns();
+		metrics_add(&metrics.pose_to_publish_us_sum,
+		            (uint64_t)(((int64_t)s->poses_applied * pub - s->poses_arrival_sum_ns) /
+		                       1000));
+		metrics_add(&metrics.pose_to_publish_count, s->poses_applied);
+		s->poses_arrival_sum_ns = 0;
+		s->poses_applied = 0;
+	}
 	sim_guard_sweep(s);
 	int64_t t3 = sim_mono_ns();
 	__atomic_store_n(&s->tick_done_ns, t3, __ATOMIC_RELEASE);

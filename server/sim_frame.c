@@ -155,82 +155,149 @@ static void encode_compact(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst
 		e->c_delta_is_key =
 		    (uint8_t)(ptp_record_c_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY));
 	}
-	if (in->key_wanted && !e->c_delta_is_key &&
+	if ((in->key_wanted & 1u) && !e->c_delta_is_key &&
 	    append_record_c(b, in->enc_c, 1, in->id, &e->c_key_off, &e->c_key_len) == 0) {
 		sc->bytes += e->c_key_len;
 		sc->keys++;
 	}
 }
 
-static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
+/* A REST reader's copy of the instance after this tick (frame_ring.h). */
+static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_vec3 *pts, int n,
+                               const pt_pose *head)
 {
-	sim_inst_t *in = &s->inst[slot];
-	frame_entry_t *e = &s->fs->entries[slot];
-	int classic = in->key_wanted || frame_ring_watched(s->ring, slot, s->tick);
-	int compact = frame_ring_watched_c(s->ring, slot, s->tick);
-	if (!compact)
-		in->enc_c_gap = 1; /* its deltas would refer to frames nobody has */
-	if (!classic && !compact) {
-		in->enc_gap = 1; /* no record: nobody is watching */
-		return;
+	frame_snap_t *snap = frame_snap_new(n);
+	if (!snap)
+		return NULL; /* the read falls back to waiting for a tick */
+	snap->id = in->id;
+	snap->tick = s->tick;
+	snap->last_seq = in->last_seq;
+	snap->head = *head;
+	snap->strand_count = in->meta->shape.strand_count;
+	for (int i = 0; i < snap->strand_count; i++)
+		snap->points[i] = in->meta->shape.strands[i].points;
+	snap->n = n;
+	memcpy(snap->xyz, pts, (size_t)n * sizeof *pts);
+	return snap;
+}
+
+/* A slower stream's records say how far back their deltas refer (PROTOCOL.md 6, step:
+ * record flags bits 1..5 = step - 1, set on the encoder's bytes; only 1.2 connections
+ * get them). */
+static void set_step(uint8_t *rec, int step)
+{
+	if (step > 1)
+		rec[8] |= (uint8_t)((step - 1) << 1);
+}
+
+/* Encodes stream r's record (and, when asked for, a keyframe record) of the instance for
+ * this tick from pts; xyz is scratch. Returns 0, or -1 when it could not (logged once). */
+static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
+                         frame_rec_t *fr, int r, const float hp[3], const float hq[4], int n)
+{
+	if (!in->enc[r]) {
+		in->enc[r] = sim_make_encoder(s, in->meta, r); /* starts with a keyframe */
+		in->enc_gap &= ~(1u << r);
 	}
-	if (!classic)
-		in->enc_gap = 1;
-	if (classic && in->enc_gap) {
-		/* The encoder missed ticks, so its deltas would refer to frames nobody has. */
-		ptp_encoder_force_key(in->enc);
-		in->enc_gap = 0;
+	if (in->enc_gap & (1u << r)) {
+		/* The encoder missed due ticks, so its deltas would refer to frames nobody has. */
+		ptp_encoder_force_key(in->enc[r]);
+		in->enc_gap &= ~(1u << r);
 	}
-	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
-	pt_pose head;
-	pt_world_get_head(s->world, in->pid, &head);
-	float hp[3] = {head.p.x, head.p.y, head.p.z},
-	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	ptp_err_t err = PTP_EINVAL;
-	if (n > 0 && !sim_points_finite(sc->pts, n)) {
-		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
-		e->len = 0;
-		return;
-	}
-	if (n > 0)
+	if (in->enc[r] && n > 0) {
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-	if (n > 0 && compact)
-		encode_compact(s, sc, b, in, e, hp, hq, n);
-	if (!classic) {
-		in->key_wanted = 0;
-		return;
+		err = ptp_encoder_tick(in->enc[r], hp, hq, sc->xyz, (size_t)n);
 	}
-	if (n > 0)
-		err = ptp_encoder_tick(in->enc, hp, hq, sc->xyz, (size_t)n);
-	if (err != PTP_OK || append_record(b, in->enc, 0, in->id, in->last_seq, &e->off, &e->len)) {
-		e->len = 0; /* no frame this tick; subscribers see the instance skip it */
+	if (err != PTP_OK ||
+	    append_record(b, in->enc[r], 0, in->id, in->last_seq, &fr->off, &fr->len)) {
+		fr->len = 0; /* no frame this tick; subscribers see the instance skip it */
 		if (!in->encode_failed)
 			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)",
 			    (unsigned long long)in->id,
 			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
 		in->encode_failed = 1;
-		return;
+		return -1;
 	}
-	in->encode_failed = 0;
-	e->delta_is_key = (uint8_t)record_is_key(b->data + e->off, e->len);
-	sc->bytes += e->len;
-	if (in->key_wanted && !e->delta_is_key &&
-	    append_record(b, in->enc, 1, in->id, in->last_seq, &e->key_off, &e->key_len) == 0) {
-		sc->bytes += e->key_len;
+	fr->delta_is_key = (uint8_t)record_is_key(b->data + fr->off, fr->len);
+	set_step(b->data + fr->off, s->div[r]);
+	sc->bytes += fr->len;
+	if ((in->key_wanted & (1u << r)) && !fr->delta_is_key &&
+	    append_record(b, in->enc[r], 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
+	        0) {
+		set_step(b->data + fr->key_off, s->div[r]);
+		sc->bytes += fr->key_len;
 		sc->keys++;
 	}
-	in->key_wanted = 0;
+	in->key_wanted &= ~(1u << r);
+	return 0;
+}
+
+static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
+{
+	sim_inst_t *in = &s->inst[slot];
+	frame_entry_t *e = &s->fs->entries[slot];
+	/* Which rate streams are due this tick and wanted (frame_ring.h). */
+	unsigned want = 0;
+	for (int r = 0; r < FRAME_RATES; r++) {
+		if (s->tick % (uint64_t)s->div[r] != 0 || (r > 0 && s->div[r] == s->div[r - 1]))
+			continue; /* not due, or another index's stream (frame_rate_stream) */
+		if ((in->key_wanted & (1u << r)) || frame_ring_watched(s->ring, slot, r, s->tick))
+			want |= 1u << r;
+		else if (in->enc[r])
+			in->enc_gap |= 1u << r; /* no record: nobody is watching */
+	}
+	/* The compact coding (PROTOCOL.md 11) is one stream at the full tick rate: compact
+	 * connections get every tick whatever their rate_hz (frame_ring.h). Its keyframe
+	 * requests come as stream 0's (cleared when stream 0 encodes, on its next due tick). */
+	int compact = frame_ring_watched_c(s->ring, slot, s->tick);
+	if (!compact)
+		in->enc_c_gap = 1; /* its deltas would refer to frames nobody has */
+	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
+	if (!want && !want_snap && !compact)
+		return;
+	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+	pt_pose head;
+	pt_world_get_head(s->world, in->pid, &head);
+	float hp[3] = {head.p.x, head.p.y, head.p.z},
+	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
+	if (n > 0 && !sim_points_finite(sc->pts, n)) {
+		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
+		return;
+	}
+	if (want_snap && n > 0)
+		e->snap = make_snap(s, in, sc->pts, n, &head);
+	if (n > 0 && compact) {
+		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
+		encode_compact(s, sc, b, in, e, hp, hq, n);
+	}
+	int failed = 0;
+	for (int r = 0; r < FRAME_RATES; r++)
+		if (want & (1u << r))
+			failed |= encode_stream(s, sc, b, in, &e->rec[r], r, hp, hq, n);
+	if (!failed)
+		in->encode_failed = 0;
 }
 
 /* Worker w of n: its blocks of slots (sim_internal.h says why blocks). */
 static void encode_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
-	SIM_FOR_SLOTS(s, w, n, slot)
+	(void)n;
+	SIM_FOR_SLOTS(s, slot)
 	{
-		s->fs->entries[slot].buf = (uint8_t)w;
-		if (s->inst[slot].id)
-			encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
+		/* the entry as the set held it three ticks ago: released, then this tick's */
+		frame_set_reset_entry(s->fs, slot);
+		frame_entry_t *e = &s->fs->entries[slot];
+		const sim_inst_t *in = &s->inst[slot];
+		e->buf = (uint8_t)w;
+		if (!in->id)
+			continue;
+		e->id = in->id;
+		e->meta = meta_ref(in->meta);
+		e->born_tick = in->born_tick;
+		e->last_seq = in->last_seq;
+		encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
 	}
 }
 
@@ -241,7 +308,7 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 		    (unsigned long long)s->tick);
 		return;
 	}
-	frame_set_t *fs = frame_ring_begin(s->ring, s->nslots, s->nrooms);
+	frame_set_t *fs = frame_ring_begin_deferred(s->ring, s->nslots, s->nrooms);
 	if (!fs) {
 		LOG(LOG_ERROR, "out of memory: tick %llu not published",
 		    (unsigned long long)s->tick);
@@ -250,17 +317,8 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 	s->fs = fs;
 	fs->tick = s->tick;
 	fs->server_time_us = deadline_ns / 1000 + s->wall_offset_us;
-	for (int slot = 0; slot < s->nslots; slot++) {
-		const sim_inst_t *in = &s->inst[slot];
-		if (!in->id)
-			continue;
-		frame_entry_t *e = &fs->entries[slot];
-		e->id = in->id;
-		e->meta = meta_ref(in->meta);
-		e->born_tick = in->born_tick;
-		e->last_seq = in->last_seq;
-	}
 	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;
+	s->next_work = 0;
 	pool_run(s->pool, workers, encode_part, s);
 	uint64_t bytes = 0, keys = 0;
 	for (int w = 0; w < workers; w++) {

@@ -26,13 +26,17 @@ typedef struct sim_inst_t {
 	pt_vec3 v, w;
 	int64_t arrival_ns;
 	pt_pose drive_pose; /* the driver's pose for the tick being computed */
-	int key_wanted;     /* a subscriber needs a keyframe record this tick */
-	int enc_gap;        /* ticks were not encoded (nobody watched): next record is a key */
+	unsigned key_wanted; /* bit r: a subscriber needs a keyframe record of stream r */
+	unsigned enc_gap;    /* bit r: a due tick of stream r was not encoded (nobody watched):
+	                      * its next record is a key */
 	int encode_failed;  /* logged once */
 	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
-	ptp_encoder_t *enc;
-	ptp_encoder_t *enc_c; /* compact coding (PROTOCOL.md 11): made while watched, else NULL */
+	/* One encoder per rate stream (frame_ring.h): enc[0] always, the others made when a
+	 * subscriber first asks for that rate, freed with the instance or its shape. */
+	ptp_encoder_t *enc[FRAME_RATES];
+	ptp_encoder_t *enc_c; /* compact coding (PROTOCOL.md 11), one stream at the full tick
+	                       * rate: made while watched, else NULL */
 	int enc_c_gap;        /* enc_c missed ticks: its next record is a key */
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
 } sim_inst_t;
@@ -42,11 +46,14 @@ typedef struct id_slot_t {
 	int slot;
 } id_slot_t;
 
-/* Per worker: room for one instance's points (PT_MAX_STRANDS x PT_MAX_POINTS). */
+/* Per worker: room for one instance's points (PT_MAX_STRANDS x PT_MAX_POINTS). The
+ * counters come first and have a cache line to themselves: at the end they shared one
+ * with the next worker's pts, which that worker writes for every instance it encodes. */
 typedef struct sim_scratch_t {
+	uint64_t bytes, keys; /* this tick's output, summed into metrics after the run */
+	char pad_[64 - 2 * sizeof(uint64_t)];
 	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
 	float xyz[PT_MAX_STRANDS * PT_MAX_POINTS * 3];
-	uint64_t bytes, keys; /* this tick's output, summed into metrics after the run */
 } sim_scratch_t;
 
 struct sim_t {
@@ -57,6 +64,7 @@ struct sim_t {
 	pool_t *pool;
 	sim_scratch_t *scratch; /* [cfg.workers] */
 	float dt;
+	int div[FRAME_RATES]; /* frame_rate_divisor per stream (frame_rate_stream's only) */
 	pthread_t th;
 	int started, stop;      /* stop: atomic */
 	uint64_t tick;          /* newest completed tick; atomic for readers */
@@ -79,20 +87,39 @@ struct sim_t {
 	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
 
+	/* Work handed out during pool_run (SIM_FOR_SLOTS, step_part): the next block or
+	 * chunk a worker takes, atomic, on a cache line of its own (every worker bumps it). */
+	char pad0_[64];
+	int next_work;
+	char pad1_[64];
+
+	int64_t poses_arrival_sum_ns; /* this tick's applied poses: sum of arrival times */
+	uint64_t poses_applied;       /* and their count (metrics.pose_to_publish_*) */
+
 	int guard_next;           /* sim_guard_sweep's round-robin cursor (a slot) */
 	uint64_t guard_unlogged;  /* non-finite resets since the last log line */
 	int64_t guard_logged_ns;  /* when that line was written */
 };
 
-/* Work over sim slots is dealt to the pool in blocks of SIM_BLOCK consecutive slots, block
- * b to worker b % n: instances that are created together (a room, a batch of bots) and so
- * cost alike are spread over every worker, while neighbouring slots, whose per-slot
- * records share cache lines, stay on one worker (slot by slot, the workers would keep
- * stealing each other's lines). Iterate with SIM_FOR_SLOTS(s, w, n, slot). */
+/* Work over sim slots is dealt to the pool in blocks of SIM_BLOCK consecutive slots, each
+ * worker taking the next block (s->next_work, reset to 0 before pool_run) until none is
+ * left: neighbouring slots, whose per-slot records share cache lines, stay on one worker
+ * (slot by slot, the workers would keep stealing each other's lines), and a worker that
+ * the machine delays (it is shared) leaves its blocks to the others instead of holding up
+ * the tick, as a fixed deal (block b to worker b % n) did. Iterate with
+ * SIM_FOR_SLOTS(s, slot). */
 enum { SIM_BLOCK = 32 };
-#define SIM_FOR_SLOTS(s, w, n, slot)                                                               \
-	for (int b_ = (w)*SIM_BLOCK; b_ < (s)->nslots; b_ += (n)*SIM_BLOCK)                        \
+#define SIM_FOR_SLOTS(s, slot)                                                                     \
+	for (int b_; (b_ = __atomic_fetch_add(&(s)->next_work, SIM_BLOCK, __ATOMIC_RELAXED)) <       \
+	             (s)->nslots;)                                                                 \
 		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
+
+/* A new encoder of stream `stream` for m's shape (keyframe spacing kept in time). */
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream);
+
+/* Every encoder of the instance: forced to a keyframe next (sim.c), destroyed. */
+void sim_enc_force_key(sim_inst_t *in);
+void sim_enc_destroy(sim_inst_t *in);
 
 /* Slot of a public id, or -1. */
 int sim_slot_of(const sim_t *s, uint64_t id);

@@ -180,6 +180,12 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 		if (type ==
 		    PTP_HEAD_POSE) /* e.g. a NaN: the protocol closes, the pose is counted */
 			metrics_add(&metrics.poses_rejected_invalid, 1);
+		if (type == PTP_SUBSCRIBE && e == PTP_ERANGE) { /* its one range check */
+			conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0,
+			                 "undecodable message: subscribe rate_hz must be 0, 60, 30, "
+			                 "20 or 10");
+			return;
+		}
 		conn_queue_error(ws, c, PTP_CODE_BAD_MESSAGE, type, 0, "undecodable message: %s",
 		                 ptp_err_name(e));
 		return;
@@ -282,9 +288,11 @@ static void on_wake(ws_t *ws)
 				                 "server going away");
 	}
 	ws_refresh(ws);
-	for (conn_t *c = ws->conns; c; c = c->next)
+	for (conn_t *c = ws->conns; c; c = c->next) {
+		conn_pace(ws, c);
 		if (conn_has_work(ws, c))
 			lws_callback_on_writable(c->wsi);
+	}
 }
 
 static void notify(void *arg)

@@ -177,8 +177,47 @@ static int sent_fit(ws_t *ws, conn_t *c)
 		return -1;
 	memset(n + c->cap_sent, 0, (size_t)(nc - c->cap_sent) * sizeof *n);
 	c->last_sent = n;
+	uint8_t *ls = realloc(c->last_stream, (size_t)nc);
+	if (!ls)
+		return -1; /* last_sent is bigger than cap_sent says: harmless */
+	memset(ls + c->cap_sent, 0, (size_t)(nc - c->cap_sent));
+	c->last_stream = ls;
 	c->cap_sent = nc;
 	return 0;
+}
+
+/* The stream of a rate index for this connection: slowed by backpressure (`down`),
+ * mapped to the stream that rate shares (frame_rate_stream). */
+static int rate_stream(const ws_t *ws, const conn_t *c, int rate)
+{
+	if (c->compact)
+		return 0; /* the compact coding has one stream, every tick (PROTOCOL.md 11) */
+	if (c->down > rate)
+		rate = c->down;
+	/* 1.0/1.1 decoders know no step (PROTOCOL.md 6): every tick, as before rates */
+	return c->minor >= 2 ? frame_rate_stream(ws->app->cfg->tick_hz, rate) : 0;
+}
+
+/* The rate index of the fastest subscription covering slot (its id, its room; the
+ * slowest rate when none does). at: slot's index in c->ids, or < 0 (-1: look it up). */
+static int slot_rate(const ws_t *ws, const conn_t *c, int slot, int at)
+{
+	const frame_entry_t *e = &ws->fs->entries[slot];
+	int rate = FRAME_RATES - 1;
+	if (at == -1)
+		at = find_id(c, e->id);
+	if (at >= 0 && c->id_rate[at] < rate)
+		rate = c->id_rate[at];
+	int r = e->meta && c->nrooms ? find_room(c, e->meta->room) : -1;
+	if (r >= 0 && c->room_rate[r] < rate)
+		rate = c->room_rate[r];
+	return rate;
+}
+
+/* The rate stream this connection takes slot's records from. */
+static int slot_stream(const ws_t *ws, const conn_t *c, int slot)
+{
+	return rate_stream(ws, c, slot_rate(ws, c, slot, -1));
 }
 
 static int grow_rooms(conn_t *c)
@@ -188,6 +227,10 @@ static int grow_rooms(conn_t *c)
 	if (!n)
 		return -1;
 	c->rooms = n;
+	uint8_t *nr = realloc(c->room_rate, (size_t)nc);
+	if (!nr)
+		return -1;
+	c->room_rate = nr;
 	c->cap_rooms = nc;
 	return 0;
 }
@@ -209,20 +252,36 @@ static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
 	conn_queue_msg(ws, c, &msg);
 	if (sent_fit(ws, c) == 0)
 		c->last_sent[slot] = 0;
-	frame_ring_watch(ws->app->ring, slot, ws->fs->tick + WS_WATCH_TICKS);
-	frame_ring_request_key(ws->app->ring, m->id);
+	int st = slot_stream(ws, c, slot);
+	if (c->compact)
+		frame_ring_watch_c(ws->app->ring, slot, ws->fs->tick + WS_WATCH_TICKS);
+	else
+		frame_ring_watch(ws->app->ring, slot, st, ws->fs->tick + WS_WATCH_TICKS);
+	frame_ring_request_key(ws->app->ring, m->id, st);
+}
+
+/* A new rate for a subscription already held: the next record of each instance it
+ * covers comes from another stream, so it is a keyframe (write_batch sees the change). */
+static void set_rate(uint8_t *have, int rate)
+{
+	*have = (uint8_t)rate;
 }
 
 void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 {
 	const frame_set_t *fs = ws->fs;
 	int max = ws->app->cfg->max_subscriptions;
+	/* the decoder let only 0, 60, 30, 20 and 10 through (PROTOCOL.md 5) */
+	int rate = frame_rate_index(s->rate_hz);
+	if (rate < 0)
+		rate = 0;
 	if (s->room.len > 0) {
 		char room[PTP_MAX_NAME + 1];
 		memcpy(room, s->room.ptr, s->room.len);
 		room[s->room.len] = '\0';
-		if (find_room(c, room) >= 0) {
-			/* already subscribed */
+		int have = find_room(c, room);
+		if (have >= 0) {
+			set_rate(&c->room_rate[have], rate); /* already subscribed: the new rate */
 		} else if (c->nids + c->nrooms >= max) {
 			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, 0,
 			                 "at most %d subscriptions per connection", max);
@@ -231,12 +290,15 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 			return;
 		} else {
 			int r = fs ? frame_set_find_room(fs, room) : -1;
+			int n = c->nrooms;
+			memcpy(c->rooms[n], room, s->room.len + 1);
+			c->room_rate[n] = (uint8_t)rate;
+			c->nrooms = n + 1; /* before announcing: slot_stream sees the room's rate */
 			for (int i = 0; r >= 0 && i < fs->rooms[r].count; i++) {
 				int slot = fs->room_slots[fs->rooms[r].first + i];
-				if (!conn_covers(c, fs->entries[slot].id, room))
+				if (find_id(c, fs->entries[slot].id) < 0) /* else announced already */
 					announce(ws, c, slot, PTP_EVENT_ADDED);
 			}
-			memcpy(c->rooms[c->nrooms++], room, s->room.len + 1);
 			set_subs(ws, 1);
 		}
 	}
@@ -249,8 +311,10 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 			                 (unsigned long long)id);
 			continue;
 		}
-		if (at >= 0)
+		if (at >= 0) {
+			set_rate(&c->id_rate[at], rate); /* already subscribed: the new rate */
 			continue;
+		}
 		if (c->nids + c->nrooms >= max) {
 			conn_queue_error(ws, c, PTP_CODE_LIMIT, about, id,
 			                 "at most %d subscriptions per connection", max);
@@ -265,14 +329,24 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 				return;
 			}
 			c->ids = n;
+			uint8_t *nr = realloc(c->id_rate, (size_t)nc);
+			if (!nr) {
+				conn_queue_error(ws, c, PTP_CODE_INTERNAL, about, 0,
+				                 "out of memory");
+				return;
+			}
+			c->id_rate = nr;
 			c->cap_ids = nc;
 		}
-		if (find_room(c, fs->entries[slot].meta->room) < 0)
-			announce(ws, c, slot, PTP_EVENT_ADDED);
+		int covered = find_room(c, fs->entries[slot].meta->room) >= 0;
 		at = -at - 1;
 		memmove(&c->ids[at + 1], &c->ids[at], (size_t)(c->nids - at) * sizeof *c->ids);
+		memmove(&c->id_rate[at + 1], &c->id_rate[at], (size_t)(c->nids - at));
 		c->ids[at] = id;
+		c->id_rate[at] = (uint8_t)rate;
 		c->nids++;
+		if (!covered)
+			announce(ws, c, slot, PTP_EVENT_ADDED);
 		set_subs(ws, 1);
 	}
 }
@@ -287,6 +361,7 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 		if (r >= 0) {
 			memmove(c->rooms[r], c->rooms[r + 1],
 			        (size_t)(c->nrooms - r - 1) * sizeof *c->rooms);
+			memmove(&c->room_rate[r], &c->room_rate[r + 1], (size_t)(c->nrooms - r - 1));
 			c->nrooms--;
 			set_subs(ws, -1);
 		}
@@ -296,6 +371,7 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 		if (at < 0)
 			continue;
 		memmove(&c->ids[at], &c->ids[at + 1], (size_t)(c->nids - at - 1) * sizeof *c->ids);
+		memmove(&c->id_rate[at], &c->id_rate[at + 1], (size_t)(c->nids - at - 1));
 		c->nids--;
 		set_subs(ws, -1);
 	}
@@ -309,7 +385,7 @@ void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 			continue; /* gone; its removed event is on the way */
 		if (sent_fit(ws, c) == 0)
 			c->last_sent[slot] = 0;
-		frame_ring_request_key(ws->app->ring, s->ids[i]);
+		frame_ring_request_key(ws->app->ring, s->ids[i], slot_stream(ws, c, slot));
 	}
 }
 
@@ -363,13 +439,16 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 			int slot = ws->fs ? frame_set_find(ws->fs, m->id) : -1;
 			if (slot >= 0 && sent_fit(ws, c) == 0)
 				c->last_sent[slot] = 0;
-			frame_ring_request_key(ws->app->ring, m->id);
+			/* The set may not hold it yet (its first tick): stream 0 until then. */
+			frame_ring_request_key(ws->app->ring, m->id,
+			                       slot >= 0 ? slot_stream(ws, c, slot) : 0);
 		}
 		if (ev->kind == PTP_EVENT_REMOVED) {
 			int at = find_id(c, m->id);
 			if (at >= 0) {
 				memmove(&c->ids[at], &c->ids[at + 1],
 				        (size_t)(c->nids - at - 1) * sizeof *c->ids);
+				memmove(&c->id_rate[at], &c->id_rate[at + 1], (size_t)(c->nids - at - 1));
 				c->nids--;
 				set_subs(ws, -1);
 			}
@@ -381,15 +460,19 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 
 /* ---- frame batches -------------------------------------------------------------- */
 
-/* Next slot of this tick's iteration: the id subscriptions, then each room's instances.
- * Returns 1 with *slot (-1 = an id not in this frame set), or 0 at the end. */
-static int next_slot(const ws_t *ws, conn_t *c, int *slot)
+/* Next slot of this tick's iteration: the id subscriptions, then each room's instances
+ * (but those the connection also has by id, sent in the ids' phase). Returns 1 with
+ * *slot (-1 = an id not in this frame set) and *rate (slot_rate's), or 0 at the end. */
+static int next_slot(const ws_t *ws, conn_t *c, int *slot, int *rate)
 {
 	const frame_set_t *fs = ws->fs;
 	for (;;) {
 		if (c->cursor_phase == 0) {
 			if (c->cursor_pos < c->nids) {
-				*slot = frame_set_find(fs, c->ids[c->cursor_pos++]);
+				int at = c->cursor_pos++;
+				*slot = frame_set_find(fs, c->ids[at]);
+				if (*slot >= 0)
+					*rate = slot_rate(ws, c, *slot, at);
 				return 1;
 			}
 			c->cursor_phase = 1, c->cursor_pos = 0;
@@ -397,9 +480,14 @@ static int next_slot(const ws_t *ws, conn_t *c, int *slot)
 		int r = c->cursor_phase - 1;
 		if (r >= c->nrooms)
 			return 0;
-		int ri = frame_set_find_room(fs, c->rooms[r]);
-		if (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
+		if (c->cursor_pos == 0) /* the room's place in this set, once per room */
+			c->cursor_ri = frame_set_find_room(fs, c->rooms[r]);
+		int ri = c->cursor_ri;
+		while (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
 			*slot = fs->room_slots[fs->rooms[ri].first + c->cursor_pos++];
+			if (c->nids && find_id(c, fs->entries[*slot].id) >= 0)
+				continue;
+			*rate = c->room_rate[r]; /* rooms do not overlap: no other room covers it */
 			return 1;
 		}
 		c->cursor_phase++, c->cursor_pos = 0;
@@ -413,6 +501,52 @@ int conn_has_work(const ws_t *ws, const conn_t *c)
 	if (!ws->fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
 		return 0;
 	return c->cur_tick != ws->fs->tick || !c->cursor_end;
+}
+
+void conn_pace(ws_t *ws, conn_t *c)
+{
+	/* 1.0/1.1 connections have one rate (every tick), and so has the compact coding
+	 * (PROTOCOL.md 11): a slow one skips ticks instead */
+	if (!ws->fs || !c->hello || c->minor < 2 || c->compact ||
+	    (c->nids == 0 && c->nrooms == 0) || c->paced_tick == ws->fs->tick)
+		return;
+	uint64_t prev = c->paced_tick;
+	c->paced_tick = ws->fs->tick;
+	if (!prev)
+		return;
+	/* Behind: lws holds bytes the kernel did not take, or not even the batch of the tick
+	 * before the one seen last is out (lws stopped calling WRITEABLE: the socket is full).
+	 * One tick of slack: on a busy machine this thread may see a new tick before the
+	 * WRITEABLE callbacks of the previous one, which is not a backed-up socket. */
+	int behind = lws_partial_buffered(c->wsi) || c->done_tick + 1 < prev;
+	int hz = ws->app->cfg->tick_hz;
+	if (behind) {
+		c->clean = 0;
+		if (++c->misses < WS_MISSES_DOWN)
+			return;
+		c->misses = 0;
+		if (c->down < FRAME_RATES - 1) {
+			if (c->down++ == 0)
+				metrics_add(&metrics.ws_conns_slowed, 1);
+			metrics_add(&metrics.ws_rate_down, 1);
+			LOG(LOG_DEBUG, "ws %s (%s): behind; down to %d Hz at most", c->ip, c->name,
+			    frame_rate_hz[c->down]);
+		}
+	} else {
+		/* misses count in a row: a tick that kept up forgives them (one late tick on a
+		 * busy machine is not a backed-up socket) */
+		c->misses = 0;
+		if (++c->clean < (hz > 4 ? hz : 4))
+			return;
+		c->clean = 0;
+		if (c->down > 0) {
+			if (--c->down == 0)
+				metrics_add(&metrics.ws_conns_slowed, (uint64_t)-1);
+			metrics_add(&metrics.ws_rate_up, 1);
+			LOG(LOG_DEBUG, "ws %s (%s): drained; up to %d Hz at most", c->ip, c->name,
+			    frame_rate_hz[c->down]);
+		}
+	}
 }
 
 /* Times the fan-out: from the tick's deadline to the newest batch of that tick written.
@@ -480,10 +614,10 @@ static int write_batch(ws_t *ws, conn_t *c)
 		return 0;
 	uint32_t t32 = (uint32_t)T;
 	size_t rl = 0;
-	int count = 0, keys = 0, slot;
+	int count = 0, keys = 0, slot, rate = 0;
 	for (;;) {
-		int phase = c->cursor_phase, pos = c->cursor_pos;
-		if (!next_slot(ws, c, &slot)) {
+		int phase = c->cursor_phase, pos = c->cursor_pos, ri = c->cursor_ri;
+		if (!next_slot(ws, c, &slot, &rate)) {
 			c->cursor_end = 1;
 			c->done_tick = T;
 			break;
@@ -491,37 +625,46 @@ static int write_batch(ws_t *ws, conn_t *c)
 		if (slot < 0)
 			continue;
 		const frame_entry_t *e = &fs->entries[slot];
-		/* the connection's coding: classic records, or compact ones (PROTOCOL.md 11) */
-		uint32_t e_len = c->compact ? e->c_len : e->len;
-		uint32_t e_off = c->compact ? e->c_off : e->off;
-		uint32_t e_key_len = c->compact ? e->c_key_len : e->key_len;
-		uint32_t e_key_off = c->compact ? e->c_key_off : e->key_off;
-		int e_is_key = c->compact ? e->c_delta_is_key : e->delta_is_key;
-		if (c->compact)
+		if (!e->id)
+			continue;
+		/* Its rate's stream (PROTOCOL.md 5): due every d-th tick, deltas d ticks apart.
+		 * The compact coding has one stream, every tick (PROTOCOL.md 11): st 0, d 1. */
+		int st = rate_stream(ws, c, rate);
+		uint32_t d =
+		    c->compact ? 1u : (uint32_t)frame_rate_divisor(ws->app->cfg->tick_hz, st);
+		/* the connection's coding: classic records of stream st, or compact ones */
+		frame_rec_t cr;
+		const frame_rec_t *fr = &cr;
+		if (c->compact) {
+			cr = (frame_rec_t){e->c_off, e->c_len, e->c_key_off, e->c_key_len,
+			                   e->c_delta_is_key};
 			frame_ring_watch_c(ws->app->ring, slot, T + WS_WATCH_TICKS);
-		else
-			frame_ring_watch(ws->app->ring, slot, T + WS_WATCH_TICKS);
-		if (!e->id || !e_len || c->last_sent[slot] == t32)
-			continue; /* no frame this tick, or already in this tick's batch */
-		int synced = c->last_sent[slot] == t32 - 1 && e->born_tick < T;
+		} else {
+			fr = &e->rec[st];
+			frame_ring_watch(ws->app->ring, slot, st, T + WS_WATCH_TICKS);
+		}
+		if (T % d != 0 || !fr->len || c->last_sent[slot] == t32)
+			continue; /* not due, no frame this tick, or already in this tick's batch */
+		int synced = c->last_sent[slot] == t32 - d && c->last_stream[slot] == st &&
+		             e->born_tick + d <= T;
 		const uint8_t *buf = fs->bufs[e->buf].data;
 		const uint8_t *rec;
 		uint32_t len;
-		if (synced || e_is_key) {
-			rec = buf + e_off, len = e_len;
-			keys += e_is_key && !synced;
-		} else if (e_key_len) {
-			rec = buf + e_key_off, len = e_key_len;
+		if (synced || fr->delta_is_key) {
+			rec = buf + fr->off, len = fr->len;
+			keys += fr->delta_is_key && !synced;
+		} else if (fr->key_len) {
+			rec = buf + fr->key_off, len = fr->key_len;
 			keys++;
 		} else {
-			/* Missed the previous tick and no keyframe encoded yet: ask for one, skip.
-			 */
-			frame_ring_request_key(ws->app->ring, e->id);
+			/* Missed the stream's previous record and no keyframe encoded yet: ask for
+			 * one, skip. */
+			frame_ring_request_key(ws->app->ring, e->id, st);
 			continue;
 		}
 		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {
 			c->cursor_phase = phase,
-			c->cursor_pos = pos; /* continues in the next message */
+			c->cursor_pos = pos, c->cursor_ri = ri; /* continues in the next message */
 			break;
 		}
 		if (rl + len > ws->recs_cap) {
@@ -538,6 +681,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		rl += len;
 		count++;
 		c->last_sent[slot] = t32;
+		c->last_stream[slot] = (uint8_t)st;
 	}
 	if (!c->cursor_end)
 		lws_callback_on_writable(c->wsi);
@@ -605,12 +749,21 @@ void conn_free(ws_t *ws, conn_t *c)
 		m = n;
 	}
 	set_subs(ws, -(c->nids + c->nrooms));
+	if (c->down > 0)
+		metrics_add(&metrics.ws_conns_slowed, (uint64_t)-1);
+	c->down = 0;
 	free(c->ids);
+	free(c->id_rate);
 	free(c->rooms);
+	free(c->room_rate);
 	free(c->last_sent);
+	free(c->last_stream);
 	c->q_head = c->q_tail = NULL;
 	c->ids = NULL;
+	c->id_rate = NULL;
 	c->rooms = NULL;
+	c->room_rate = NULL;
 	c->last_sent = NULL;
+	c->last_stream = NULL;
 	c->nids = c->nrooms = 0;
 }

@@ -18,6 +18,7 @@ enum {
 	WS_QUEUE_BYTES = 8 << 20,   /* control messages waiting per connection */
 	WS_HELLO_TIMEOUT_S = 10,
 	WS_WATCH_TICKS = 30, /* a wanted instance stays encoded this long without new demand */
+	WS_MISSES_DOWN = 3,  /* ticks found behind in a row before a move down a rate */
 };
 
 /* One queued control message, encoded, with LWS_PRE bytes of headroom before data. */
@@ -52,21 +53,29 @@ typedef struct conn_t {
 	auth_t auth[WS_MAX_AUTH];
 	int nauth;
 	int64_t last_rate_error_ns;
-	/* subscriptions */
+	/* subscriptions, each with the rate index it asked for (frame_ring.h: 0 = 60 Hz) */
 	uint64_t *ids; /* sorted */
+	uint8_t *id_rate; /* [cap_ids], with ids */
 	int nids, cap_ids;
 	char (*rooms)[PTP_MAX_NAME + 1];
+	uint8_t *room_rate; /* [cap_rooms], with rooms */
 	int nrooms, cap_rooms;
+	/* backpressure: `down` rate steps below what was asked for (0..FRAME_RATES-1);
+	 * misses: ticks found behind in a row; clean: ticks keeping up since the last move */
+	int down, misses, clean;
+	uint64_t paced_tick; /* newest tick conn_pace looked at */
 	/* control queue */
 	msg_t *q_head, *q_tail;
 	size_t q_bytes;
 	/* frames: last_sent[slot] = low 32 bits of the tick of the last record sent for that
 	 * sim slot (frame_ring.h explains why a slot index is stable) */
 	uint32_t *last_sent;
+	uint8_t *last_stream; /* [cap_sent]: the rate stream of that record */
 	int cap_sent;
 	uint64_t cur_tick;            /* tick being sent (several messages when large) */
 	uint64_t done_tick;           /* last tick whose batch went out completely */
 	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
+	int cursor_ri;                /* the room of cursor_phase in that frame set, or -1 */
 	int cursor_end;
 } conn_t;
 
@@ -107,6 +116,10 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s);
 void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s);
 void conn_event(ws_t *ws, const frame_event_t *ev);
 int conn_has_work(const ws_t *ws, const conn_t *c);
+/* Once per new frame set: backpressure. A connection with the batches of the last two
+ * ticks not out (or with bytes lws holds back) is behind; WS_MISSES_DOWN such ticks move it down a
+ * rate, a second of ticks without one moves it back up (PROTOCOL.md 5). */
+void conn_pace(ws_t *ws, conn_t *c);
 
 /* ws.c: takes the newest frame set and hands its events to the connections. */
 void ws_refresh(ws_t *ws);

@@ -42,6 +42,7 @@ export const CODES = Object.freeze({
   bad_message: 1, version: 2, unknown_type: 3, too_large: 4, unauthorized: 5,
   not_found: 6, limit: 7, rate: 8, hello_required: 9, internal: 10, shutdown: 11,
 });
+export const RATES = Object.freeze([0, 60, 30, 20, 10]); // subscribe rate_hz (1.2); 0 = every tick
 const QUAT16_SCALE = 46340; // floor(32767 * sqrt(2))
 
 class DecIO {
@@ -189,13 +190,19 @@ export function bytesToHex(b) {
 function record(io, m) {
   io.u64(m, 'id');
   const f = { flags: 0 };
+  /* 1.2: bits 1..5 are step - 1 (PROTOCOL.md 6); an older strict reader refuses them */
+  const stepBits = io.minor >= 2 || !io.strict ? 0x3e : 0;
   if (io.writing) {
-    io.check(isInt(m.head_q?.largest, 0, 3) && isInt(m.flags ?? 0, 0, 0x3f), E.INVAL);
-    f.flags = (m.flags ?? 0) | (m.head_q.largest << 6);
+    const step = m.step ?? 1;
+    io.check(isInt(m.head_q?.largest, 0, 3) && isInt(m.flags ?? 0, 0, 0x3f) && isInt(step, 1, 32) &&
+      (step === 1 || io.minor >= 2), E.INVAL);
+    f.flags = (m.flags ?? 0) | (m.head_q.largest << 6) | ((step - 1) << 1);
   }
-  io.flags(f, 'flags', RECORD_KEY | 0xc0);
+  io.flags(f, 'flags', RECORD_KEY | 0xc0 | stepBits);
   if (!io.writing) {
     m.flags = f.flags & RECORD_KEY;
+    const step = ((f.flags >> 1) & 31) + 1;
+    if (step > 1) m.step = step; /* absent: 1 */
     m.head_q = { largest: f.flags >> 6 };
   }
   io.u32(m, 'last_seq');
@@ -259,6 +266,17 @@ const WALKS = {
     io.check(m.token.length > 0, E.RANGE);
   },
   subscribe(io, m) {
+    io.str8(m, 'room', MAX_NAME);
+    ids(io, m);
+    if (io.minor < 2) {
+      if (!io.writing) delete m.rate_hz;
+      return;
+    }
+    if (io.writing) m.rate_hz ??= 0;
+    io.u8(m, 'rate_hz');
+    io.check(RATES.includes(m.rate_hz), E.RANGE); // PROTOCOL.md 5, "Per-viewer rates"
+  },
+  unsubscribe(io, m) {
     io.str8(m, 'room', MAX_NAME);
     ids(io, m);
   },
@@ -351,7 +369,6 @@ const WALKS = {
     io.str8(m, 'text', MAX_TEXT);
   },
 };
-WALKS.unsubscribe = WALKS.subscribe;
 
 // Decodes one whole WebSocket message (Uint8Array). Throws ProtoError; checks in the order
 // of ptp_msg_decode so both report the same first error. The result has a non-enumerable

@@ -440,7 +440,8 @@ export class StrandDecoder {
     if (!data || data.length < 1) fail(E.TRUNC);
     if (data[0] !== this.geo.length) fail(E.SHAPE);
     const r = new BitReader(data.subarray(1));
-    const inSeq = this.lastTick !== null && tk === this.lastTick + 1n;
+    /* a rate's stream (1.2) refers to its record `step` ticks before */
+    const inSeq = this.lastTick !== null && tk === this.lastTick + BigInt(rec.step ?? 1);
     const tmp = this.geo.map((_, s) => this.readStrand(s, r, inSeq));
     if (r.nbits - r.pos >= 8) fail(E.TRAILING);
     if (r.get(r.nbits - r.pos) !== 0) fail(E.FLAGS);

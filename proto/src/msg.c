@@ -149,16 +149,39 @@ static void io_authorize(io_t *io, ptp_authorize_t *m)
 	io_check(io, m->token.len > 0, PTP_ERANGE);
 }
 
+/* PROTOCOL.md 5, "Per-viewer rates": the rates a subscription may ask for. */
+static int rate_ok(uint8_t hz)
+{
+	return hz == 0 || hz == 60 || hz == 30 || hz == 20 || hz == 10;
+}
+
 static void io_subscribe(io_t *io, ptp_ids_t *m)
 {
 	io_str8(io, &m->room, PTP_MAX_NAME);
 	io_ids(io, m);
+	if (io->minor < 2) {
+		if (!io->writing)
+			m->rate_hz = 0;
+		return;
+	}
+	io_u8(io, &m->rate_hz);
+	io_check(io, rate_ok(m->rate_hz), PTP_ERANGE);
+}
+
+static void io_unsubscribe(io_t *io, ptp_ids_t *m)
+{
+	io_str8(io, &m->room, PTP_MAX_NAME);
+	io_ids(io, m);
+	if (!io->writing)
+		m->rate_hz = 0;
 }
 
 static void io_keyframe_request(io_t *io, ptp_ids_t *m)
 {
-	if (!io->writing)
+	if (!io->writing) {
 		m->room = (ptp_str_t){"", 0};
+		m->rate_hz = 0;
+	}
 	io_ids(io, m);
 }
 
@@ -251,13 +274,19 @@ static void io_record(io_t *io, ptp_record_t *m)
 {
 	uint8_t flags = 0;
 	int64_t sum = 0;
+	/* 1.2 gave bits 1..5 the step; a strict reader of an older minor refuses them, a
+	 * lenient one (ptp_record_next: already validated) reads them. */
+	uint8_t step_bits = io->minor >= 2 || !io->strict || io->writing ? 0x3e : 0;
 	io_u64(io, &m->id);
 	if (io->writing) {
-		io_check(io, m->head_q.largest <= 3 && (m->flags & 0xc0) == 0, PTP_EINVAL);
-		flags = (uint8_t)(m->flags | (m->head_q.largest & 3) << 6);
+		io_check(io, m->head_q.largest <= 3 && (m->flags & 0xc0) == 0 && m->step <= 32,
+		         PTP_EINVAL);
+		flags = (uint8_t)(m->flags | (m->head_q.largest & 3) << 6 |
+		                  (m->step > 1 ? (m->step - 1) << 1 : 0));
 	}
-	io_flags(io, &flags, PTP_RECORD_KEY | 0xc0);
+	io_flags(io, &flags, (uint8_t)(PTP_RECORD_KEY | 0xc0 | step_bits));
 	m->flags = flags & PTP_RECORD_KEY;
+	m->step = (uint8_t)(((flags >> 1) & 31) + 1);
 	m->head_q.largest = (uint8_t)(flags >> 6);
 	io_u32(io, &m->last_seq);
 	io_f32s(io, m->head_p, 3);
@@ -278,11 +307,12 @@ static void io_record(io_t *io, ptp_record_t *m)
 }
 
 /* Walks count records in r; PTP_OK when they are valid (the reader is left after them). */
-static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict)
+static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict, int minor)
 {
 	io_t sub;
 	memset(&sub, 0, sizeof sub);
 	sub.strict = strict;
+	sub.minor = minor;
 	sub.r = *r;
 	ptp_reader_need(&sub.r, count, PTP_RECORD_MIN);
 	for (int i = 0; i < count && io_ok(&sub); i++) {
@@ -306,13 +336,13 @@ static void io_frame_batch(io_t *io, ptp_frame_batch_t *m)
 		ptp_reader_t r;
 		ptp_err_t e;
 		ptp_reader_init(&r, m->records, m->records ? m->records_len : 0);
-		e = parse_records(&r, m->count, 1);
+		e = parse_records(&r, m->count, 1, io->minor);
 		io_check(io, e == PTP_OK && r.left == 0, PTP_EINVAL);
 		if (io_ok(io))
 			ptp_put_bytes(&io->w, m->records, m->records_len);
 	} else {
 		const uint8_t *start = io->r.p;
-		if (parse_records(&io->r, m->count, io->strict) != PTP_OK)
+		if (parse_records(&io->r, m->count, io->strict, io->minor) != PTP_OK)
 			return;
 		m->records = start;
 		m->records_len = (size_t)(io->r.p - start);
@@ -388,7 +418,7 @@ static void io_payload(io_t *io, ptp_msg_t *m)
 		io_subscribe(io, &m->u.subscribe);
 		break;
 	case PTP_UNSUBSCRIBE:
-		io_subscribe(io, &m->u.subscribe);
+		io_unsubscribe(io, &m->u.subscribe);
 		break;
 	case PTP_HEAD_POSE:
 		io_head_pose(io, &m->u.head_pose);

@@ -274,7 +274,8 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 	if (rec->data[0] != d->shape.strand_count)
 		return PTP_ESHAPE;
 	reader_on(d, &r, rec->data + 1, rec->data_len - 1u);
-	e = read_strands(d, &r, d->have_tick && tick == d->last_tick + 1, raw);
+	e = read_strands(d, &r,
+	                 d->have_tick && tick == d->last_tick + (rec->step > 1 ? rec->step : 1), raw);
 	if (e != PTP_OK)
 		return e;
 	for (int i = 0; i < 3; i++)

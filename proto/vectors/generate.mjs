@@ -58,6 +58,8 @@ const valid = {
   authorize: { type: 'authorize', instance_id: (3n << 32n) | 17n, token: 'pt_4f9a0c1e8b7d6a5f' },
   subscribe_ids: { type: 'subscribe', room: '', ids: [1n, (1n << 32n) | 2n, 0xffffffffffffffffn] },
   subscribe_room: { type: 'subscribe', room: 'lobby', ids: [] },
+  subscribe_rate: { type: 'subscribe', header_minor: 2, room: 'lobby', ids: [7n], rate_hz: 10 },
+  unsubscribe_v2: { type: 'unsubscribe', header_minor: 2, room: '', ids: [7n] },
   unsubscribe: { type: 'unsubscribe', room: 'caf\u00e9-2', ids: [5n] },
   head_pose: {
     type: 'head_pose', instance_id: 1n, seq: 1, client_time_us: 1700000000123456n, flags: 0,
@@ -94,6 +96,10 @@ const valid = {
       record((1n << 32n) | 2n, 77, Uint8Array.of(2, 0, 0)),
       record(3n, 78, new Uint8Array(0)),
     ],
+  },
+  frame_batch_step: {
+    type: 'frame_batch', header_minor: 2, tick: 18n, server_time_us: 300000n,
+    records: [{ ...record(4n, 9, Uint8Array.of(1, 0)), step: 6 }, record(5n, 9, Uint8Array.of(1, 0))],
   },
   instance_added: { type: 'instance_event', kind: 'added', instance_id: 1n, tick: 1n, name: 'alice', room: 'lobby', shape: twin },
   instance_changed: {
@@ -159,6 +165,11 @@ const invalid = {
   pose_bones_trailing: [setLen(Uint8Array.of(...poseBones, 0), poseBones.length - 9), 'trailing', 'a byte after the last bone at the decoder\'s own minor'],
   ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
   ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
+  record_step_v1: [patch(bytesOf('frame_batch_step'), 3, 1), 'flags', 'a 1.2 record step (flags bits 1..5) in a header minor 1 batch'],
+  subscribe_rate_45: [patch(bytesOf('subscribe_rate'), bytesOf('subscribe_rate').length - 1, 45), 'range', 'rate_hz 45: only 0, 60, 30, 20 or 10'],
+  subscribe_rate_cut: [setLen(bytesOf('subscribe_rate').subarray(0, bytesOf('subscribe_rate').length - 1), bytesOf('subscribe_rate').length - 11),
+    'truncated', 'header minor 2 without the 1.2 rate_hz byte'],
+  subscribe_v1_trailing_rate: [patch(bytesOf('subscribe_rate'), 3, 1), 'trailing', 'header minor 1 carrying the 1.2 rate_hz: in 1.1 it is a byte too many'],
   name_over_limit: [(() => {
     const b = encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'x'.repeat(64) }, 0);
     return setLen(Uint8Array.of(...b.subarray(0, 12), 65, ...b.subarray(13), 0x78), 68);

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# ponytaild benchmarks: capacity at 60 Hz and pose-to-frame latency, against live daemons
-# on loopback (tests/server/js/bench.mjs explains both). Prints METRIC lines for
-# tests/bench/run-bench.sh: make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
+# ponytaild benchmarks: capacity at 60 Hz, pose-to-frame latency, the workers' speed-up
+# and the REST frame route, against live daemons on loopback (tests/server/js/bench.mjs
+# explains each). Prints METRIC lines for tests/bench/run-bench.sh: medians of
+# PT_BENCH_RUNS runs (default 3) with their spread. Usage: bench_server.sh [all|capacity|
+# capacity1|latency|workers|frame]; make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "bench_server: $PT_BUILD/bin/ponytaild not built" >&2; exit 1; }
 # daemon.mjs checks every REST answer against server/openapi.json with the pinned validator.
 bash tests/server/npm-deps.sh || exit 1
+# wrk (Debian) for the frame route: installed as root, else the command is printed and
+# that one measurement is skipped.
+.ci/deps bench || echo "bench_server: without wrk the frame route is not measured" >&2
 setsid node --experimental-websocket --no-warnings tests/server/js/bench.mjs "${1:-all}" &
 pid=$!
 trap 'kill -KILL -- -"$pid" 2>/dev/null' EXIT

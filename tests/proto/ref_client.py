@@ -4,8 +4,14 @@ handshake over a plain socket (RFC 6455, subprotocol ponytail.v1), hello 1.1, su
 and every frame record decoded by ref_decoder.py. Each decoded tick is compared with the
 daemon's own points for that tick (GET /v1/instances/{id}/frame, polled meanwhile): every
 point must lie within the welcome's max_error_m (plus binary32 rounding).
-Usage: ref_client.py HTTP_URL WS_PORT INSTANCE_ID SECONDS; prints one summary line,
-exit 1 on any failure."""
+With RATE_HZ (protocol 1.2, "Per-viewer rates"): hello 1.2 and a subscription at that
+rate; every record must then be of a tick on the rate's grid (tick mod d = 0) and decode
+through the records' step.
+With compact (hello 1.2, features bit 0): frame_batch_c decoded by ref_compact.py; with
+compact RATE_HZ too, the subscription asks for that rate and the frames must still come
+every tick (compact frames are sent at the full tick rate, PROTOCOL.md 11).
+Usage: ref_client.py HTTP_URL WS_PORT INSTANCE_ID SECONDS [compact] [RATE_HZ]; prints one summary
+line, exit 1 on any failure."""
 import base64
 import json
 import math
@@ -89,19 +95,27 @@ def message(t, minor, body):
     return b'PT' + bytes([1, minor, t, 0]) + struct.pack('<I', len(body)) + body
 
 
-def main(http, ws_port, iid, seconds, compact=False):
+def main(http, ws_port, iid, seconds, compact=False, rate=None):
     ws = Ws(ws_port)
     name = b'ref_client.py'
+    minor = 2 if compact or rate is not None else 1
     if compact:  # hello 1.2 with features bit 0: frame_batch_c (PROTOCOL.md 11)
         ws.send(message(0x01, 2, bytes([1, 2, len(name)]) + name + bytes([1])))
     else:
-        ws.send(message(0x01, 0, bytes([1, 1, len(name)]) + name))  # hello 1.1
-    minor = 2 if compact else 1
+        ws.send(message(0x01, 0, bytes([1, minor, len(name)]) + name))  # hello 1.1 or 1.2
     welcome = rd.decode_message(ws.recv())
     assert welcome['type'] == 'welcome' and welcome['minor'] == minor and welcome.get('header_minor') == minor, welcome
     bound = welcome['max_error_m']
     tick, time_us, hz = int(welcome['tick']), int(welcome['server_time_us']), welcome['tick_hz']
-    ws.send(message(0x03, 1, bytes([0]) + struct.pack('<HQ', 1, iid)))  # subscribe, no room
+    sub = bytes([0]) + struct.pack('<HQ', 1, iid)  # no room, one id
+    if rate is None:
+        ws.send(message(0x03, 1, sub))
+        div = 1
+    else:
+        ws.send(message(0x03, 2, sub + bytes([rate])))
+        div = max(1, min(32, round(welcome['tick_hz'] / rate))) if rate else 1
+    # compact frames come every tick whatever rate_hz asks (PROTOCOL.md 11): step 1
+    sdiv = 1 if compact else div
     decoded, truth, stop = {}, {}, time.time() + seconds
 
     def poll():  # the daemon's own points, a tick at a time
@@ -132,6 +146,8 @@ def main(http, ws_port, iid, seconds, compact=False):
             dec = rc.CompactDecoder(m['shape']) if compact else rd.StrandDecoder(m['shape'])
         elif m['type'] == 'frame_batch':
             batches += 1
+            if int(m['tick']) % sdiv:
+                errors.append(f"tick {m['tick']} is not on the {rate} Hz grid")
             for rec in m['records']:
                 keys += rec['flags']
                 try:
@@ -145,11 +161,16 @@ def main(http, ws_port, iid, seconds, compact=False):
     worst = max((math.dist(a, b) for t in common for a, b in zip(decoded[t], truth[t])), default=None)
     # the bound holds for the doubles; each decoded float is then rounded (< 3e-7 m here)
     ok = not errors and len(common) >= 10 and worst is not None and worst <= bound + 3e-7
+    ok = ok and (div == 1 or batches <= seconds * welcome['tick_hz'] / div + 2) if not compact else \
+        ok and (div == 1 or batches > seconds * welcome['tick_hz'] / div + 2)  # more than the rate's
     print(f'ref_client: {batches} batches ({keys} keyframe records), {len(common)} ticks compared with '
-          f'the daemon, worst {worst} m, bound {bound} m, errors {errors[:3]}')
+          f'the daemon, worst {worst} m, bound {bound} m, errors {errors[:3]}'
+          + (', compact' if compact else '') + (f', at {rate} Hz' if rate is not None else '')
+          + (' (compact: every tick)' if compact and div > 1 else ''))
     return 0 if ok else 1
 
 
 if __name__ == '__main__':
     sys.exit(main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]),
-                  len(sys.argv) > 5 and sys.argv[5] == 'compact'))
+                  len(sys.argv) > 5 and sys.argv[5] == 'compact',
+                  int(sys.argv[-1]) if len(sys.argv) > 5 and sys.argv[-1] != 'compact' else None))

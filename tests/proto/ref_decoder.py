@@ -102,11 +102,11 @@ def ids(r):
     return [str(r.u64()) for _ in range(r.count(16, 256, 8))]
 
 
-def record(r, strict):
+def record(r, strict, minor=MINOR):
     """Section 6, as the vectors' JSON form."""
     rid = r.u64()
     f = r.u8()
-    need(not strict or f & 0x3e == 0, 'flags')
+    need(not strict or minor >= 2 or f & 0x3e == 0, 'flags')  # 1.2: bits 1..5 = step - 1
     seq = r.u32()
     hp = r.f32s(3)
     c = []
@@ -115,8 +115,11 @@ def record(r, strict):
         need(c[-1] != -32768, 'range')
     need(sum(x * x for x in c) <= 46340 * 46340, 'range')
     data = r.take(r.u16())
-    return {'id': str(rid), 'flags': f & 1, 'head_q': {'largest': f >> 6, 'c': c},
-            'last_seq': seq, 'head_p': hp, 'data': data.hex()}
+    out = {'id': str(rid), 'flags': f & 1, 'head_q': {'largest': f >> 6, 'c': c},
+           'last_seq': seq, 'head_p': hp, 'data': data.hex()}
+    if (f >> 1) & 31:
+        out['step'] = ((f >> 1) & 31) + 1
+    return out
 
 
 def shape(r):
@@ -149,6 +152,9 @@ def payload(t, r, minor, strict):
     elif t in ('subscribe', 'unsubscribe'):
         m['room'] = r.str8(64)
         m['ids'] = ids(r)
+        if t == 'subscribe' and minor >= 2:
+            m['rate_hz'] = r.u8()
+            need(m['rate_hz'] in (0, 60, 30, 20, 10), 'range')
     elif t == 'keyframe_request':
         m['ids'] = ids(r)
     elif t == 'head_pose':
@@ -198,7 +204,7 @@ def payload(t, r, minor, strict):
         m['tick'] = str(r.u64())
         m['server_time_us'] = str(r.i64())
         n = r.count(16, 65535, 33)
-        m['records'] = [record(r, strict) for _ in range(n)]
+        m['records'] = [record(r, strict, minor) for _ in range(n)]
     elif t == 'instance_event':
         k = r.u8()
         need(k in KINDS, 'range')
@@ -292,7 +298,7 @@ class StrandDecoder:
         need(len(data) >= 1, 'truncated')
         need(data[0] == len(self.shape), 'shape')
         bits = Bits(data[1:])
-        in_seq = self.last_tick is not None and tick == self.last_tick + 1
+        in_seq = self.last_tick is not None and tick == self.last_tick + rec.get('step', 1)
         new, raw = [], []
         for s, st in zip(self.shape, self.state):
             new_st, pts = self.block(bits, s, st, in_seq)

@@ -99,6 +99,8 @@ static json_t *vj_record(const ptp_record_t *r)
 	json_object_set_new(q, "c", c);
 	json_object_set_new(o, "id", vj_u64(r->id));
 	json_object_set_new(o, "flags", json_integer(r->flags));
+	if (r->step > 1)
+		json_object_set_new(o, "step", json_integer(r->step));
 	json_object_set_new(o, "last_seq", json_integer(r->last_seq));
 	json_object_set_new(o, "head_p", vj_fs(r->head_p, 3));
 	json_object_set_new(o, "head_q", q);
@@ -132,6 +134,8 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 	case PTP_UNSUBSCRIBE:
 		SET("room", vj_str(m->u.subscribe.room));
 		SET("ids", vj_ids(&m->u.subscribe));
+		if (m->type == PTP_SUBSCRIBE && m->minor >= 2)
+			SET("rate_hz", json_integer(m->u.subscribe.rate_hz));
 		break;
 	case PTP_KEYFRAME_REQUEST:
 		SET("ids", vj_ids(&m->u.subscribe));
@@ -358,6 +362,7 @@ static int vj_get_records(const json_t *o, ptp_frame_batch_t *b, vj_arena_t *are
 		memset(&rec, 0, sizeof rec);
 		rec.id = vj_get_u64(r, "id");
 		rec.flags = (uint8_t)vj_get_int(r, "flags");
+		rec.step = (uint8_t)vj_get_int(r, "step"); /* absent: 0, written as 1 */
 		rec.last_seq = (uint32_t)vj_get_int(r, "last_seq");
 		rec.head_q.largest = (uint8_t)vj_get_int(q, "largest");
 		for (int k = 0; k < 3; k++)
@@ -400,6 +405,7 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 	case PTP_SUBSCRIBE:
 	case PTP_UNSUBSCRIBE:
 		m->u.subscribe.room = vj_get_str(o, "room");
+		m->u.subscribe.rate_hz = (uint8_t)vj_get_int(o, "rate_hz"); /* absent: 0 */
 		return vj_get_ids(o, &m->u.subscribe);
 	case PTP_KEYFRAME_REQUEST:
 		return vj_get_ids(o, &m->u.subscribe);

@@ -7,14 +7,17 @@ of after many megabytes), says hello, subscribes to a room, stops reading for PA
 seconds, then reads for READ seconds and prints one JSON line: the tick and
 (id, flags) of every record of every frame_batch received, in order.
 
-Usage: slow_client.py PORT ROOM PAUSE READ
+Usage: slow_client.py PORT ROOM PAUSE READ [MINOR]
+MINOR 2 speaks protocol 1.2 (subscribe with rate_hz 0: every tick, and the server may
+move it down a rate while it is behind); the default 0 speaks 1.0.
 """
 import base64, json, os, socket, struct, sys, time
 
 port, room, pause, read_s = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+minor = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 
-def msg(mtype, payload):
-    return b"PT" + bytes([1, 0, mtype, 0]) + struct.pack("<I", len(payload)) + payload
+def msg(mtype, payload, header_minor=0):
+    return b"PT" + bytes([1, header_minor, mtype, 0]) + struct.pack("<I", len(payload)) + payload
 
 def frame(data):
     mask = os.urandom(4)
@@ -33,9 +36,10 @@ while b"\r\n\r\n" not in buf:
     buf += s.recv(4096)
 head, buf = buf.split(b"\r\n\r\n", 1)
 assert head.startswith(b"HTTP/1.1 101"), head
-s.sendall(frame(msg(0x01, bytes([1, 0, 4]) + b"slow")))
+s.sendall(frame(msg(0x01, bytes([1, minor, 4]) + b"slow")))
 r = room.encode()
-s.sendall(frame(msg(0x03, bytes([len(r)]) + r + struct.pack("<H", 0))))
+sub = bytes([len(r)]) + r + struct.pack("<H", 0)
+s.sendall(frame(msg(0x03, sub + bytes([0]), 2) if minor >= 2 else msg(0x03, sub)))
 time.sleep(pause)
 
 batches, total = [], 0

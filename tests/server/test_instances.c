@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../../server/driver.c"
+#include "../../server/frame_ring.c"
 #include "../../server/instances.c"
 #include "../../server/instdoc.c"
 #include "../../server/jutil.c"
@@ -456,9 +457,85 @@ static void delete_reset_and_frame(void **state)
 	cmd_frame_t f;
 	assert_int_equal(instances_frame(&app, id, &f, &e), INST_NOT_FOUND);
 	assert_null(f.xyz);
+	inst_frame_release(&f);
 	stub.result = CMD_CLOSED;
 	assert_int_equal(instances_reset(&app, id, &e), INST_CLOSED);
 	assert_string_equal(e.message, "the server is shutting down");
+}
+
+/* A frame read answers from the newest published frame set when it holds a snapshot of
+ * the instance, without a command (so without waiting for a tick); the first read, which
+ * finds none, goes through the queue and asks the sim to keep snapshots from then on. */
+static void frame_read_from_the_newest_published_snapshot(void **state)
+{
+	(void)state;
+	cfg.tick_hz = 60;
+	frame_ring_t *ring = frame_ring_create(8);
+	assert_non_null(ring);
+	app.ring = ring;
+	/* tick 7: instance 5 in sim slot 2, no snapshot yet */
+	for (int pass = 0; pass < 2; pass++) {
+		frame_set_t *fs = frame_ring_begin(ring, 3, 0);
+		assert_non_null(fs);
+		fs->tick = 7 + (uint64_t)pass;
+		fs->entries[2].id = 5;
+		fs->entries[2].meta = meta_new();
+		fs->by_id[0] = 2;
+		fs->nlive = 1;
+		if (pass == 1) {
+			frame_snap_t *sn = frame_snap_new(2);
+			assert_non_null(sn);
+			sn->id = 5, sn->tick = 8, sn->last_seq = 33, sn->n = 2, sn->strand_count = 1;
+			sn->points[0] = 2;
+			sn->head = (pt_pose){pt_v3(1, 2, 3), pt_quat_identity()};
+			sn->xyz[0] = pt_v3(1, 2, 3), sn->xyz[1] = pt_v3(1, 1.9f, 3);
+			fs->entries[2].snap = sn;
+		}
+		assert_int_equal(frame_ring_publish(ring, fs, NULL, 0), 0);
+		cmd_frame_t f;
+		inst_err_t e;
+		int pushed = stub.npushed;
+		stub.result = CMD_OK;
+		assert_int_equal(instances_frame(&app, 5, &f, &e), INST_OK);
+		if (pass == 0) {
+			/* no snapshot: through the queue, and the sim is asked for them from tick 8
+			 * for a second of ticks */
+			assert_int_equal(stub.npushed, pushed + 1);
+			assert_int_equal(stub.pushed[stub.npushed - 1], CMD_FRAME);
+			assert_null(f.snap);
+			assert_false(frame_ring_snap_wanted(ring, 2, 7 + 60 + 1));
+			assert_true(frame_ring_snap_wanted(ring, 2, 7 + 60));
+			assert_false(frame_ring_snap_wanted(ring, 1, 8));
+			assert_null(inst_frame_keep_text(&f, strdup("x"))); /* nothing to keep it in */
+		} else {
+			assert_int_equal(stub.npushed, pushed); /* no command: no tick waited for */
+			assert_int_equal(f.tick, 8);
+			assert_true(fabs(f.t - 8.0 / 60) < 1e-12);
+			assert_int_equal(f.last_seq, 33);
+			assert_int_equal(f.n, 2);
+			assert_int_equal(f.strand_count, 1);
+			assert_int_equal(f.points[0], 2);
+			assert_true(f.xyz[1].y == 1.9f && f.head.p.z == 3.0f);
+			/* the first rendering of the tick is kept; a second offer is dropped */
+			assert_null(inst_frame_text(&f));
+			const char *kept = inst_frame_keep_text(&f, strdup("{\"tick\":8}"));
+			assert_string_equal(kept, "{\"tick\":8}");
+			assert_ptr_equal(inst_frame_keep_text(&f, strdup("other")), kept);
+			cmd_frame_t g;
+			assert_int_equal(instances_frame(&app, 5, &g, &e), INST_OK);
+			assert_ptr_equal(inst_frame_text(&g), kept);
+			inst_frame_release(&g);
+			/* an id the set does not hold: through the queue */
+			cmd_frame_t h;
+			stub.result = CMD_NOT_FOUND;
+			assert_int_equal(instances_frame(&app, 6, &h, &e), INST_NOT_FOUND);
+			assert_int_equal(stub.npushed, pushed + 1);
+			inst_frame_release(&h);
+		}
+		inst_frame_release(&f);
+	}
+	app.ring = NULL;
+	frame_ring_destroy(ring); /* drops the set's snapshot and metas: ASan checks */
 }
 
 static void load_skips_rows_that_no_longer_parse(void **state)
@@ -495,6 +572,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(patch_writes_only_changes_and_rolls_back, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(delete_reset_and_frame, setup, teardown),
+	    cmocka_unit_test_setup_teardown(frame_read_from_the_newest_published_snapshot, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(load_skips_rows_that_no_longer_parse, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -169,6 +169,9 @@ typedef struct ptp_quat16_t {
 typedef struct ptp_record_t {
 	uint64_t id;         /* instance id (core: generation << 32 | slot + 1) */
 	uint8_t flags;       /* PTP_RECORD_KEY; other bits zero */
+	uint8_t step;        /* since 1.2 (flags bits 1..5 = step - 1): its deltas refer to the
+	                      * instance's record of tick - step (a per-viewer rate's stream,
+	                      * PROTOCOL.md 5); 1..32, and 0 is read as 1 when writing */
 	uint32_t last_seq;   /* seq of the newest head_pose applied (0 = none yet) */
 	float head_p[3];     /* head position used for this tick, m, finite */
 	ptp_quat16_t head_q; /* head orientation used for this tick */
@@ -194,6 +197,8 @@ typedef struct ptp_ids_t {
 	ptp_str_t room; /* subscribe/unsubscribe: a whole room, or empty for none */
 	uint16_t count; /* [0, PTP_MAX_IDS] */
 	uint64_t ids[PTP_MAX_IDS];
+	uint8_t rate_hz; /* subscribe, since 1.2: 0 (every tick), 60, 30, 20 or 10 (else range);
+	                  * absent (0) before 1.2 and in unsubscribe / keyframe_request */
 } ptp_ids_t;
 
 /* One body bone's world pose in a head_pose (since 1.2). */

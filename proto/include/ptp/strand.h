@@ -84,7 +84,8 @@ void ptp_decoder_destroy(ptp_decoder_t *dec);
 /* Applies one decoded frame record of batch tick `tick`: writes every point's world
  * position (xyz, strand by strand, root first) to out (capacity n_points, must equal
  * ptp_shape_point_count). A strand sent as a delta needs the previous tick's record to
- * have been applied (tick == last tick + 1) and a keyframe since the last raw/reset.
+ * have been applied (tick == last tick + rec->step, 1 unless a 1.2 rate stream says
+ * otherwise: PROTOCOL.md 6) and a keyframe since the last raw/reset.
  * Returns PTP_OK, or PTP_EINVAL (wrong n_points), PTP_ESHAPE (strand count differs from
  * the shape), PTP_ENOKEY (a delta without its history: a frame was missed), PTP_ETRUNC
  * (bits end early), PTP_ERANGE (a code outside the grid, a bad header value, a point

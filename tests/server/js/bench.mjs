@@ -11,7 +11,20 @@
 //           are bots nobody watches, whose frames the server does not encode), each watches
 //           a room of 10 (1,000 watched), and every instance watched.
 // latency   200 clients each publish head poses at 60 Hz for their own instance and
-//           watch it; latency = pose sent -> first frame whose last_seq covers it.
+//           watch it; latency = pose sent -> first frame whose last_seq covers it. Also
+//           the server's own part (ponytail_pose_to_publish_seconds: admitted -> the
+//           frame set that applied it published) and the fan-out.
+// workers   the same 4,000 driven instances stepped (nobody watching, so no client
+//           competes for the cores) and then encoded (all watched by one subscriber)
+//           with --workers 1 and --workers 2, one daemon after the other in each run:
+//           the ratios of the mean step, tick and encode times are the speed-up.
+// frame     GET /v1/instances/{id}/frame with `wrk -c50` (Debian's wrk; .ci/deps bench)
+//           against GET /v1/instances on the same daemon in the same run.
+//
+// Every figure is the median of PT_BENCH_RUNS runs (default 3), reported with its
+// spread (min and max as _min/_max metrics). The machine may be shared: wall-clock
+// figures mean something only when it is quiet; the ratios compare peers of one run.
+import { spawnSync } from 'node:child_process';
 import { encodeMessage } from '../../../proto/js/ponytail-proto.mjs';
 import { Client } from './client.mjs';
 import { def, sleep, startDaemon } from './daemon.mjs';
@@ -19,8 +32,19 @@ import { def, sleep, startDaemon } from './daemon.mjs';
 const which = process.argv[2] ?? 'all';
 /* Extra daemon flags, e.g. PT_SERVER_ARGS="--workers 1". */
 const extra = (process.env.PT_SERVER_ARGS ?? '').split(/\s+/).filter(Boolean);
+const RUNS = Math.max(1, Number(process.env.PT_BENCH_RUNS ?? 3));
 const log = (...a) => console.log(...a);
 const metricLine = (name, value, unit, desc) => log(`METRIC ${name} ${value} ${unit} ${desc}`);
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+/* name = median of the runs' values, name_min / name_max their spread */
+function reported(name, values, digits, unit, desc) {
+  const v = values.filter((x) => Number.isFinite(x));
+  if (!v.length) return;
+  const f = (x) => x.toFixed(digits);
+  metricLine(name, f(median(v)), unit, `${desc} (median of ${v.length} runs: ${v.map(f).join(', ')})`);
+  metricLine(`${name}_min`, f(Math.min(...v)), unit, `${name}: lowest of ${v.length} runs`);
+  metricLine(`${name}_max`, f(Math.max(...v)), unit, `${name}: highest of ${v.length} runs`);
+}
 
 function readMetrics(text) {
   const m = new Map();
@@ -116,22 +140,28 @@ async function capacity(perRoom) {
   }
   for (const c of subs) c.ws.close();
   await d.cleanup();
+  return { best, row: bestRow };
+}
+
+async function capacityRuns(perRoom) {
+  const runs = [];
+  for (let r = 0; r < RUNS; r++) runs.push(await capacity(perRoom));
   const tag = perRoom === 1 ? '' : perRoom ? `_${perRoom}_watched_per_subscriber` : '_all_watched';
   const who = perRoom ? `100 subscribers x ${perRoom} instances watched` : 'every instance watched by one of 100 subscribers';
-  metricLine(`server.instances_at_60hz${tag}`, best, 'instances',
+  reported(`server.instances_at_60hz${tag}`, runs.map((x) => x.best), 0, 'instances',
     `default instances (3x12 points, verlet, 4 substeps, driven) at 60 Hz with p99 tick work < 8.33 ms; ${who}`);
-  if (bestRow) {
-    metricLine(`server.tick_p99_ms${tag}`, bestRow.p99.toFixed(3), 'ms', `p99 tick work at ${best} instances; ${who}`);
-    metricLine(`server.step_ms${tag}`, bestRow.step.toFixed(3), 'ms', `mean step time per tick at ${best} instances (2 workers)`);
-    metricLine(`server.encode_ms${tag}`, bestRow.encode.toFixed(3), 'ms', `mean frame-encode time per tick at ${best} instances; ${who}`);
-    if (perRoom === 1)
-      metricLine('server.step_ns_per_point_substep', (bestRow.step * 1e6 / (best * 36 * 4)).toFixed(2), 'ns',
-        'wall step time per point per substep (2 workers)');
-  }
+  const ok = runs.filter((x) => x.row);
+  reported(`server.tick_p99_ms${tag}`, ok.map((x) => x.row.p99), 3, 'ms', `p99 tick work at each run's capacity; ${who}`);
+  reported(`server.step_ms${tag}`, ok.map((x) => x.row.step), 3, 'ms', `mean step time per tick at each run's capacity (2 workers)`);
+  reported(`server.encode_ms${tag}`, ok.map((x) => x.row.encode), 3, 'ms', `mean frame-encode time per tick at each run's capacity; ${who}`);
+  if (perRoom === 1)
+    reported('server.step_ns_per_point_substep', ok.map((x) => x.row.step * 1e6 / (x.best * 36 * 4)), 2, 'ns',
+      'wall step time per point per substep (2 workers)');
 }
 
 async function latency() {
   const d = await startDaemon({ args: ['--write-rate', '0', '--max-conns-per-ip', '1000', ...extra] });
+  const m0 = readMetrics((await d.req('GET', '/metrics')).text);
   const N = 200;
   const made = await createMany(d, N, (i) => def({ name: `pub${i}`, room: `lat${i}`, prewarm_s: 0.5 }));
   const clients = [];
@@ -177,17 +207,113 @@ async function latency() {
   await sleep(10000);
   clearInterval(timer);
   await sleep(200);
+  const m1 = readMetrics((await d.req('GET', '/metrics')).text);
   for (const c of clients) c.close();
   await d.cleanup();
   samples.sort((a, b) => a - b);
   const q = (p) => samples[Math.min(samples.length - 1, Math.floor(p * samples.length))];
-  log(`latency: ${samples.length} poses, p50 ${q(0.5).toFixed(2)} ms, p99 ${q(0.99).toFixed(2)} ms, max ${samples[samples.length - 1].toFixed(2)} ms`);
-  metricLine('server.latency_p99_ms', q(0.99).toFixed(2), 'ms', 'head pose sent -> first frame reflecting it, loopback, 200 publishing clients');
-  metricLine('server.latency_p50_ms', q(0.5).toFixed(2), 'ms', 'same, median');
+  const dm = (k) => m1.get(k) - m0.get(k);
+  const inServer = dm('ponytail_pose_to_publish_seconds_sum') / dm('ponytail_pose_to_publish_seconds_count') * 1e3;
+  const fanout = dm('ponytail_ws_fanout_seconds_sum') / dm('ponytail_ws_fanout_seconds_count') * 1e3;
+  const work = dm('ponytail_tick_duration_seconds_sum') / dm('ponytail_ticks_total') * 1e3;
+  log(`latency: ${samples.length} poses, p50 ${q(0.5).toFixed(2)} ms, p99 ${q(0.99).toFixed(2)} ms, max ${samples[samples.length - 1].toFixed(2)} ms; ` +
+    `in the server (admitted -> published) mean ${inServer.toFixed(2)} ms, tick work mean ${work.toFixed(2)} ms, fan-out (deadline -> last batch) mean ${fanout.toFixed(2)} ms`);
+  return { p99: q(0.99), p50: q(0.5), inServer, fanout, work };
 }
 
-if (which === 'capacity' || which === 'capacity1' || which === 'all') await capacity(1);
-if (which === 'capacity' || which === 'all') await capacity(10);
-if (which === 'capacity' || which === 'all') await capacity(0);
-if (which === 'latency' || which === 'all') await latency();
+async function latencyRuns() {
+  const runs = [];
+  for (let r = 0; r < RUNS; r++) runs.push(await latency());
+  reported('server.latency_p99_ms', runs.map((x) => x.p99), 2, 'ms', 'head pose sent -> first frame reflecting it, loopback, 200 publishing clients');
+  reported('server.latency_p50_ms', runs.map((x) => x.p50), 2, 'ms', 'same, median');
+  reported('server.latency_in_server_ms', runs.map((x) => x.inServer), 2, 'ms',
+    'mean of the same poses from admission by the door to the publication of the frame set that applied them (ponytail_pose_to_publish_seconds)');
+  reported('server.fanout_ms', runs.map((x) => x.fanout), 2, 'ms', 'mean tick deadline -> last of the 200 batches written (ponytail_ws_fanout_seconds)');
+}
+
+/* Mean ms per tick of n driven instances over 3 s: step and tick work with nobody
+ * watching (no client competes for the cores), then encode with one room subscriber
+ * watching all of them. */
+async function stepEncode(workers, n) {
+  const d = await startDaemon({ args: ['--max-instances', '100000', '--write-rate', '0', '--workers', String(workers), ...extra] });
+  await createMany(d, n, (i) => ({ name: `w${i}`, room: 'w', strands: strands3, driver: { motion: 'shake', amplitude: 30, period: 0.8 + (i % 17) * 0.05 } }));
+  await sleep(1000);
+  const q0 = readMetrics((await d.req('GET', '/metrics')).text);
+  await sleep(3000);
+  const q1 = readMetrics((await d.req('GET', '/metrics')).text);
+  const qticks = q1.get('ponytail_ticks_total') - q0.get('ponytail_ticks_total');
+  const quiet = (k) => (q1.get(k) - q0.get(k)) / qticks * 1e3;
+  const ws = new WebSocket(d.ws, 'ponytail.v1');
+  ws.binaryType = 'arraybuffer';
+  await new Promise((resolve, reject) => { ws.onopen = resolve; ws.onerror = reject; });
+  ws.onmessage = () => {};
+  ws.send(encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'w' }));
+  ws.send(encodeMessage({ type: 'subscribe', room: 'w', ids: [] }));
+  await sleep(1500);
+  const m0 = readMetrics((await d.req('GET', '/metrics')).text);
+  await sleep(3000);
+  const m1 = readMetrics((await d.req('GET', '/metrics')).text);
+  ws.close();
+  await d.cleanup();
+  const ticks = m1.get('ponytail_ticks_total') - m0.get('ponytail_ticks_total');
+  const per = (k) => (m1.get(k) - m0.get(k)) / ticks * 1e3;
+  return { step: quiet('ponytail_tick_step_seconds_total'), work: quiet('ponytail_tick_duration_seconds_sum'), encode: per('ponytail_tick_encode_seconds_total') };
+}
+
+async function workersRuns() {
+  const N = 4000, rows = [];
+  for (let r = 0; r < RUNS; r++) {
+    const one = await stepEncode(1, N), two = await stepEncode(2, N);
+    log(`workers: ${N} instances (step, work: unwatched; encode: all watched): 1 worker step ${one.step.toFixed(2)} ms encode ${one.encode.toFixed(2)} ms work ${one.work.toFixed(2)} ms; ` +
+      `2 workers step ${two.step.toFixed(2)} ms encode ${two.encode.toFixed(2)} ms work ${two.work.toFixed(2)} ms`);
+    rows.push({ step: one.step / two.step, encode: one.encode / two.encode, work: one.work / two.work });
+  }
+  reported('server.workers2_step_speedup', rows.map((x) => x.step), 2, 'x', `step time per tick, --workers 1 / --workers 2, ${N} driven instances (same run)`);
+  reported('server.workers2_encode_speedup', rows.map((x) => x.encode), 2, 'x', `encode + publish time per tick, --workers 1 / --workers 2, ${N} instances all watched`);
+  reported('server.workers2_tick_speedup', rows.map((x) => x.work), 2, 'x', `whole tick work, --workers 1 / --workers 2, ${N} driven instances nobody watches`);
+}
+
+/* wrk's requests/s and mean latency (ms) for one URL. */
+function wrk(url) {
+  const r = spawnSync('wrk', ['-c50', '-t2', '-d4s', url], { encoding: 'utf8' });
+  if (r.status !== 0) return null;
+  const rps = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
+  const lat = /Latency\s+([\d.]+)(us|ms|s)/.exec(r.stdout);
+  const non2xx = /Non-2xx or 3xx responses:\s+(\d+)/.exec(r.stdout);
+  if (!rps || !lat || non2xx) return null;
+  const scale = { us: 1e-3, ms: 1, s: 1e3 }[lat[2]];
+  return { rps: Number(rps[1]), ms: Number(lat[1]) * scale };
+}
+
+async function frameRoute() {
+  if (spawnSync('wrk', ['--version']).error) {
+    log('frame: wrk is not installed (.ci/deps bench installs it): skipped');
+    return;
+  }
+  const d = await startDaemon({ args: ['--write-rate', '0', '--max-conns-per-ip', '1000', ...extra] });
+  const [inst] = await createMany(d, 1, () => def({ name: 'framed', room: 'f', driver: { motion: 'shake', amplitude: 30, period: 0.8 } }), 1);
+  const frame = `${d.http}/v1/instances/${inst.id}/frame`, list = `${d.http}/v1/instances`;
+  await d.req('GET', `/v1/instances/${inst.id}/frame`);
+  const fr = [], li = [];
+  for (let r = 0; r < RUNS; r++) {
+    const a = wrk(frame), b = wrk(list);
+    if (a) fr.push(a);
+    if (b) li.push(b);
+    log(`frame: ${a ? `${a.rps.toFixed(0)} req/s at ${a.ms.toFixed(2)} ms mean` : 'failed'} for the frame route, ` +
+      `${b ? `${b.rps.toFixed(0)} req/s at ${b.ms.toFixed(2)} ms` : 'failed'} for the list`);
+  }
+  await d.cleanup();
+  reported('server.frame_route_rps', fr.map((x) => x.rps), 0, 'req/s', 'GET /v1/instances/{id}/frame, wrk -c50 -t2, one driven instance');
+  reported('server.frame_route_mean_ms', fr.map((x) => x.ms), 3, 'ms', 'same, mean latency');
+  reported('server.list_route_rps', li.map((x) => x.rps), 0, 'req/s', 'GET /v1/instances (the one instance), wrk -c50 -t2, the same daemon and run');
+  if (fr.length && fr.length === li.length)
+    reported('server.frame_route_vs_list_ratio', fr.map((x, i) => x.rps / li[i].rps), 2, 'x', 'frame route req/s over list route req/s, run by run');
+}
+
+if (which === 'capacity' || which === 'capacity1' || which === 'all') await capacityRuns(1);
+if (which === 'capacity' || which === 'all') await capacityRuns(10);
+if (which === 'capacity' || which === 'all') await capacityRuns(0);
+if (which === 'latency' || which === 'all') await latencyRuns();
+if (which === 'workers' || which === 'all') await workersRuns();
+if (which === 'frame' || which === 'all') await frameRoute();
 process.exit(0);

@@ -3,6 +3,9 @@
 // frame_batch, both decode within welcome.max_error_m of each other's points (the same
 // simulation), and a second compact client joining late starts from a keyframe record and
 // then decodes exactly the first one's points, tick for tick (one compact encoder).
+// Compact frames are sent at 60 Hz; rate_hz applies to classic frames (PROTOCOL.md 5):
+// a compact subscriber asking for 10 Hz still gets every tick, step 1, while a classic
+// 10 Hz subscriber of the same instance gets every 6th tick.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -89,4 +92,41 @@ test('compact and classic clients of one instance, and a late compact joiner', a
     both++;
   }
   assert.ok(same >= 20 && both >= 40, `${same} ticks shared by the compact clients, ${both} by compact and classic`);
+});
+
+test('compact frames ignore rate_hz: every tick, while a classic 10 Hz viewer gets every 6th', async () => {
+  const r = await d.req('POST', '/v1/instances', def({ room: 'cp10', driver: { motion: 'shake', amplitude: 40, period: 0.7 } }));
+  assert.equal(r.status, 201, r.text);
+  const id = BigInt(r.json.id);
+  const a = await Client.open(d.ws, { minor: 2, features: 1, name: 'compact-10' });
+  const b = await Client.open(d.ws, { minor: 2, name: 'classic-10' });
+  const fa = follower(a, true), fb = follower(b, false);
+  const ticksB = [];
+  const feedB = fb.feed;
+  fb.feed = (m) => { if (m.type === 'frame_batch') ticksB.push(m.tick); feedB(m); };
+  a.send({ type: 'subscribe', room: '', ids: [id], rate_hz: 10 });
+  b.send({ type: 'subscribe', room: '', ids: [id], rate_hz: 10 });
+  await Promise.all([follow(a, fa, 1200), follow(b, fb, 1200)]);
+  a.close();
+  b.close();
+
+  assert.deepEqual([fa.errors, fb.errors], [[], []]);
+  assert.deepEqual([...fa.types], ['frame_batch_c']);
+  assert.deepEqual([...fb.types], ['frame_batch']);
+  /* 1.2 s: ~72 ticks at 60 Hz, ~12 at 10 Hz (a loaded machine may skip some) */
+  assert.ok(fa.batches > 30, `compact at rate_hz 10: ${fa.batches} batches (every tick expected)`);
+  assert.ok(fb.batches >= 4 && fb.batches <= 16, `classic at 10 Hz: ${fb.batches} batches`);
+  for (const t of ticksB) assert.equal(t % 6n, 0n, `classic 10 Hz batch of tick ${t}`);
+  const bound = a.welcome.max_error_m;
+  let both = 0;
+  for (const [tick, pb] of fb.byTick) {
+    const pa = fa.byTick.get(tick);
+    if (!pa) continue;
+    for (let i = 0; i < pa.length; i += 3) {
+      const dist = Math.hypot(pa[i] - pb[i], pa[i + 1] - pb[i + 1], pa[i + 2] - pb[i + 2]);
+      assert.ok(dist <= 2 * bound + 1e-6, `tick ${tick} point ${i / 3}: ${dist} m apart`);
+    }
+    both++;
+  }
+  assert.ok(both >= 3, `${both} ticks shared by the compact and the 10 Hz classic client`);
 });

@@ -116,7 +116,7 @@ describe('subscriptions and frames', () => {
     await d.req('PATCH', `/v1/instances/${b.id}`, { strands: [{ points: 4 }] }, bearer(b.token));
     const changed = await c.next('instance_event', (m) => m.kind === 'changed');
     assert.equal(changed.shape[0].points, 4);
-    /* a batch of an earlier tick may still be queued: the one that counts is the change's */
+    /* batches of earlier ticks may still be queued here: the first from the event's tick on */
     const next = await c.next('frame_batch', (m) => m.tick >= changed.tick && m.records.some((r) => r.id === BigInt(b.id)));
     assert.equal(next.records.find((r) => r.id === BigInt(b.id)).flags & 1, 1, 'keyframe after changed');
     await d.req('POST', `/v1/instances/${a.id}/reset`, undefined, bearer(a.token));
