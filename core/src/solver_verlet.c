@@ -144,13 +144,14 @@ static pt_lanes *batch_for(pt_world *w, pt_batcher *bt, int points, int substeps
 
 /* Lane l of b takes strand s of in, with the accelerations of substeps [s0, s1) (the
  * instance's clock advances by h per substep, exactly as it is stepped). */
-static void fill_lane(pt_lanes *b, int l, const pt_inst *in, int s, int s0, int s1)
+static void fill_lane(pt_lanes *b, int l, const pt_inst *in, int s, int s0, int s1, float k,
+                      float bend)
 {
 	const pt_strand_rt *st = &in->strands[s];
 	float h = in->sub_h, h2 = h * h;
 	b->base[l] = in->offset + st->first;
 	b->iterations[l] = (float)in->iterations;
-	b->k[l] = kept_factor(in, h), b->bend[l] = bend_fraction(in, h);
+	b->k[l] = k, b->bend[l] = bend;
 	b->s0[l] = in->stretch_stiffness, b->emax[l] = in->stretch_max_strain;
 	b->anchor[l] = st->anchor, b->mask[l] = st->collider_mask;
 	b->inst[l] = in;
@@ -165,7 +166,7 @@ static void fill_lane(pt_lanes *b, int l, const pt_inst *in, int s, int s0, int 
 /* Step 5 needs every strand of the instance between the two halves of each substep:
  * the instance runs alone, one strand per batch (self-collision is the rare option; a
  * batch of one strand costs a lane group), substep by substep. */
-static void step_self_colliding(pt_world *w, pt_inst *in)
+static void step_self_colliding(pt_world *w, pt_inst *in, float k, float bend)
 {
 	pt_lanes b;
 	for (int i = 0; i < in->sub_n; i++) {
@@ -175,7 +176,7 @@ static void step_self_colliding(pt_world *w, pt_inst *in)
 			for (int s = 0; s < in->strand_count; s++) {
 				b.count = 1, b.points = in->strands[s].points, b.substeps = in->sub_n;
 				b.mode = in->stretch;
-				fill_lane(&b, 0, in, s, i, i + 1);
+				fill_lane(&b, 0, in, s, i, i + 1, k, bend);
 				run_phases(w, &b, i, i + 1, phase);
 			}
 		}
@@ -184,13 +185,15 @@ static void step_self_colliding(pt_world *w, pt_inst *in)
 
 void pt_verlet_batch_add(pt_world *w, pt_batcher *bt, pt_inst *in)
 {
+	/* per instance: the same for each of its strands */
+	float k = kept_factor(in, in->sub_h), bend = bend_fraction(in, in->sub_h);
 	if (in->self_scratch) {
-		step_self_colliding(w, in);
+		step_self_colliding(w, in, k, bend);
 		return;
 	}
 	for (int s = 0; s < in->strand_count; s++) {
 		pt_lanes *b = batch_for(w, bt, in->strands[s].points, in->sub_n, in->stretch);
-		fill_lane(b, b->count, in, s, 0, in->sub_n);
+		fill_lane(b, b->count, in, s, 0, in->sub_n, k, bend);
 		if (++b->count == PT_LANES)
 			run_batch(w, b);
 	}
