@@ -542,10 +542,28 @@ static void handle_teleport(pt_world *w, pt_inst *in)
  * from the pose used at the previous step to the newest one. */
 static void substep_poses(pt_inst *in)
 {
+	/* q_slerp at each substep's alpha, its angle taken once per step */
+	pt_quat a = in->head_prev.q, b = in->head_target.q;
+	float d = q_dot(a, b);
+	if (d < 0.0f) {
+		b.x = -b.x, b.y = -b.y, b.z = -b.z, b.w = -b.w;
+		d = -d;
+	}
+	int linear = d > 0.9995f;
+	float th = 0.0f, inv_s = 0.0f;
+	if (!linear && in->sub_n > 1)
+		th = acosf(d), inv_s = 1.0f / sinf(th);
 	for (int s = 0; s < in->sub_n; s++) {
 		float alpha = (float)(s + 1) / (float)in->sub_n;
+		float wa = 0.0f, wb = 1.0f; /* the last substep ends on the target exactly */
+		if (s + 1 < in->sub_n) {
+			wa = linear ? 1.0f - alpha : sinf((1.0f - alpha) * th) * inv_s;
+			wb = linear ? alpha : sinf(alpha * th) * inv_s;
+		}
+		pt_quat q = {a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
+		             a.w * wa + b.w * wb};
 		in->sub_pose[s].p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
-		in->sub_pose[s].q = q_slerp(in->head_prev.q, in->head_target.q, alpha);
+		in->sub_pose[s].q = q_norm(q);
 		in->sub_rot[s] = m3_from_quat(in->sub_pose[s].q);
 	}
 }
