@@ -1,8 +1,9 @@
 /* Wide floats: sixteen lanes in two AVX2 registers, or eight in a plain-C emulation
  * with identical rounding.
  *
- * Included by wide.c twice, once per implementation (WIDE_AVX2 defined or not), so the
- * lane kernels (verlet_lanes.inc) are compiled for both from one source. Every
+ * Included once per implementation (WIDE_AVX2 defined or not: lanes_avx2.c,
+ * lanes_scalar.c, lanes_scalar_fma.c and the spring bone's twins), so the lane kernels
+ * (verlet_lanes.inc, springbone_lanes.inc) are compiled for each from one source. Every
  * operation is an IEEE single-precision add, sub, mul, div, sqrt, fused multiply-add
  * (wf_fma: fmaf in plain C), compare or select, each correctly rounded in both, and the
  * build disables FMA contraction, so a fused operation is only where the source says:

@@ -144,9 +144,6 @@ extern const pt_solver_ops pt_springbone_ops;
  * positions equal to current ones. */
 void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
 
-/* The kernel that integrates positions: x' = x + (x - px) k + a h^2 over [i0, i1). */
-void pt_integrate_scalar(float *x, float *px, int n, float k, float ah2);
-void pt_integrate_avx2(float *x, float *px, int n, float k, float ah2);
 int pt_cpu_has_avx2(void); /* AVX2 and FMA */
 int pt_cpu_has_fma(void);  /* scalar FMA */
 

@@ -19,45 +19,6 @@ static pt_pose head_at(float x, float y, float z)
 	return p;
 }
 
-/* Free inertia: with no forces, consecutive displacements shrink by exactly the kept
- * factor k, in both kernels. */
-static void test_free_inertia_ratio(void **state)
-{
-	(void)state;
-	const float k = 0.9f;
-	for (int kern = 0; kern < 2; kern++) {
-		float x[11], px[11];
-		for (int i = 0; i < 11; i++)
-			x[i] = (float)i, px[i] = (float)i - 0.25f;
-		float prev_disp = 0.25f;
-		for (int step = 0; step < 20; step++) {
-			float before = x[5];
-			(kern ? pt_integrate_avx2 : pt_integrate_scalar)(x, px, 11, k, 0.0f);
-			float disp = x[5] - before;
-			assert_float_equal(disp / prev_disp, k, 2e-5f * (float)(step + 1));
-			prev_disp = disp;
-		}
-	}
-}
-
-/* The per-substep kept factor is damping^(60 h): the velocity kept over one second is
- * damping^60 at any substep count, so damping looks the same at 1, 2, 4, 8 substeps. */
-static void test_damping_decay_per_second(void **state)
-{
-	(void)state;
-	const float damping = 0.96f;
-	const double expected = pow(damping, 60.0);
-	for (int n = 1; n <= 8; n *= 2) {
-		float h = 1.0f / (60.0f * (float)n);
-		float x = 0.0f, px = -1e-3f;
-		for (int i = 0; i < 60 * n; i++)
-			pt_integrate_scalar(&x, &px, 1, powf(damping, 60.0f * h), 0.0f);
-		/* after 60n steps the last displacement is 1e-3 k^(60n) = 1e-3 damping^60 */
-		double kept = (x - px) / 1e-3;
-		assert_true(fabs(kept / expected - 1.0) < 1e-3);
-	}
-}
-
 /* World level: a short pendulum released horizontally loses amplitude to `damping` and
  * air drag; a damped oscillator's amplitude decays at half the velocity rate, so the
  * peak speed kept per second is sqrt(damping^60 e^-drag). The length solve projects
@@ -367,8 +328,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fused_multiply_add_emulation),
-	    cmocka_unit_test(test_free_inertia_ratio),
-	    cmocka_unit_test(test_damping_decay_per_second),
 	    cmocka_unit_test(test_world_decay_matches_closed_form_at_any_substeps),
 	    cmocka_unit_test(test_hangs_straight_down),
 	    cmocka_unit_test(test_stress_sequence),
