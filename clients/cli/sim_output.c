@@ -7,7 +7,7 @@
 #include "sim_output.h"
 
 /* The shortest decimal that reads back as the same float: 1.55, not 1.54999995. */
-static void put_float(FILE *out, float f, const char *non_finite)
+void sim_put_float(FILE *out, float f, const char *non_finite)
 {
 	char buf[32];
 	if (!isfinite(f)) {
@@ -22,13 +22,13 @@ static void put_float(FILE *out, float f, const char *non_finite)
 	fputs(buf, out);
 }
 
-static void put_vec(FILE *out, const float *v, int n)
+void sim_put_vec(FILE *out, const float *v, int n)
 {
 	fputc('[', out);
 	for (int i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		put_float(out, v[i], "null");
+		sim_put_float(out, v[i], "null");
 	}
 	fputc(']', out);
 }
@@ -47,11 +47,11 @@ void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pos
 			for (int i = 0; i < lay->points[s]; i++) {
 				const pt_vec3 *p = &pts[lay->first[s] + i];
 				fprintf(out, "%d,%.9g,%d,%d,", tick, t, s, i);
-				put_float(out, p->x, "nan");
+				sim_put_float(out, p->x, "nan");
 				fputc(',', out);
-				put_float(out, p->y, "nan");
+				sim_put_float(out, p->y, "nan");
 				fputc(',', out);
-				put_float(out, p->z, "nan");
+				sim_put_float(out, p->z, "nan");
 				fputc('\n', out);
 			}
 		return;
@@ -59,9 +59,9 @@ void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pos
 	float hp[3] = {head->p.x, head->p.y, head->p.z};
 	float hq[4] = {head->q.x, head->q.y, head->q.z, head->q.w};
 	fprintf(out, "{\"tick\":%d,\"t\":%.9g,\"head\":{\"p\":", tick, t);
-	put_vec(out, hp, 3);
+	sim_put_vec(out, hp, 3);
 	fputs(",\"q\":", out);
-	put_vec(out, hq, 4);
+	sim_put_vec(out, hq, 4);
 	fputs("},\"strands\":[", out);
 	for (int s = 0; s < lay->strands; s++) {
 		fputs(s ? ",[" : "[", out);
@@ -70,7 +70,7 @@ void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pos
 			float v[3] = {p->x, p->y, p->z};
 			if (i)
 				fputc(',', out);
-			put_vec(out, v, 3);
+			sim_put_vec(out, v, 3);
 		}
 		fputc(']', out);
 	}

@@ -18,6 +18,11 @@ typedef struct sim_layout {
 	int points[PT_MAX_STRANDS], first[PT_MAX_STRANDS];
 } sim_layout;
 
+/* The shortest decimal that reads back as the same float (non_finite where it is NaN or
+ * infinite), and a JSON array of n of them (null for a non-finite one): also `watch`'s. */
+void sim_put_float(FILE *out, float f, const char *non_finite);
+void sim_put_vec(FILE *out, const float *v, int n);
+
 /* CSV: the header line "tick,t,strand,point,x,y,z". JSON lines: nothing. */
 void sim_write_header(FILE *out, sim_format fmt);
 

@@ -13,6 +13,7 @@
 #include "hist.h"
 #include "ponytail_client.h"
 #include "remote.h"
+#include "sim_output.h"
 
 static const char usage_text[] =
     "usage: ponytail watch (ID... | --room R) [--record FILE.jsonl] [--count N]\n"
@@ -60,42 +61,15 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* The shortest decimal that reads back as the same float (as `ponytail sim` writes). */
-static void put_float(FILE *out, float f)
-{
-	char buf[32];
-	if (!isfinite(f)) {
-		fputs("null", out);
-		return;
-	}
-	for (int prec = 6; prec <= 9; prec++) {
-		snprintf(buf, sizeof buf, "%.*g", prec, (double)f);
-		if (strtof(buf, NULL) == f)
-			break;
-	}
-	fputs(buf, out);
-}
-
-static void put_vec(FILE *out, const float *v, int n)
-{
-	fputc('[', out);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			fputc(',', out);
-		put_float(out, v[i]);
-	}
-	fputc(']', out);
-}
-
 static void write_frame(FILE *out, const ptc_frame_t *f)
 {
 	float q[4] = {(float)f->head_q[0], (float)f->head_q[1], (float)f->head_q[2],
 	              (float)f->head_q[3]};
 	fprintf(out, "{\"id\":%llu,\"tick\":%llu,\"t\":%.9g,\"last_seq\":%u,\"head\":{\"p\":",
 	        (unsigned long long)f->id, (unsigned long long)f->tick, f->t, f->last_seq);
-	put_vec(out, f->head_p, 3);
+	sim_put_vec(out, f->head_p, 3);
 	fputs(",\"q\":", out);
-	put_vec(out, q, 4);
+	sim_put_vec(out, q, 4);
 	fputs("},\"strands\":[", out);
 	const float *p = f->xyz;
 	for (int s = 0; s < f->shape->strand_count; s++) {
@@ -103,7 +77,7 @@ static void write_frame(FILE *out, const ptc_frame_t *f)
 		for (int i = 0; i < f->shape->strands[s].points; i++, p += 3) {
 			if (i)
 				fputc(',', out);
-			put_vec(out, p, 3);
+			sim_put_vec(out, p, 3);
 		}
 		fputc(']', out);
 	}
