@@ -53,11 +53,11 @@ def decode_batch(b):
         need(pos < len(b), 'truncated')
         fl = b[pos]
         pos += 1
-        need(not strict or fl & 0x3c == 0, 'flags')
         n, pos = varint(b, pos)
         need(n <= 65535, 'range')
         need(pos + n <= len(b), 'truncated')
-        recs.append({'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'body': b[pos:pos + n]})
+        # flags bits 2..5: the stream's step - 1 (PROTOCOL.md 11.2)
+        recs.append({'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'step': (fl >> 2 & 15) + 1, 'body': b[pos:pos + n]})
         pos += n
     need(not strict or pos == len(b), 'trailing')
     return gap, dev, recs
