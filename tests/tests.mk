@@ -59,7 +59,7 @@ callgrind-encode: $(ENC_CALLGRIND)
 	@command -v valgrind >/dev/null || { echo "needs valgrind: apt-get install valgrind"; exit 1; }
 	@for m in idle c60 c10 k60; do \
 	  ir=$$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=encode_part \
-	    $(ENC_CALLGRIND) $$m 1000 60 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
-	  echo "encode $$m: $$(awk -v a=$$ir 'BEGIN{printf "%.1f", a/60000}') instructions per instance-tick"; \
+	    $(ENC_CALLGRIND) $$m 300 60 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
+	  echo "encode $$m: $$(awk -v a=$$ir 'BEGIN{printf "%.1f", a/18000}') instructions per instance-tick"; \
 	done
 .PHONY: callgrind-encode

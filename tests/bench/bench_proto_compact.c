@@ -236,10 +236,10 @@ static int measure_stride(const scene_t *sc, int stride)
 	if (stride > 6 || TICK_HZ % stride)
 		snprintf(suffix, sizeof suffix, ".stride%d", stride);
 	printf("proto compact stride %d: %d records, %d failures\n", stride, n, fails);
-	printf("METRIC proto.c.bytes_per_point%s %.3f B compact record per point, every %d-th tick "
+	printf("METRIC proto.c.bytes_per_point%s %.3f B compact record per point, a record every %d ticks "
 	       "(classic %.3f)\n",
 	       suffix, k_rec / n / sc->n, stride, c_rec / n / sc->n);
-	printf("METRIC proto.bytes_per_point%s %.3f B classic record per point, every %d-th tick\n",
+	printf("METRIC proto.bytes_per_point%s %.3f B classic record per point, a record every %d ticks\n",
 	       suffix, c_rec / n / sc->n, stride);
 	printf("METRIC proto.c.max_error_m%s %.6f m largest decoded point error\n", suffix, k_err);
 	ptp_encoder_destroy(ec);
