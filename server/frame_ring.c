@@ -23,7 +23,7 @@ struct frame_ring_t {
 	/* [max_slots][FRAME_CODINGS][FRAME_RATES]: watched until this tick (atomic, relaxed;
 	 * written by the WebSocket thread only) */
 	uint64_t *watch;
-	uint64_t *watch_any; /* [max_slots]: the newest of a slot's marks above (the same) */
+	uint64_t *watch_any;  /* [max_slots]: the newest of a slot's marks above (the same) */
 	uint64_t *snap_watch; /* [max_slots]: REST snapshots wanted until this tick (same) */
 	int max_slots;
 };
@@ -330,8 +330,8 @@ void frame_ring_request_key(frame_ring_t *r, uint64_t id, int coding, int stream
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->nkeys < MAX_KEY_REQUESTS)
-		r->keys[r->keys_fill][r->nkeys++] = FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62 |
-		                                    (uint64_t)(coding & 1) << 61;
+		r->keys[r->keys_fill][r->nkeys++] =
+		    FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62 | (uint64_t)(coding & 1) << 61;
 	pthread_mutex_unlock(&r->mu);
 }
 

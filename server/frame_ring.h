@@ -116,7 +116,7 @@ typedef struct frame_entry_t {
 	/* per coding (FRAME_CLASSIC, FRAME_COMPACT) and rate stream: only streams due this
 	 * tick and watched (or asked for a keyframe) have any */
 	frame_rec_t rec[FRAME_CODINGS][FRAME_RATES];
-	frame_snap_t *snap;        /* held by the set; NULL unless REST reads it */
+	frame_snap_t *snap; /* held by the set; NULL unless REST reads it */
 } frame_entry_t;
 
 typedef struct frame_room_t {

@@ -61,15 +61,16 @@ static int rebuild_order(sim_t *s)
 }
 
 /* Appends one record of enc (of `coding`) to b; *off and *len locate it. Returns 0 or -1. */
-static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int coding, int key,
-                         uint64_t id, uint32_t seq, uint32_t *off, uint32_t *len)
+static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int coding, int key, uint64_t id,
+                         uint32_t seq, uint32_t *off, uint32_t *len)
 {
 	for (;;) {
 		size_t needed = 0;
 		uint8_t *at = b->data ? b->data + b->len : NULL;
-		ptp_err_t e = coding == FRAME_COMPACT
-		                  ? ptp_encoder_record_c(enc, key, id, at, b->cap - b->len, &needed)
-		                  : ptp_encoder_record(enc, key, id, seq, at, b->cap - b->len, &needed);
+		ptp_err_t e =
+		    coding == FRAME_COMPACT
+		        ? ptp_encoder_record_c(enc, key, id, at, b->cap - b->len, &needed)
+		        : ptp_encoder_record(enc, key, id, seq, at, b->cap - b->len, &needed);
 		if (e == PTP_OK) {
 			*off = (uint32_t)b->len;
 			*len = (uint32_t)needed;
@@ -138,8 +139,8 @@ static void set_step(int coding, uint8_t *rec, uint32_t len, int step)
 /* Encodes stream r of `coding` (and, when asked for, a keyframe record) of the instance
  * for this tick from sc->xyz. Returns 0, or -1 when it could not (logged once). */
 static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
-                         frame_rec_t *fr, int coding, int r, const float hp[3],
-                         const float hq[4], int n)
+                         frame_rec_t *fr, int coding, int r, const float hp[3], const float hq[4],
+                         int n)
 {
 	unsigned bit = SIM_STREAM_BIT(coding, r);
 	ptp_encoder_t **enc = &in->enc[coding][r];
@@ -164,7 +165,8 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 		in->enc_gap |= bit;
 		if (!in->encode_failed)
 			LOG(LOG_ERROR, "instance %llu: %s frame not encoded (%s)",
-			    (unsigned long long)in->id, coding == FRAME_COMPACT ? "compact" : "classic",
+			    (unsigned long long)in->id,
+			    coding == FRAME_COMPACT ? "compact" : "classic",
 			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
 		in->encode_failed = 1;
 		return -1;
@@ -270,7 +272,8 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 	s->due = 0;
 	for (int c = 0; c < FRAME_CODINGS; c++)
 		for (int r = 0; r < FRAME_RATES; r++)
-			if ((s->own & SIM_STREAM_BIT(c, r)) && s->tick % (uint64_t)s->div[c][r] == 0)
+			if ((s->own & SIM_STREAM_BIT(c, r)) &&
+			    s->tick % (uint64_t)s->div[c][r] == 0)
 				s->due |= SIM_STREAM_BIT(c, r);
 	fs->server_time_us = deadline_ns / 1000 + s->wall_offset_us;
 	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;

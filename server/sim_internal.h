@@ -65,8 +65,8 @@ struct sim_t {
 	sim_scratch_t *scratch; /* [cfg.workers] */
 	float dt;
 	int div[FRAME_CODINGS][FRAME_RATES]; /* frame_rate_divisor per coding and stream */
-	unsigned own;  /* stream bits of the streams frame_rate_stream maps some rate to */
-	unsigned due;  /* stream bits of the own streams due this tick (set by sim_publish) */
+	unsigned own; /* stream bits of the streams frame_rate_stream maps some rate to */
+	unsigned due; /* stream bits of the own streams due this tick (set by sim_publish) */
 	pthread_t th;
 	int started, stop;      /* stop: atomic */
 	uint64_t tick;          /* newest completed tick; atomic for readers */
@@ -117,7 +117,7 @@ enum { SIM_BLOCK = 32 };
 		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
 
 /* Bit of stream `stream` (a rate index) of `coding` in key_wanted, enc_gap, own, due. */
-#define SIM_STREAM_BIT(coding, stream) (1u << ((coding) * FRAME_RATES + (stream)))
+#define SIM_STREAM_BIT(coding, stream) (1u << ((coding)*FRAME_RATES + (stream)))
 
 /* A new encoder of stream `stream` of `coding` for m's shape (keyframe spacing kept in
  * time). */

@@ -509,8 +509,8 @@ void conn_pace(ws_t *ws, conn_t *c)
 {
 	/* 1.0/1.1 connections have one rate (every tick): a slow one skips ticks instead.
 	 * 1.2 ones, of either coding, move between rates (PROTOCOL.md 5, 11.3). */
-	if (!ws->fs || !c->hello || c->minor < 2 ||
-	    (c->nids == 0 && c->nrooms == 0) || c->paced_tick == ws->fs->tick)
+	if (!ws->fs || !c->hello || c->minor < 2 || (c->nids == 0 && c->nrooms == 0) ||
+	    c->paced_tick == ws->fs->tick)
 		return;
 	uint64_t prev = c->paced_tick;
 	c->paced_tick = ws->fs->tick;

@@ -220,7 +220,8 @@ static int measure_stride(const scene_t *sc, int stride)
 		ptp_record_c_t r;
 		pose_of(&sc->heads[k - 1], hp, hq);
 		fails += ptp_encoder_tick(ec, hp, hq, xyz, (size_t)sc->n) != PTP_OK;
-		fails += ptp_encoder_record(ec, 0, ID, (uint32_t)k, rec, sizeof rec, &len) != PTP_OK;
+		fails +=
+		    ptp_encoder_record(ec, 0, ID, (uint32_t)k, rec, sizeof rec, &len) != PTP_OK;
 		c_rec += (double)len;
 		fails += ptp_encoder_tick_c(ek, (uint32_t)k, hp, hq, xyz, (size_t)sc->n) != PTP_OK;
 		fails += ptp_encoder_record_c(ek, 0, ID, rec, sizeof rec, &len) != PTP_OK;
@@ -236,10 +237,12 @@ static int measure_stride(const scene_t *sc, int stride)
 	if (stride > 6 || TICK_HZ % stride)
 		snprintf(suffix, sizeof suffix, ".stride%d", stride);
 	printf("proto compact stride %d: %d records, %d failures\n", stride, n, fails);
-	printf("METRIC proto.c.bytes_per_point%s %.3f B compact record per point, a record every %d ticks "
+	printf("METRIC proto.c.bytes_per_point%s %.3f B compact record per point, a record every "
+	       "%d ticks "
 	       "(classic %.3f)\n",
 	       suffix, k_rec / n / sc->n, stride, c_rec / n / sc->n);
-	printf("METRIC proto.bytes_per_point%s %.3f B classic record per point, a record every %d ticks\n",
+	printf("METRIC proto.bytes_per_point%s %.3f B classic record per point, a record every %d "
+	       "ticks\n",
 	       suffix, c_rec / n / sc->n, stride);
 	printf("METRIC proto.c.max_error_m%s %.6f m largest decoded point error\n", suffix, k_err);
 	ptp_encoder_destroy(ec);

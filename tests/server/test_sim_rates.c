@@ -107,8 +107,7 @@ static const uint8_t *data_of(const fx_t *f, const frame_entry_t *e)
 }
 
 /* Parses the compact record at off/len of e's buffer. */
-static ptp_record_c_t compact_rec(const fx_t *f, const frame_entry_t *e, uint32_t off,
-                                  uint32_t len)
+static ptp_record_c_t compact_rec(const fx_t *f, const frame_entry_t *e, uint32_t off, uint32_t len)
 {
 	ptp_batch_c_t one = {0, 0, 1, data_of(f, e) + off, len};
 	ptp_record_c_t r;
@@ -210,10 +209,11 @@ static void test_compact_streams_per_rate(void **state)
 			ptp_record_c_t rec = compact_rec(f, e, fr->off, fr->len);
 			assert_int_equal(rec.step, d);
 			assert_int_equal(!!(rec.flags & PTP_RECORD_KEY), fr->delta_is_key);
-			/* decoded with the record's step; a delta needs the record d ticks before */
-			assert_int_equal(ptp_decoder_apply_c(dec[r], T, rec.step, &rec, NULL, out[r],
-			                                     (size_t)n),
-			                 PTP_OK);
+			/* decoded with the record's step; a delta needs the record d ticks before
+			 */
+			assert_int_equal(
+			    ptp_decoder_apply_c(dec[r], T, rec.step, &rec, NULL, out[r], (size_t)n),
+			    PTP_OK);
 			worst[r] = fmax(worst[r], error_now(f, out[r], n));
 			assert_true(dist_max(out[r], out[0], n) <= 2 * bound + 1e-6);
 			assert_true(dist_max(out[r], classic, n) <= 2 * bound + 1e-6);
@@ -270,13 +270,14 @@ static void test_keyframe_request_per_stream(void **state)
 		ptp_decoder_t *late = ptp_decoder_create(shape);
 		assert_int_equal(ptp_decoder_apply_c(late, T, key.step, &key, NULL, out, (size_t)n),
 		                 PTP_OK);
-		assert_true(error_now(f, out, n) <= ptp_encoder_params_default().max_error_m + 1e-6);
+		assert_true(error_now(f, out, n) <=
+		            ptp_encoder_params_default().max_error_m + 1e-6);
 		/* the delta of the same tick needs history the late joiner does not have */
 		ptp_record_c_t delta = compact_rec(f, e, fr->off, fr->len);
 		ptp_decoder_t *fresh = ptp_decoder_create(shape);
-		assert_int_equal(ptp_decoder_apply_c(fresh, T, delta.step, &delta, NULL, out,
-		                                     (size_t)n),
-		                 PTP_ENOKEY);
+		assert_int_equal(
+		    ptp_decoder_apply_c(fresh, T, delta.step, &delta, NULL, out, (size_t)n),
+		    PTP_ENOKEY);
 		ptp_decoder_destroy(fresh);
 		/* and then follows the shared deltas: the next due tick's */
 		for (int j = 0; j < 3; j++)
@@ -285,9 +286,9 @@ static void test_keyframe_request_per_stream(void **state)
 		assert_int_equal(f->fs->tick, 18);
 		assert_int_equal(fr->key_len, 0); /* asked once */
 		delta = compact_rec(f, e, fr->off, fr->len);
-		assert_int_equal(ptp_decoder_apply_c(late, 18, delta.step, &delta, NULL, out,
-		                                     (size_t)n),
-		                 PTP_OK);
+		assert_int_equal(
+		    ptp_decoder_apply_c(late, 18, delta.step, &delta, NULL, out, (size_t)n),
+		    PTP_OK);
 		ptp_decoder_destroy(late);
 		seen = 1;
 		break;
@@ -318,7 +319,7 @@ static void test_gap_restarts_from_a_keyframe(void **state)
 		if (f->fs->tick == 12)
 			assert_false(e->rec[FRAME_COMPACT][3].delta_is_key); /* a delta of 6 */
 	}
-	assert_int_equal(records, 2); /* ticks 6 and 12 */
+	assert_int_equal(records, 2);  /* ticks 6 and 12 */
 	for (int k = 0; k < 16; k++) { /* ticks 15..30: 18, 24, 30 due and unwatched */
 		const frame_entry_t *e = tick(f);
 		for (int c = 0; c < FRAME_CODINGS; c++)
@@ -332,8 +333,8 @@ static void test_gap_restarts_from_a_keyframe(void **state)
 	assert_int_equal(f->fs->tick, 36);
 	assert_true(e->rec[FRAME_COMPACT][3].len > 0);
 	assert_true(e->rec[FRAME_COMPACT][3].delta_is_key); /* 36 - 6 was never sent */
-	ptp_record_c_t rec = compact_rec(f, e, e->rec[FRAME_COMPACT][3].off,
-	                                 e->rec[FRAME_COMPACT][3].len);
+	ptp_record_c_t rec =
+	    compact_rec(f, e, e->rec[FRAME_COMPACT][3].off, e->rec[FRAME_COMPACT][3].len);
 	assert_int_equal(rec.step, 6);
 	assert_true(rec.flags & PTP_RECORD_ABS);
 }

@@ -21,13 +21,13 @@
 #include "ptp/strand.h"
 
 enum {
-	PTP_FRAME_BATCH_C = 0x87,  /* message type of a compact frame batch */
-	PTP_MINOR_COMPACT = 2,     /* the minor that defines it (written in its header) */
-	PTP_FEATURE_COMPACT = 1,   /* hello.features bit: send me frame_batch_c */
-	PTP_HEAD_GRID = 65536,     /* compact head position: units per metre (2^16) */
-	PTP_RECORD_ABS = 1 << 1,   /* compact record flag: the head block is absolute */
-	PTP_RECORD_C_STEP_MAX = 16, /* compact record flags bits 2..5: step - 1 (PROTOCOL.md 11.2) */
-	PTP_RECORD_C_MIN = 4,      /* bytes of the smallest compact record */
+	PTP_FRAME_BATCH_C = 0x87,   /* message type of a compact frame batch */
+	PTP_MINOR_COMPACT = 2,      /* the minor that defines it (written in its header) */
+	PTP_FEATURE_COMPACT = 1,    /* hello.features bit: send me frame_batch_c */
+	PTP_HEAD_GRID = 65536,      /* compact head position: units per metre (2^16) */
+	PTP_RECORD_ABS = 1 << 1,    /* compact record flag: the head block is absolute */
+	PTP_RECORD_C_STEP_MAX = 16, /* compact step, flags bits 2..5 + 1 (PROTOCOL.md 11.2) */
+	PTP_RECORD_C_MIN = 4,       /* bytes of the smallest compact record */
 	PTP_RECORD_C_MAX_BODY = 65535
 };
 
@@ -46,7 +46,7 @@ typedef struct ptp_record_c_t {
 	uint8_t flags;          /* PTP_RECORD_KEY | PTP_RECORD_ABS | dropped component << 6 */
 	const uint8_t *body;    /* head block, strand blocks, padding (a bit stream) */
 	uint16_t body_len;
-	uint8_t step;           /* 1..16: the stream's tick step (flags bits 2..5 + 1) */
+	uint8_t step; /* 1..16: the stream's tick step (flags bits 2..5 + 1) */
 } ptp_record_c_t;
 
 /* The head pose a compact record decodes to. */
