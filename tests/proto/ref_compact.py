@@ -138,8 +138,10 @@ def run(v):
         time_us += (gap * 10**6 + hz // 2) // hz + dev
         if tick != int(st['tick']) or time_us != int(st['time_us']):
             return f"tick {st['tick']}: the clock says {tick} at {time_us}"
+        if recs[0]['step'] != v['step']:
+            return f"tick {st['tick']}: the record says step {recs[0]['step']}, the stream {v['step']}"
         try:
-            got = 'ok', dec.apply_compact(tick, v['step'], recs[0])
+            got = 'ok', dec.apply_compact(tick, recs[0]['step'], recs[0])
         except Err as e:
             got = e.code, None
         if got[0] != st['expect']:

@@ -29,10 +29,11 @@ for (const name of names) {
       assert.equal(clock.tick, BigInt(st.tick), `tick ${st.tick}`);
       assert.equal(clock.time_us, BigInt(st.time_us), `tick ${st.tick} time`);
       assert.equal(b.records.length, 1);
+      assert.equal(b.records[0].step, v.step, `tick ${st.tick}: the record's step`);
       let got;
       let err = 'ok';
       try {
-        got = dec.applyCompact(clock.tick, v.step, b.records[0]);
+        got = dec.applyCompact(clock.tick, b.records[0].step, b.records[0]);
       } catch (e) {
         if (!e.code) throw e;
         err = e.code;
