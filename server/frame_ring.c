@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "ptp/compact.h"
 
 enum { RING_SETS = 3, MAX_EVENTS = 1 << 20, MAX_KEY_REQUESTS = 1 << 16 };
 
@@ -19,8 +20,10 @@ struct frame_ring_t {
 	int nev, cap_ev, cap_ev_out;
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
-	uint64_t *watch; /* [max_slots * FRAME_RATES]: watched until this tick (atomic, relaxed) */
-	uint64_t *watch_c; /* [max_slots]: the same for the compact coding (one stream) */
+	/* [max_slots][FRAME_CODINGS][FRAME_RATES]: watched until this tick (atomic, relaxed;
+	 * written by the WebSocket thread only) */
+	uint64_t *watch;
+	uint64_t *watch_any;  /* [max_slots]: the newest of a slot's marks above (the same) */
 	uint64_t *snap_watch; /* [max_slots]: REST snapshots wanted until this tick (same) */
 	int max_slots;
 };
@@ -52,15 +55,16 @@ frame_ring_t *frame_ring_create(int max_slots)
 		return NULL;
 	r->keys[0] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
 	r->keys[1] = malloc(MAX_KEY_REQUESTS * sizeof(uint64_t));
-	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1) * FRAME_RATES, sizeof *r->watch);
-	r->watch_c = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch_c);
+	r->watch = calloc((size_t)(max_slots > 0 ? max_slots : 1) * FRAME_CODINGS * FRAME_RATES,
+	                  sizeof *r->watch);
+	r->watch_any = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->watch_any);
 	r->snap_watch = calloc((size_t)(max_slots > 0 ? max_slots : 1), sizeof *r->snap_watch);
 	r->max_slots = max_slots;
-	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->watch_c || !r->snap_watch) {
+	if (!r->keys[0] || !r->keys[1] || !r->watch || !r->watch_any || !r->snap_watch) {
 		free(r->keys[0]);
 		free(r->keys[1]);
 		free(r->watch);
-		free(r->watch_c);
+		free(r->watch_any);
 		free(r->snap_watch);
 		free(r);
 		return NULL;
@@ -72,18 +76,20 @@ frame_ring_t *frame_ring_create(int max_slots)
 
 const int frame_rate_hz[FRAME_RATES] = {60, 30, 20, 10};
 
-int frame_rate_divisor(int tick_hz, int rate)
+int frame_rate_divisor(int tick_hz, int coding, int rate)
 {
 	int hz = frame_rate_hz[rate < 0 || rate >= FRAME_RATES ? 0 : rate];
 	int d = (tick_hz + hz / 2) / hz;
-	return d < 1 ? 1 : d > 32 ? 32 : d; /* a record's step is at most 32 (PROTOCOL.md 6) */
+	/* a record's step is at most 32 (PROTOCOL.md 6), a compact one's 16 (11.2) */
+	int max = coding == FRAME_COMPACT ? PTP_RECORD_C_STEP_MAX : 32;
+	return d < 1 ? 1 : d > max ? max : d;
 }
 
-int frame_rate_stream(int tick_hz, int rate)
+int frame_rate_stream(int tick_hz, int coding, int rate)
 {
-	int d = frame_rate_divisor(tick_hz, rate);
+	int d = frame_rate_divisor(tick_hz, coding, rate);
 	for (int i = 0; i < rate; i++)
-		if (frame_rate_divisor(tick_hz, i) == d)
+		if (frame_rate_divisor(tick_hz, coding, i) == d)
 			return i;
 	return rate < 0 || rate >= FRAME_RATES ? 0 : rate;
 }
@@ -164,7 +170,7 @@ void frame_ring_destroy(frame_ring_t *r)
 	free(r->keys[0]);
 	free(r->keys[1]);
 	free(r->watch);
-	free(r->watch_c);
+	free(r->watch_any);
 	free(r->snap_watch);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
@@ -320,11 +326,12 @@ void frame_ring_release(frame_ring_t *r, frame_set_t *fs)
 	pthread_mutex_unlock(&r->mu);
 }
 
-void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream)
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int coding, int stream)
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->nkeys < MAX_KEY_REQUESTS)
-		r->keys[r->keys_fill][r->nkeys++] = FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62;
+		r->keys[r->keys_fill][r->nkeys++] =
+		    FRAME_KEY_ID(id) | (uint64_t)(stream & 3) << 62 | (uint64_t)(coding & 1) << 61;
 	pthread_mutex_unlock(&r->mu);
 }
 
@@ -339,19 +346,34 @@ int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids)
 	return n;
 }
 
-void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick)
+static size_t watch_at(int slot, int coding, int stream)
 {
-	if (slot >= 0 && slot < r->max_slots && stream >= 0 && stream < FRAME_RATES)
-		__atomic_store_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream], until_tick,
-		                 __ATOMIC_RELAXED);
+	return ((size_t)slot * FRAME_CODINGS + (size_t)coding) * FRAME_RATES + (size_t)stream;
 }
 
-int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick)
+void frame_ring_watch(frame_ring_t *r, int slot, int coding, int stream, uint64_t until_tick)
+{
+	if (slot < 0 || slot >= r->max_slots || stream < 0 || stream >= FRAME_RATES || coding < 0 ||
+	    coding >= FRAME_CODINGS)
+		return;
+	__atomic_store_n(&r->watch[watch_at(slot, coding, stream)], until_tick, __ATOMIC_RELAXED);
+	/* one writer (this thread): a plain max */
+	if (__atomic_load_n(&r->watch_any[slot], __ATOMIC_RELAXED) < until_tick)
+		__atomic_store_n(&r->watch_any[slot], until_tick, __ATOMIC_RELAXED);
+}
+
+int frame_ring_watched(const frame_ring_t *r, int slot, int coding, int stream, uint64_t tick)
 {
 	if (slot < 0 || slot >= r->max_slots)
-		return stream == 0;
-	return __atomic_load_n(&r->watch[(size_t)slot * FRAME_RATES + (size_t)stream],
-	                       __ATOMIC_RELAXED) >= tick;
+		return coding == FRAME_CLASSIC && stream == 0;
+	return __atomic_load_n(&r->watch[watch_at(slot, coding, stream)], __ATOMIC_RELAXED) >= tick;
+}
+
+int frame_ring_watched_any(const frame_ring_t *r, int slot, uint64_t tick)
+{
+	if (slot < 0 || slot >= r->max_slots)
+		return 1; /* as frame_ring_watched: beyond the table, classic rate 0 */
+	return __atomic_load_n(&r->watch_any[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ticks)
@@ -378,19 +400,6 @@ int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick)
 	if (slot < 0 || slot >= r->max_slots)
 		return 0;
 	return __atomic_load_n(&r->snap_watch[slot], __ATOMIC_RELAXED) >= tick;
-}
-
-void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick)
-{
-	if (slot >= 0 && slot < r->max_slots)
-		__atomic_store_n(&r->watch_c[slot], until_tick, __ATOMIC_RELAXED);
-}
-
-int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick)
-{
-	if (slot < 0 || slot >= r->max_slots)
-		return 1; /* as frame_ring_watched: beyond the table, always */
-	return __atomic_load_n(&r->watch_c[slot], __ATOMIC_RELAXED) >= tick;
 }
 
 int frame_set_find(const frame_set_t *fs, uint64_t id)

@@ -61,16 +61,21 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 enum { FRAME_MAX_WORKERS = 64 };
 
 /* Per-viewer rates (PROTOCOL.md 5, 1.2): a subscription asks for 60, 30, 20 or 10 Hz
- * (rate index 0..3; rate_hz 0 = index 0). Each rate is its own stream of records, encoded
- * once per tick it is due (tick % divisor == 0) and shared by every subscriber of that
- * rate; a delta at rate r refers to the same stream's record `divisor` ticks before. Rates
- * whose divisors coincide (a tick rate below 60 Hz) share the stream of the lowest index:
- * frame_rate_stream gives it. */
+ * (rate index 0..3; rate_hz 0 = index 0). Each rate is its own stream of records per
+ * coding (classic frame_batch records, or compact ones, PROTOCOL.md 11), encoded once per
+ * tick it is due (tick % divisor == 0) and shared by every subscriber of that rate and
+ * coding; a delta at rate r refers to the same stream's record `divisor` ticks before.
+ * Rates whose divisors coincide (a tick rate below 60 Hz) share the stream of the lowest
+ * index: frame_rate_stream gives it. The divisor is capped by the step a record can say:
+ * 32 for classic records (flags bits 1..5), 16 for compact ones (bits 2..5); the two
+ * differ only above a 160 Hz tick. */
 enum { FRAME_RATES = 4 };
+enum { FRAME_CLASSIC = 0, FRAME_COMPACT = 1, FRAME_CODINGS = 2 };
 extern const int frame_rate_hz[FRAME_RATES]; /* 60, 30, 20, 10 */
-int frame_rate_divisor(int tick_hz, int rate); /* round(tick_hz / hz) in [1, 32] */
-int frame_rate_stream(int tick_hz, int rate);  /* the index whose stream rate uses */
-int frame_rate_index(int rate_hz);             /* 0 for 0 and 60, ..., 3 for 10; -1 else */
+/* round(tick_hz / hz) in [1, 32] (classic) or [1, 16] (compact) */
+int frame_rate_divisor(int tick_hz, int coding, int rate);
+int frame_rate_stream(int tick_hz, int coding, int rate); /* the index whose stream rate uses */
+int frame_rate_index(int rate_hz); /* 0 for 0 and 60, ..., 3 for 10; -1 else */
 
 /* One stream's records of an instance in one tick. */
 typedef struct frame_rec_t {
@@ -108,13 +113,10 @@ typedef struct frame_entry_t {
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
 	uint8_t buf;               /* which data buffer holds the records */
-	frame_rec_t rec[FRAME_RATES]; /* per rate stream (only due, wanted streams have any) */
-	frame_snap_t *snap;        /* held by the set; NULL unless REST reads it */
-	/* The compact coding's records (proto/PROTOCOL.md 11): one stream at the full tick
-	 * rate, encoded only while a compact connection watches the slot (frame_ring_watch_c);
-	 * c_len 0 = none this tick. */
-	uint8_t c_delta_is_key;
-	uint32_t c_off, c_len, c_key_off, c_key_len;
+	/* per coding (FRAME_CLASSIC, FRAME_COMPACT) and rate stream: only streams due this
+	 * tick and watched (or asked for a keyframe) have any */
+	frame_rec_t rec[FRAME_CODINGS][FRAME_RATES];
+	frame_snap_t *snap; /* held by the set; NULL unless REST reads it */
 } frame_entry_t;
 
 typedef struct frame_room_t {
@@ -186,23 +188,29 @@ frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_
                                 int *nevents);
 void frame_ring_release(frame_ring_t *r, frame_set_t *fs);
 
-/* WS: asks the sim to encode a keyframe record of id's stream `stream` (a rate index)
- * the next tick that stream is due. */
-void frame_ring_request_key(frame_ring_t *r, uint64_t id, int stream);
+/* WS: asks the sim to encode a keyframe record of id's stream `stream` (a rate index) of
+ * `coding` the next tick that stream is due. */
+void frame_ring_request_key(frame_ring_t *r, uint64_t id, int coding, int stream);
 
 /* Sim: the requests since the last call (array owned by the ring, valid until the next
- * call): each the id, with its stream in the top two bits (ids stay below 2^53; use
- * FRAME_KEY_ID / FRAME_KEY_STREAM). Returns the count. */
+ * call): each the id, with its stream in the top two bits and its coding in bit 61 (ids
+ * stay below 2^53; use FRAME_KEY_ID / FRAME_KEY_STREAM / FRAME_KEY_CODING). Returns the
+ * count. */
 int frame_ring_take_key_requests(frame_ring_t *r, const uint64_t **ids);
-#define FRAME_KEY_ID(k) ((k) & ((UINT64_C(1) << 62) - 1))
+#define FRAME_KEY_ID(k) ((k) & ((UINT64_C(1) << 61) - 1))
 #define FRAME_KEY_STREAM(k) ((int)((k) >> 62))
+#define FRAME_KEY_CODING(k) ((int)((k) >> 61) & 1)
 
-/* Demand: the WebSocket thread marks a slot's rate stream watched until a tick whenever a
- * connection wants its record; the sim encodes only watched streams (and keyframe
- * requests). Encoding is most of a tick's work, and nobody needs the frames of an instance
- * nobody watches. A slot beyond max_slots counts as always watched at rate 0. */
-void frame_ring_watch(frame_ring_t *r, int slot, int stream, uint64_t until_tick);
-int frame_ring_watched(const frame_ring_t *r, int slot, int stream, uint64_t tick);
+/* Demand: the WebSocket thread marks a slot's rate stream of a coding watched until a
+ * tick whenever a connection wants its record; the sim encodes only watched streams (and
+ * keyframe requests). Encoding is most of a tick's work, and nobody needs the frames of
+ * an instance nobody watches. A slot beyond max_slots counts as always watched at
+ * classic rate 0. frame_ring_watched_any: whether any stream of the slot is watched at
+ * tick (one load: the newest mark, as marks only move forward), so that an unwatched
+ * slot costs the sim one look, however many streams exist. */
+void frame_ring_watch(frame_ring_t *r, int slot, int coding, int stream, uint64_t until_tick);
+int frame_ring_watched(const frame_ring_t *r, int slot, int coding, int stream, uint64_t tick);
+int frame_ring_watched_any(const frame_ring_t *r, int slot, uint64_t tick);
 
 /* REST: a reference to id's snapshot in the newest frame set (NULL when it has none:
  * never read before, not read for keep_ticks, or not in the set), and a mark that keeps
@@ -212,11 +220,6 @@ frame_snap_t *frame_ring_snapshot(frame_ring_t *r, uint64_t id, uint64_t keep_ti
 
 /* Sim: whether slot's snapshot is wanted for tick. */
 int frame_ring_snap_wanted(const frame_ring_t *r, int slot, uint64_t tick);
-/* The same demand for the compact coding (connections whose hello asked for it). It has
- * one stream at the full tick rate: compact connections get every tick whatever their
- * rate_hz (PROTOCOL.md 11). A slot beyond max_slots counts as always watched. */
-void frame_ring_watch_c(frame_ring_t *r, int slot, uint64_t until_tick);
-int frame_ring_watched_c(const frame_ring_t *r, int slot, uint64_t tick);
 
 /* Slot of id in fs (binary search of by_id), or -1. */
 int frame_set_find(const frame_set_t *fs, uint64_t id);

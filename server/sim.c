@@ -10,6 +10,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "ptp/compact.h"
 #include "sim_internal.h"
 
 /* Below this many instances one thread steps them all: handing work to the pool costs
@@ -43,8 +44,11 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 	s->q = q;
 	s->ring = ring;
 	s->dt = 1.0f / (float)cfg->tick_hz;
-	for (int r = 0; r < FRAME_RATES; r++)
-		s->div[r] = frame_rate_divisor(cfg->tick_hz, r);
+	for (int c = 0; c < FRAME_CODINGS; c++)
+		for (int r = 0; r < FRAME_RATES; r++) {
+			s->div[c][r] = frame_rate_divisor(cfg->tick_hz, c, r);
+			s->own |= SIM_STREAM_BIT(c, frame_rate_stream(cfg->tick_hz, c, r));
+		}
 	s->tick = cfg->first_tick;
 	pt_world_def wd = pt_world_def_default();
 	wd.initial_capacity = 256;
@@ -96,21 +100,20 @@ uint64_t sim_tick_now(const sim_t *s, int64_t *completed_ns)
 
 void sim_enc_force_key(sim_inst_t *in)
 {
-	for (int r = 0; r < FRAME_RATES; r++)
-		if (in->enc[r])
-			ptp_encoder_force_key(in->enc[r]);
-	if (in->enc_c)
-		ptp_encoder_force_key(in->enc_c);
+	for (int c = 0; c < FRAME_CODINGS; c++)
+		for (int r = 0; r < FRAME_RATES; r++)
+			if (in->enc[c][r])
+				ptp_encoder_force_key(in->enc[c][r]);
 }
 
 void sim_enc_destroy(sim_inst_t *in)
 {
-	for (int r = 0; r < FRAME_RATES; r++) {
-		ptp_encoder_destroy(in->enc[r]);
-		in->enc[r] = NULL;
-	}
-	ptp_encoder_destroy(in->enc_c); /* remade (for the current shape) when watched */
-	in->enc_c = NULL;
+	/* remade (for the current shape) when watched */
+	for (int c = 0; c < FRAME_CODINGS; c++)
+		for (int r = 0; r < FRAME_RATES; r++) {
+			ptp_encoder_destroy(in->enc[c][r]);
+			in->enc[c][r] = NULL;
+		}
 }
 
 static int index_pos(const sim_t *s, uint64_t id)
@@ -196,13 +199,14 @@ static int same_shape(const ptp_shape_t *a, const ptp_shape_t *b)
 	return 1;
 }
 
-ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream)
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int coding, int stream)
 {
 	ptp_encoder_params_t p = ptp_encoder_params_default();
 	/* A stream's encoder ticks once per `div` ticks: the same keyframe spacing in time. */
-	int every = s->cfg.keyframe_interval / s->div[stream];
+	int every = s->cfg.keyframe_interval / s->div[coding][stream];
 	p.keyframe_interval = every > 1 ? every : 1;
-	return ptp_encoder_create(&m->shape, &p);
+	return coding == FRAME_COMPACT ? ptp_encoder_create_compact(&m->shape, &p)
+	                               : ptp_encoder_create(&m->shape, &p);
 }
 
 void sim_push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old)
@@ -229,7 +233,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	if (index_pos(s, id) >= 0 || reserve(s) != 0)
 		return CMD_NO_MEMORY;
 	inst_meta_t *m = make_meta(id, def);
-	ptp_encoder_t *enc = m ? sim_make_encoder(s, m, 0) : NULL;
+	ptp_encoder_t *enc = m ? sim_make_encoder(s, m, FRAME_CLASSIC, 0) : NULL;
 	pt_pose head = {pt_v3(0, 0, 0), pt_quat_identity()};
 	if (drv->enabled)
 		head = driver_pose(drv, 0.0);
@@ -247,7 +251,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	in->driver = *drv;
 	in->born_tick = in->drive_origin = s->tick + 1;
 	in->npoints = pt_world_shape(s->world, pid, NULL, NULL);
-	in->enc[0] = enc;
+	in->enc[FRAME_CLASSIC][0] = enc;
 	in->meta = m;
 	int p = -index_pos(s, id) - 1;
 	memmove(&s->index[p + 1], &s->index[p], (size_t)(s->nindex - p) * sizeof *s->index);
@@ -266,7 +270,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	if (!m)
 		return CMD_NO_MEMORY;
 	int reshaped = !same_shape(&m->shape, &in->meta->shape);
-	ptp_encoder_t *enc = reshaped ? sim_make_encoder(s, m, 0) : NULL;
+	ptp_encoder_t *enc = reshaped ? sim_make_encoder(s, m, FRAME_CLASSIC, 0) : NULL;
 	if (reshaped && !enc) {
 		meta_unref(m);
 		return CMD_NO_MEMORY;
@@ -281,7 +285,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 		s->order_dirty = 1;
 	if (reshaped) {
 		sim_enc_destroy(in); /* the slower streams' are made again, for the new shape */
-		in->enc[0] = enc;
+		in->enc[FRAME_CLASSIC][0] = enc;
 		in->born_tick = s->tick + 1;
 		in->npoints = pt_world_shape(s->world, in->pid, NULL, NULL);
 	} else {
@@ -448,7 +452,8 @@ static void apply_poses(sim_t *s)
 	for (int i = 0; i < nk; i++) {
 		int slot = sim_slot_of(s, FRAME_KEY_ID(keys[i]));
 		if (slot >= 0)
-			s->inst[slot].key_wanted |= 1u << FRAME_KEY_STREAM(keys[i]);
+			s->inst[slot].key_wanted |=
+			    SIM_STREAM_BIT(FRAME_KEY_CODING(keys[i]), FRAME_KEY_STREAM(keys[i]));
 	}
 	/* Motions are pure functions of time: evaluated on the workers (thousands of bots
 	 * cost a measurable part of a tick), then handed to core on this thread. */

@@ -60,14 +60,17 @@ static int rebuild_order(sim_t *s)
 	return 0;
 }
 
-/* Appends one record of enc to b; *off and *len locate it. Returns 0 or -1. */
-static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint64_t id,
+/* Appends one record of enc (of `coding`) to b; *off and *len locate it. Returns 0 or -1. */
+static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int coding, int key, uint64_t id,
                          uint32_t seq, uint32_t *off, uint32_t *len)
 {
 	for (;;) {
 		size_t needed = 0;
-		ptp_err_t e = ptp_encoder_record(
-		    enc, key, id, seq, b->data ? b->data + b->len : NULL, b->cap - b->len, &needed);
+		uint8_t *at = b->data ? b->data + b->len : NULL;
+		ptp_err_t e =
+		    coding == FRAME_COMPACT
+		        ? ptp_encoder_record_c(enc, key, id, at, b->cap - b->len, &needed)
+		        : ptp_encoder_record(enc, key, id, seq, at, b->cap - b->len, &needed);
 		if (e == PTP_OK) {
 			*off = (uint32_t)b->len;
 			*len = (uint32_t)needed;
@@ -87,79 +90,18 @@ static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint
 	}
 }
 
-static int record_is_key(const uint8_t *rec, uint32_t len)
+/* Whether a record of `coding` decodes without history (its key flag). */
+static int record_is_key(int coding, const uint8_t *rec, uint32_t len)
 {
+	size_t off = 0;
+	if (coding == FRAME_COMPACT) {
+		ptp_batch_c_t one = {0, 0, 1, rec, len};
+		ptp_record_c_t r;
+		return ptp_record_c_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
+	}
 	ptp_frame_batch_t one = {0, 0, 1, rec, len};
 	ptp_record_t r;
-	size_t off = 0;
 	return ptp_record_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
-}
-
-/* Appends one compact record (PROTOCOL.md 11) of enc to b, like append_record. */
-static int append_record_c(frame_buf_t *b, const ptp_encoder_t *enc, int key, uint64_t id,
-                           uint32_t *off, uint32_t *len)
-{
-	for (;;) {
-		size_t needed = 0;
-		ptp_err_t e = ptp_encoder_record_c(enc, key, id, b->data ? b->data + b->len : NULL,
-		                                   b->cap - b->len, &needed);
-		if (e == PTP_OK) {
-			*off = (uint32_t)b->len;
-			*len = (uint32_t)needed;
-			b->len += needed;
-			return 0;
-		}
-		if (e != PTP_ENOSPACE)
-			return -1;
-		size_t nc = b->cap ? b->cap * 2 : 64 * 1024;
-		while (nc < b->len + needed)
-			nc *= 2;
-		uint8_t *nd = realloc(b->data, nc);
-		if (!nd)
-			return -1;
-		b->data = nd;
-		b->cap = nc;
-	}
-}
-
-/* The compact coding's records of this tick, when a compact connection watches: its own
- * encoder (made on demand, with the classic one's parameters), because its strands are
- * quantised against the compact grid's head position. A failure only costs this coding's
- * frame (c_len stays 0). */
-static void encode_compact(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
-                           frame_entry_t *e, const float hp[3], const float hq[4], int n)
-{
-	if (!in->enc_c) {
-		ptp_encoder_params_t p = ptp_encoder_params_default();
-		p.keyframe_interval = s->cfg.keyframe_interval;
-		in->enc_c = ptp_encoder_create_compact(&in->meta->shape, &p);
-		in->enc_c_gap = 0; /* a new encoder starts with a keyframe */
-		if (!in->enc_c)
-			return;
-	}
-	if (in->enc_c_gap) {
-		ptp_encoder_force_key(in->enc_c);
-		in->enc_c_gap = 0;
-	}
-	if (ptp_encoder_tick_c(in->enc_c, in->last_seq, hp, hq, sc->xyz, (size_t)n) != PTP_OK ||
-	    append_record_c(b, in->enc_c, 0, in->id, &e->c_off, &e->c_len)) {
-		e->c_len = 0;
-		in->enc_c_gap = 1; /* the decoders' history no longer matches: key next */
-		return;
-	}
-	sc->bytes += e->c_len;
-	{
-		ptp_batch_c_t one = {0, 0, 1, b->data + e->c_off, e->c_len};
-		ptp_record_c_t r;
-		size_t off = 0;
-		e->c_delta_is_key =
-		    (uint8_t)(ptp_record_c_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY));
-	}
-	if ((in->key_wanted & 1u) && !e->c_delta_is_key &&
-	    append_record_c(b, in->enc_c, 1, in->id, &e->c_key_off, &e->c_key_len) == 0) {
-		sc->bytes += e->c_key_len;
-		sc->keys++;
-	}
 }
 
 /* A REST reader's copy of the instance after this tick (frame_ring.h). */
@@ -181,55 +123,66 @@ static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_ve
 	return snap;
 }
 
-/* A slower stream's records say how far back their deltas refer (PROTOCOL.md 6, step:
- * record flags bits 1..5 = step - 1, set on the encoder's bytes; only 1.2 connections
- * get them). */
-static void set_step(uint8_t *rec, int step)
+/* A slower stream's records say how far back their deltas refer (only 1.2 connections
+ * get them): classic records in flags bits 1..5 = step - 1 (PROTOCOL.md 6), compact ones
+ * in bits 2..5 (11.2); set on the encoder's bytes. */
+static void set_step(int coding, uint8_t *rec, uint32_t len, int step)
 {
-	if (step > 1)
+	if (step <= 1)
+		return;
+	if (coding == FRAME_COMPACT)
+		ptp_record_c_set_step(rec, len, (unsigned)step); /* divisors fit (frame_ring.c) */
+	else
 		rec[8] |= (uint8_t)((step - 1) << 1);
 }
 
-/* Encodes stream r's record (and, when asked for, a keyframe record) of the instance for
- * this tick from pts; xyz is scratch. Returns 0, or -1 when it could not (logged once). */
+/* Encodes stream r of `coding` (and, when asked for, a keyframe record) of the instance
+ * for this tick from sc->xyz. Returns 0, or -1 when it could not (logged once). */
 static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
-                         frame_rec_t *fr, int r, const float hp[3], const float hq[4], int n)
+                         frame_rec_t *fr, int coding, int r, const float hp[3], const float hq[4],
+                         int n)
 {
-	if (!in->enc[r]) {
-		in->enc[r] = sim_make_encoder(s, in->meta, r); /* starts with a keyframe */
-		in->enc_gap &= ~(1u << r);
+	unsigned bit = SIM_STREAM_BIT(coding, r);
+	ptp_encoder_t **enc = &in->enc[coding][r];
+	if (!*enc) {
+		*enc = sim_make_encoder(s, in->meta, coding, r); /* starts with a keyframe */
+		in->enc_gap &= ~bit;
 	}
-	if (in->enc_gap & (1u << r)) {
+	if (in->enc_gap & bit) {
 		/* The encoder missed due ticks, so its deltas would refer to frames nobody has. */
-		ptp_encoder_force_key(in->enc[r]);
-		in->enc_gap &= ~(1u << r);
+		ptp_encoder_force_key(*enc);
+		in->enc_gap &= ~bit;
 	}
 	ptp_err_t err = PTP_EINVAL;
-	if (in->enc[r] && n > 0) {
-		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-		err = ptp_encoder_tick(in->enc[r], hp, hq, sc->xyz, (size_t)n);
-	}
+	if (*enc && n > 0)
+		err = coding == FRAME_COMPACT
+		          ? ptp_encoder_tick_c(*enc, in->last_seq, hp, hq, sc->xyz, (size_t)n)
+		          : ptp_encoder_tick(*enc, hp, hq, sc->xyz, (size_t)n);
 	if (err != PTP_OK ||
-	    append_record(b, in->enc[r], 0, in->id, in->last_seq, &fr->off, &fr->len)) {
+	    append_record(b, *enc, coding, 0, in->id, in->last_seq, &fr->off, &fr->len)) {
 		fr->len = 0; /* no frame this tick; subscribers see the instance skip it */
+		/* the decoders' history no longer matches the encoder's: a key next */
+		in->enc_gap |= bit;
 		if (!in->encode_failed)
-			LOG(LOG_ERROR, "instance %llu: frame not encoded (%s)",
+			LOG(LOG_ERROR, "instance %llu: %s frame not encoded (%s)",
 			    (unsigned long long)in->id,
+			    coding == FRAME_COMPACT ? "compact" : "classic",
 			    ptp_err_name(err != PTP_OK ? err : PTP_ENOMEM));
 		in->encode_failed = 1;
 		return -1;
 	}
-	fr->delta_is_key = (uint8_t)record_is_key(b->data + fr->off, fr->len);
-	set_step(b->data + fr->off, s->div[r]);
+	int step = s->div[coding][r];
+	fr->delta_is_key = (uint8_t)record_is_key(coding, b->data + fr->off, fr->len);
+	set_step(coding, b->data + fr->off, fr->len, step);
 	sc->bytes += fr->len;
-	if ((in->key_wanted & (1u << r)) && !fr->delta_is_key &&
-	    append_record(b, in->enc[r], 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
+	if ((in->key_wanted & bit) && !fr->delta_is_key &&
+	    append_record(b, *enc, coding, 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
 	        0) {
-		set_step(b->data + fr->key_off, s->div[r]);
+		set_step(coding, b->data + fr->key_off, fr->key_len, step);
 		sc->bytes += fr->key_len;
 		sc->keys++;
 	}
-	in->key_wanted &= ~(1u << r);
+	in->key_wanted &= ~bit;
 	return 0;
 }
 
@@ -237,24 +190,21 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
-	/* Which rate streams are due this tick and wanted (frame_ring.h). */
-	unsigned want = 0;
-	for (int r = 0; r < FRAME_RATES; r++) {
-		if (s->tick % (uint64_t)s->div[r] != 0 || (r > 0 && s->div[r] == s->div[r - 1]))
-			continue; /* not due, or another index's stream (frame_rate_stream) */
-		if ((in->key_wanted & (1u << r)) || frame_ring_watched(s->ring, slot, r, s->tick))
-			want |= 1u << r;
-		else if (in->enc[r])
-			in->enc_gap |= 1u << r; /* no record: nobody is watching */
-	}
-	/* The compact coding (PROTOCOL.md 11) is one stream at the full tick rate: compact
-	 * connections get every tick whatever their rate_hz (frame_ring.h). Its keyframe
-	 * requests come as stream 0's (cleared when stream 0 encodes, on its next due tick). */
-	int compact = frame_ring_watched_c(s->ring, slot, s->tick);
-	if (!compact)
-		in->enc_c_gap = 1; /* its deltas would refer to frames nobody has */
+	/* Which streams (codings x rates) are due this tick and wanted (frame_ring.h): one
+	 * look at the slot's newest watch mark when nobody watches it at all. */
+	unsigned due = s->due, want = 0;
+	if ((in->key_wanted & due) || frame_ring_watched_any(s->ring, slot, s->tick))
+		for (unsigned m = due; m; m &= m - 1) {
+			int bit = __builtin_ctz(m), c = bit / FRAME_RATES, r = bit % FRAME_RATES;
+			if ((in->key_wanted & (1u << bit)) ||
+			    frame_ring_watched(s->ring, slot, c, r, s->tick))
+				want |= 1u << bit;
+		}
+	/* The gap rule: a due stream not encoded now restarts from a keyframe (a stream with
+	 * no encoder yet starts with one anyway). */
+	in->enc_gap |= due & ~want;
 	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
-	if (!want && !want_snap && !compact)
+	if (!want && !want_snap)
 		return;
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
@@ -263,18 +213,20 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	if (n > 0 && !sim_points_finite(sc->pts, n)) {
 		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
+		in->enc_gap |= want;
 		return;
 	}
 	if (want_snap && n > 0)
 		e->snap = make_snap(s, in, sc->pts, n, &head);
-	if (n > 0 && compact) {
+	if (!want)
+		return;
+	if (n > 0)
 		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-		encode_compact(s, sc, b, in, e, hp, hq, n);
-	}
 	int failed = 0;
-	for (int r = 0; r < FRAME_RATES; r++)
-		if (want & (1u << r))
-			failed |= encode_stream(s, sc, b, in, &e->rec[r], r, hp, hq, n);
+	for (unsigned m = want; m; m &= m - 1) {
+		int bit = __builtin_ctz(m), c = bit / FRAME_RATES, r = bit % FRAME_RATES;
+		failed |= encode_stream(s, sc, b, in, &e->rec[c][r], c, r, hp, hq, n);
+	}
 	if (!failed)
 		in->encode_failed = 0;
 }
@@ -316,6 +268,13 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 	}
 	s->fs = fs;
 	fs->tick = s->tick;
+	/* the streams due this tick (tick % divisor == 0), each rate's own stream only */
+	s->due = 0;
+	for (int c = 0; c < FRAME_CODINGS; c++)
+		for (int r = 0; r < FRAME_RATES; r++)
+			if ((s->own & SIM_STREAM_BIT(c, r)) &&
+			    s->tick % (uint64_t)s->div[c][r] == 0)
+				s->due |= SIM_STREAM_BIT(c, r);
 	fs->server_time_us = deadline_ns / 1000 + s->wall_offset_us;
 	int workers = s->nindex >= 64 ? pool_size(s->pool) : 1;
 	s->next_work = 0;

@@ -26,18 +26,18 @@ typedef struct sim_inst_t {
 	pt_vec3 v, w;
 	int64_t arrival_ns;
 	pt_pose drive_pose; /* the driver's pose for the tick being computed */
-	unsigned key_wanted; /* bit r: a subscriber needs a keyframe record of stream r */
-	unsigned enc_gap;    /* bit r: a due tick of stream r was not encoded (nobody watched):
-	                      * its next record is a key */
+	/* Stream bits (SIM_STREAM_BIT): bit coding * FRAME_RATES + r for stream r of a coding. */
+	unsigned key_wanted; /* a subscriber needs a keyframe record of that stream */
+	unsigned enc_gap;    /* a due tick of that stream was not encoded (nobody watched):
+	                      * its next record is a key (the gap rule, PROTOCOL.md 8) */
 	int encode_failed;  /* logged once */
 	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
-	/* One encoder per rate stream (frame_ring.h): enc[0] always, the others made when a
-	 * subscriber first asks for that rate, freed with the instance or its shape. */
-	ptp_encoder_t *enc[FRAME_RATES];
-	ptp_encoder_t *enc_c; /* compact coding (PROTOCOL.md 11), one stream at the full tick
-	                       * rate: made while watched, else NULL */
-	int enc_c_gap;        /* enc_c missed ticks: its next record is a key */
+	/* One encoder per coding and rate stream (frame_ring.h): the classic enc[0][0] always,
+	 * the others made when a subscriber first asks for that coding and rate, freed with
+	 * the instance or its shape (compact ones: its strands are quantised against the
+	 * compact grid's head position, so the codings cannot share an encoder). */
+	ptp_encoder_t *enc[FRAME_CODINGS][FRAME_RATES];
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
 } sim_inst_t;
 
@@ -64,7 +64,9 @@ struct sim_t {
 	pool_t *pool;
 	sim_scratch_t *scratch; /* [cfg.workers] */
 	float dt;
-	int div[FRAME_RATES]; /* frame_rate_divisor per stream (frame_rate_stream's only) */
+	int div[FRAME_CODINGS][FRAME_RATES]; /* frame_rate_divisor per coding and stream */
+	unsigned own; /* stream bits of the streams frame_rate_stream maps some rate to */
+	unsigned due; /* stream bits of the own streams due this tick (set by sim_publish) */
 	pthread_t th;
 	int started, stop;      /* stop: atomic */
 	uint64_t tick;          /* newest completed tick; atomic for readers */
@@ -114,8 +116,12 @@ enum { SIM_BLOCK = 32 };
 	             (s)->nslots;)                                                                 \
 		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
 
-/* A new encoder of stream `stream` for m's shape (keyframe spacing kept in time). */
-ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int stream);
+/* Bit of stream `stream` (a rate index) of `coding` in key_wanted, enc_gap, own, due. */
+#define SIM_STREAM_BIT(coding, stream) (1u << ((coding)*FRAME_RATES + (stream)))
+
+/* A new encoder of stream `stream` of `coding` for m's shape (keyframe spacing kept in
+ * time). */
+ptp_encoder_t *sim_make_encoder(const sim_t *s, const inst_meta_t *m, int coding, int stream);
 
 /* Every encoder of the instance: forced to a keyframe next (sim.c), destroyed. */
 void sim_enc_force_key(sim_inst_t *in);

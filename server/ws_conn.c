@@ -186,16 +186,20 @@ static int sent_fit(ws_t *ws, conn_t *c)
 	return 0;
 }
 
+/* The connection's coding: FRAME_COMPACT when its hello asked for it, else classic. */
+static int coding_of(const conn_t *c)
+{
+	return c->compact ? FRAME_COMPACT : FRAME_CLASSIC;
+}
+
 /* The stream of a rate index for this connection: slowed by backpressure (`down`),
- * mapped to the stream that rate shares (frame_rate_stream). */
+ * mapped to the stream that rate shares in the connection's coding (frame_rate_stream). */
 static int rate_stream(const ws_t *ws, const conn_t *c, int rate)
 {
-	if (c->compact)
-		return 0; /* the compact coding has one stream, every tick (PROTOCOL.md 11) */
 	if (c->down > rate)
 		rate = c->down;
 	/* 1.0/1.1 decoders know no step (PROTOCOL.md 6): every tick, as before rates */
-	return c->minor >= 2 ? frame_rate_stream(ws->app->cfg->tick_hz, rate) : 0;
+	return c->minor >= 2 ? frame_rate_stream(ws->app->cfg->tick_hz, coding_of(c), rate) : 0;
 }
 
 /* The rate index of the fastest subscription covering slot (its id, its room; the
@@ -253,11 +257,8 @@ static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
 	if (sent_fit(ws, c) == 0)
 		c->last_sent[slot] = 0;
 	int st = slot_stream(ws, c, slot);
-	if (c->compact)
-		frame_ring_watch_c(ws->app->ring, slot, ws->fs->tick + WS_WATCH_TICKS);
-	else
-		frame_ring_watch(ws->app->ring, slot, st, ws->fs->tick + WS_WATCH_TICKS);
-	frame_ring_request_key(ws->app->ring, m->id, st);
+	frame_ring_watch(ws->app->ring, slot, coding_of(c), st, ws->fs->tick + WS_WATCH_TICKS);
+	frame_ring_request_key(ws->app->ring, m->id, coding_of(c), st);
 }
 
 /* A new rate for a subscription already held: the next record of each instance it
@@ -385,7 +386,8 @@ void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 			continue; /* gone; its removed event is on the way */
 		if (sent_fit(ws, c) == 0)
 			c->last_sent[slot] = 0;
-		frame_ring_request_key(ws->app->ring, s->ids[i], slot_stream(ws, c, slot));
+		frame_ring_request_key(ws->app->ring, s->ids[i], coding_of(c),
+		                       slot_stream(ws, c, slot));
 	}
 }
 
@@ -440,7 +442,7 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 			if (slot >= 0 && sent_fit(ws, c) == 0)
 				c->last_sent[slot] = 0;
 			/* The set may not hold it yet (its first tick): stream 0 until then. */
-			frame_ring_request_key(ws->app->ring, m->id,
+			frame_ring_request_key(ws->app->ring, m->id, coding_of(c),
 			                       slot >= 0 ? slot_stream(ws, c, slot) : 0);
 		}
 		if (ev->kind == PTP_EVENT_REMOVED) {
@@ -505,10 +507,10 @@ int conn_has_work(const ws_t *ws, const conn_t *c)
 
 void conn_pace(ws_t *ws, conn_t *c)
 {
-	/* 1.0/1.1 connections have one rate (every tick), and so has the compact coding
-	 * (PROTOCOL.md 11): a slow one skips ticks instead */
-	if (!ws->fs || !c->hello || c->minor < 2 || c->compact ||
-	    (c->nids == 0 && c->nrooms == 0) || c->paced_tick == ws->fs->tick)
+	/* 1.0/1.1 connections have one rate (every tick): a slow one skips ticks instead.
+	 * 1.2 ones, of either coding, move between rates (PROTOCOL.md 5, 11.3). */
+	if (!ws->fs || !c->hello || c->minor < 2 || (c->nids == 0 && c->nrooms == 0) ||
+	    c->paced_tick == ws->fs->tick)
 		return;
 	uint64_t prev = c->paced_tick;
 	c->paced_tick = ws->fs->tick;
@@ -627,22 +629,12 @@ static int write_batch(ws_t *ws, conn_t *c)
 		const frame_entry_t *e = &fs->entries[slot];
 		if (!e->id)
 			continue;
-		/* Its rate's stream (PROTOCOL.md 5): due every d-th tick, deltas d ticks apart.
-		 * The compact coding has one stream, every tick (PROTOCOL.md 11): st 0, d 1. */
-		int st = rate_stream(ws, c, rate);
-		uint32_t d =
-		    c->compact ? 1u : (uint32_t)frame_rate_divisor(ws->app->cfg->tick_hz, st);
-		/* the connection's coding: classic records of stream st, or compact ones */
-		frame_rec_t cr;
-		const frame_rec_t *fr = &cr;
-		if (c->compact) {
-			cr = (frame_rec_t){e->c_off, e->c_len, e->c_key_off, e->c_key_len,
-			                   e->c_delta_is_key};
-			frame_ring_watch_c(ws->app->ring, slot, T + WS_WATCH_TICKS);
-		} else {
-			fr = &e->rec[st];
-			frame_ring_watch(ws->app->ring, slot, st, T + WS_WATCH_TICKS);
-		}
+		/* Its rate's stream in the connection's coding (PROTOCOL.md 5, 11.3): due
+		 * every d-th tick, deltas d ticks apart. */
+		int cd = coding_of(c), st = rate_stream(ws, c, rate);
+		uint32_t d = (uint32_t)frame_rate_divisor(ws->app->cfg->tick_hz, cd, st);
+		const frame_rec_t *fr = &e->rec[cd][st];
+		frame_ring_watch(ws->app->ring, slot, cd, st, T + WS_WATCH_TICKS);
 		if (T % d != 0 || !fr->len || c->last_sent[slot] == t32)
 			continue; /* not due, no frame this tick, or already in this tick's batch */
 		int synced = c->last_sent[slot] == t32 - d && c->last_stream[slot] == st &&
@@ -659,7 +651,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		} else {
 			/* Missed the stream's previous record and no keyframe encoded yet: ask for
 			 * one, skip. */
-			frame_ring_request_key(ws->app->ring, e->id, st);
+			frame_ring_request_key(ws->app->ring, e->id, cd, st);
 			continue;
 		}
 		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {

@@ -116,9 +116,10 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s);
 void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s);
 void conn_event(ws_t *ws, const frame_event_t *ev);
 int conn_has_work(const ws_t *ws, const conn_t *c);
-/* Once per new frame set: backpressure. A connection with the batches of the last two
- * ticks not out (or with bytes lws holds back) is behind; WS_MISSES_DOWN such ticks move it down a
- * rate, a second of ticks without one moves it back up (PROTOCOL.md 5). */
+/* Once per new frame set: backpressure, for 1.2 connections of either coding. A connection
+ * with the batches of the last two ticks not out (or with bytes lws holds back) is behind;
+ * WS_MISSES_DOWN such looks in a row move it down a rate, tick_hz looks in a row without
+ * one (a second, at least 4) move it back up (PROTOCOL.md 5). */
 void conn_pace(ws_t *ws, conn_t *c);
 
 /* ws.c: takes the newest frame set and hands its events to the connections. */

@@ -49,3 +49,17 @@ callgrind-springbone: $(SB_CALLGRIND)
 	  echo "springbone variant $$v ($$(echo vrm center limits pull | cut -d' ' -f$$((v+1)))): $$(awk -v a=$$ir -v b=$$js 'BEGIN{printf "%.1f", a/b}') instructions per joint-substep (state hash $$h)"; \
 	done
 .PHONY: callgrind-springbone
+
+# make callgrind-encode: callgrind instructions per instance-tick of the sim's encode pass
+# (encode_part: entry reset + encode_one) with nobody watching, and with every instance
+# watched by one compact 60 Hz, compact 10 Hz or classic 60 Hz viewer
+# (tests/bench/bench_sim_encode.c; issue 15's "flat when nobody watches").
+ENC_CALLGRIND := $(B)/bench/bench_sim_encode
+callgrind-encode: $(ENC_CALLGRIND)
+	@command -v valgrind >/dev/null || { echo "needs valgrind: apt-get install valgrind"; exit 1; }
+	@for m in idle c60 c10 k60; do \
+	  ir=$$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect=encode_part \
+	    $(ENC_CALLGRIND) $$m 300 60 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'); \
+	  echo "encode $$m: $$(awk -v a=$$ir 'BEGIN{printf "%.1f", a/18000}') instructions per instance-tick"; \
+	done
+.PHONY: callgrind-encode

@@ -6,7 +6,7 @@
 //   const clock = new BatchClock(welcome.tick, welcome.server_time_us, welcome.tick_hz);
 //   const b = decodeBatchC(bytes);          // a frame_batch_c message
 //   clock.advance(b);                       // every batch, in order
-//   for (const rec of b.records) decoders.get(rec.id).applyCompact(clock.tick, 1n, rec);
+//   for (const rec of b.records) decoders.get(rec.id).applyCompact(clock.tick, rec.step, rec);
 
 import { E, HEADER_SIZE, MAJOR, MAX_PAYLOAD, BitReader, fail, unzigzag } from './wire.mjs';
 import { StrandDecoder } from './strand.mjs';
@@ -39,12 +39,13 @@ function varint(r) {
 
 const unzigzag64 = (u) => ((u & 1n) ? -((u >> 1n) + 1n) : u >> 1n);
 
-function record(r, strict) {
+// One record: {id, flags (key, abs, dropped component), step (flags bits 2..5 + 1), body}.
+function record(r) {
   const hi = varint(r), lo = varint(r);
   if (hi >= TWO32 || lo >= TWO32) fail(E.RANGE);
   if (r.pos >= r.end) fail(E.TRUNC);
   let flags = r.b[r.pos++];
-  if (strict && (flags & 0x3c)) fail(E.FLAGS);
+  const step = ((flags >> 2) & 15) + 1;
   flags &= ~0x3c;
   const len = varint(r);
   if (len > 65535n) fail(E.RANGE);
@@ -52,11 +53,11 @@ function record(r, strict) {
   if (n > r.end - r.pos) fail(E.TRUNC);
   const body = r.b.subarray(r.pos, r.pos + n);
   r.pos += n;
-  return { id: (hi << 32n) | lo, flags, body };
+  return { id: (hi << 32n) | lo, flags, step, body };
 }
 
 // Decodes a whole frame_batch_c message: {type, header_minor, tick_gap, time_dev,
-// records: [{id, flags, body}]} (BigInt tick_gap, time_dev, id). Header checks in
+// records: [{id, flags, step, body}]} (BigInt tick_gap, time_dev, id). Header checks in
 // PROTOCOL.md section 2's order; throws ProtoError.
 export function decodeBatchC(bytes) {
   if (bytes.length < HEADER_SIZE) fail(E.TRUNC);
@@ -77,7 +78,7 @@ export function decodeBatchC(bytes) {
   if (count > 65535n) fail(E.LIMIT);
   if (Number(count) * 4 > r.end - r.pos) fail(E.COUNT);
   const records = [];
-  for (let i = 0n; i < count; i++) records.push(record(r, strict));
+  for (let i = 0n; i < count; i++) records.push(record(r));
   if (strict && r.pos !== r.end) fail(E.TRAILING);
   return { type: 'frame_batch_c', header_minor: minor, tick_gap: tickGap, time_dev: timeDev, records };
 }
@@ -155,7 +156,7 @@ export class CompactDecoder extends StrandDecoder {
   }
 
   // Applies a compact record of batch tick `tick` for a stream stepping `step` ticks
-  // (1 at the full rate). Returns {points: Float32Array, last_seq, head_p: [doubles],
+  // (the record's rec.step; 1 at the full rate). Returns {points: Float32Array, last_seq, head_p: [doubles],
   // head_q: {largest, c}}; throws ProtoError and changes nothing on any error.
   applyCompact(tick, step, rec) {
     const tk = BigInt(tick), st = BigInt(step);

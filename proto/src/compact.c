@@ -24,9 +24,8 @@ static uint64_t get_varint(ptp_reader_t *r)
 	return v;
 }
 
-/* One record's framing: id, flags (reserved bits 2..5 zero when strict), body length and
- * body. */
-static ptp_err_t parse_record(ptp_reader_t *r, int strict, ptp_record_c_t *out)
+/* One record's framing: id, flags (bits 2..5: step - 1), body length and body. */
+static ptp_err_t parse_record(ptp_reader_t *r, ptp_record_c_t *out)
 {
 	uint64_t len, hi, lo;
 	/* the id as its two halves: a daemon's ids are generation << 32 | slot + 1, both
@@ -37,8 +36,7 @@ static ptp_err_t parse_record(ptp_reader_t *r, int strict, ptp_record_c_t *out)
 		ptp_reader_fail(r, PTP_ERANGE);
 	out->id = hi << 32 | lo;
 	out->flags = ptp_get_u8(r);
-	if (r->err == PTP_OK && strict && (out->flags & 0x3c))
-		ptp_reader_fail(r, PTP_EFLAGS);
+	out->step = (uint8_t)(((out->flags >> 2) & 15) + 1);
 	out->flags &= (uint8_t)~0x3c;
 	len = get_varint(r);
 	if (r->err == PTP_OK && len > PTP_RECORD_C_MAX_BODY)
@@ -48,13 +46,13 @@ static ptp_err_t parse_record(ptp_reader_t *r, int strict, ptp_record_c_t *out)
 	return r->err;
 }
 
-static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count, int strict)
+static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count)
 {
 	if (!ptp_reader_need(r, count, PTP_RECORD_C_MIN))
 		return r->err;
 	for (int i = 0; i < count && r->err == PTP_OK; i++) {
 		ptp_record_c_t rec;
-		parse_record(r, strict, &rec);
+		parse_record(r, &rec);
 	}
 	return r->err;
 }
@@ -97,7 +95,7 @@ ptp_err_t ptp_batch_c_decode(const uint8_t *buf, size_t len, ptp_batch_c_t *out)
 	if (r.err != PTP_OK)
 		return r.err;
 	out->records = r.p;
-	if (parse_records(&r, out->count, strict) != PTP_OK)
+	if (parse_records(&r, out->count) != PTP_OK)
 		return r.err;
 	out->records_len = (size_t)(r.p - out->records);
 	if (strict && r.left != 0)
@@ -113,7 +111,7 @@ ptp_err_t ptp_batch_c_encode(const ptp_batch_c_t *b, uint8_t *buf, size_t cap, s
 	if (b->tick_gap > ((uint64_t)1 << 32))
 		return PTP_ERANGE;
 	ptp_reader_init(&r, b->records, b->records ? b->records_len : 0);
-	if (parse_records(&r, b->count, 1) != PTP_OK || r.left != 0)
+	if (parse_records(&r, b->count) != PTP_OK || r.left != 0)
 		return PTP_EINVAL;
 	n += ptp_uvarint_put(head + n, b->tick_gap);
 	n += ptp_uvarint_put(head + n, ptp_zigzag64(b->time_dev));
@@ -135,13 +133,32 @@ ptp_err_t ptp_batch_c_encode(const ptp_batch_c_t *b, uint8_t *buf, size_t cap, s
 	return PTP_OK;
 }
 
+ptp_err_t ptp_record_c_set_step(uint8_t *rec, size_t len, unsigned step)
+{
+	uint64_t v;
+	ptp_err_t err = PTP_OK;
+	size_t at = 0, n;
+	if (!rec || step < 1 || step > PTP_RECORD_C_STEP_MAX)
+		return PTP_EINVAL;
+	for (int i = 0; i < 2; i++) { /* id_hi, id_lo */
+		n = ptp_uvarint_get(rec + at, len - at, &v, &err);
+		if (!n)
+			return PTP_EINVAL;
+		at += n;
+	}
+	if (at >= len)
+		return PTP_EINVAL;
+	rec[at] = (uint8_t)((rec[at] & ~0x3c) | (step - 1) << 2);
+	return PTP_OK;
+}
+
 int ptp_record_c_next(const ptp_batch_c_t *b, size_t *offset, ptp_record_c_t *out)
 {
 	ptp_reader_t r;
 	if (!b->records || *offset >= b->records_len)
 		return 0;
 	ptp_reader_init(&r, b->records + *offset, b->records_len - *offset);
-	if (parse_record(&r, 0, out) != PTP_OK)
+	if (parse_record(&r, out) != PTP_OK)
 		return 0;
 	*offset = b->records_len - r.left;
 	return 1;

@@ -17,6 +17,12 @@
  *   proto.c.encode_ns_spread        (max - min) / median of those passes
  *   proto.encode_instr_per_point    callgrind instructions (classic and .c), when valgrind
  *                                   is installed: stable on a loaded machine
+ *   proto.c.bytes_per_point.r30/.r20/.r10, proto.bytes_per_point.r30/...: the default scene
+ *                                   as a per-viewer rate's stream (PROTOCOL.md 5, 11.3)
+ *                                   sees it: every 2nd/3rd/6th tick, deltas against that
+ *                                   stream's previous record, a keyframe a second, decoded
+ *                                   with the record's step (proto.c.max_error_m.r30 ...).
+ *                                   PTP_BENCH_STRIDE=d adds stride d (1..16) to those.
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +37,7 @@
 #include "ptp/proto.h"
 #include "ptp/strand.h"
 #include "scenario.h"
+#include "testdef.h"
 
 enum { TICK_HZ = 60, SECONDS = 60, MAX_PTS = PT_MAX_STRANDS * PT_MAX_POINTS, CAP = 1 << 17 };
 
@@ -186,6 +193,64 @@ static int measure(const scene_t *sc, const char *suffix)
 	return fails != 0;
 }
 
+/* A per-viewer rate's stream: every `stride`-th tick of the scene (ticks k with
+ * k % stride == 0, as the server's tick % divisor), both codings, one keyframe per second
+ * (keyframe_interval / stride records apart, as sim_make_encoder), the step in each
+ * compact record (ptp_record_c_set_step) and the decoder taking it from there. */
+static int measure_stride(const scene_t *sc, int stride)
+{
+	static uint8_t rec[CAP];
+	static float out[3 * MAX_PTS];
+	const uint64_t ID = ((uint64_t)1 << 32) | 1;
+	ptp_encoder_params_t p = ptp_encoder_params_default();
+	p.keyframe_interval = TICK_HZ / stride > 1 ? TICK_HZ / stride : 1;
+	ptp_encoder_t *ec = ptp_encoder_create(&sc->shape, &p);
+	ptp_encoder_t *ek = ptp_encoder_create_compact(&sc->shape, &p);
+	ptp_decoder_t *dk = ptp_decoder_create(&sc->shape);
+	double c_rec = 0, k_rec = 0, k_err = 0;
+	int fails = 0, n = 0;
+	char suffix[16];
+	if (!ec || !ek || !dk)
+		return 1;
+	for (int k = stride; k <= sc->ticks; k += stride, n++) {
+		const float *xyz = sc->frames + (size_t)(k - 1) * 3 * sc->n;
+		float hp[3], hq[4];
+		size_t len = 0, off = 0;
+		ptp_batch_c_t b = {0, 0, 1, rec, 0};
+		ptp_record_c_t r;
+		pose_of(&sc->heads[k - 1], hp, hq);
+		fails += ptp_encoder_tick(ec, hp, hq, xyz, (size_t)sc->n) != PTP_OK;
+		fails +=
+		    ptp_encoder_record(ec, 0, ID, (uint32_t)k, rec, sizeof rec, &len) != PTP_OK;
+		c_rec += (double)len;
+		fails += ptp_encoder_tick_c(ek, (uint32_t)k, hp, hq, xyz, (size_t)sc->n) != PTP_OK;
+		fails += ptp_encoder_record_c(ek, 0, ID, rec, sizeof rec, &len) != PTP_OK;
+		fails += ptp_record_c_set_step(rec, len, (unsigned)stride) != PTP_OK;
+		k_rec += (double)len;
+		b.records_len = len;
+		fails += !ptp_record_c_next(&b, &off, &r) || r.step != stride;
+		fails += ptp_decoder_apply_c(dk, 3599 + (uint64_t)k, r.step, &r, NULL, out,
+		                             (size_t)sc->n) != PTP_OK;
+		k_err = fmax(k_err, max_dist(out, xyz, sc->n));
+	}
+	snprintf(suffix, sizeof suffix, ".r%d", TICK_HZ / stride);
+	if (stride > 6 || TICK_HZ % stride)
+		snprintf(suffix, sizeof suffix, ".stride%d", stride);
+	printf("proto compact stride %d: %d records, %d failures\n", stride, n, fails);
+	printf("METRIC proto.c.bytes_per_point%s %.3f B compact record per point, a record every "
+	       "%d ticks "
+	       "(classic %.3f)\n",
+	       suffix, k_rec / n / sc->n, stride, c_rec / n / sc->n);
+	printf("METRIC proto.bytes_per_point%s %.3f B classic record per point, a record every %d "
+	       "ticks\n",
+	       suffix, c_rec / n / sc->n, stride);
+	printf("METRIC proto.c.max_error_m%s %.6f m largest decoded point error\n", suffix, k_err);
+	ptp_encoder_destroy(ec);
+	ptp_encoder_destroy(ek);
+	ptp_decoder_destroy(dk);
+	return fails != 0;
+}
+
 /* One timed pass over every tick, as the server runs an encoder: tick + delta record.
  * noinline and named for callgrind's --toggle-collect. */
 static __attribute__((noinline)) double time_encode_c(const scene_t *sc, int compact)
@@ -304,6 +369,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	fails += measure(&sc, "");
+	for (int st = 2; st <= 6; st++)
+		if (st != 4 && st != 5)
+			fails += measure_stride(&sc, st);
+	{
+		const char *env = getenv("PTP_BENCH_STRIDE");
+		int st = env ? atoi(env) : 0;
+		if (st >= 1 && st <= PTP_RECORD_C_STEP_MAX)
+			fails += measure_stride(&sc, st);
+	}
 	timing(&sc);
 	instructions(argv[0], sc.n);
 	free(sc.heads), free(sc.frames);
@@ -320,16 +394,19 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
 		char path[1024], suffix[64];
 		pt_instance_def ex;
+		tdef_init(&ex); /* pt_schema_parse swaps into an initialised definition */
 		snprintf(path, sizeof path, "%s/clients/examples/%s.json", root ? root : ".",
 		         examples[i]);
 		snprintf(suffix, sizeof suffix, ".%s", examples[i]);
 		if (load_example(path, &ex) != 0 || simulate(&ex, 4, &sc) != 0) {
 			fprintf(stderr, "bench_proto_compact: cannot run %s\n", path);
+			pt_instance_def_fini(&ex);
 			fails++;
 			continue;
 		}
 		fails += measure(&sc, suffix);
 		free(sc.heads), free(sc.frames);
+		pt_instance_def_fini(&ex);
 	}
 	pt_instance_def_fini(&def);
 	return fails != 0;

@@ -8,8 +8,8 @@ With RATE_HZ (protocol 1.2, "Per-viewer rates"): hello 1.2 and a subscription at
 rate; every record must then be of a tick on the rate's grid (tick mod d = 0) and decode
 through the records' step.
 With compact (hello 1.2, features bit 0): frame_batch_c decoded by ref_compact.py; with
-compact RATE_HZ too, the subscription asks for that rate and the frames must still come
-every tick (compact frames are sent at the full tick rate, PROTOCOL.md 11).
+compact RATE_HZ too, the subscription asks for that rate and the frames come every d-th
+tick as for classic ones, decoded through the records' step (PROTOCOL.md 11.2).
 Usage: ref_client.py HTTP_URL WS_PORT INSTANCE_ID SECONDS [compact] [RATE_HZ]; prints one summary
 line, exit 1 on any failure."""
 import base64
@@ -114,8 +114,7 @@ def main(http, ws_port, iid, seconds, compact=False, rate=None):
     else:
         ws.send(message(0x03, 2, sub + bytes([rate])))
         div = max(1, min(32, round(welcome['tick_hz'] / rate))) if rate else 1
-    # compact frames come every tick whatever rate_hz asks (PROTOCOL.md 11): step 1
-    sdiv = 1 if compact else div
+    sdiv = div  # both codings: every d-th tick (PROTOCOL.md 5, 11.3)
     decoded, truth, stop = {}, {}, time.time() + seconds
 
     def poll():  # the daemon's own points, a tick at a time
@@ -134,10 +133,14 @@ def main(http, ws_port, iid, seconds, compact=False, rate=None):
             tick += gap
             time_us += (gap * 10**6 + hz // 2) // hz + dev
             batches += 1
+            if tick % sdiv:
+                errors.append(f'tick {tick} is not on the {rate} Hz grid')
             for rec in recs:
                 keys += rec['flags'] & 1
+                if rec['step'] != sdiv:
+                    errors.append(f"tick {tick}: step {rec['step']}, not {sdiv}")
                 try:
-                    decoded[tick] = dec.apply_compact(tick, 1, rec)[0]
+                    decoded[tick] = dec.apply_compact(tick, rec['step'], rec)[0]
                 except rd.Err as e:
                     errors.append(f'tick {tick}: {e.code}')
             continue
@@ -161,12 +164,10 @@ def main(http, ws_port, iid, seconds, compact=False, rate=None):
     worst = max((math.dist(a, b) for t in common for a, b in zip(decoded[t], truth[t])), default=None)
     # the bound holds for the doubles; each decoded float is then rounded (< 3e-7 m here)
     ok = not errors and len(common) >= 10 and worst is not None and worst <= bound + 3e-7
-    ok = ok and (div == 1 or batches <= seconds * welcome['tick_hz'] / div + 2) if not compact else \
-        ok and (div == 1 or batches > seconds * welcome['tick_hz'] / div + 2)  # more than the rate's
+    ok = ok and (div == 1 or batches <= seconds * welcome['tick_hz'] / div + 2)
     print(f'ref_client: {batches} batches ({keys} keyframe records), {len(common)} ticks compared with '
           f'the daemon, worst {worst} m, bound {bound} m, errors {errors[:3]}'
-          + (', compact' if compact else '') + (f', at {rate} Hz' if rate is not None else '')
-          + (' (compact: every tick)' if compact and div > 1 else ''))
+          + (', compact' if compact else '') + (f', at {rate} Hz' if rate is not None else ''))
     return 0 if ok else 1
 
 

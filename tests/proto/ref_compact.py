@@ -53,11 +53,11 @@ def decode_batch(b):
         need(pos < len(b), 'truncated')
         fl = b[pos]
         pos += 1
-        need(not strict or fl & 0x3c == 0, 'flags')
         n, pos = varint(b, pos)
         need(n <= 65535, 'range')
         need(pos + n <= len(b), 'truncated')
-        recs.append({'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'body': b[pos:pos + n]})
+        # flags bits 2..5: the stream's step - 1 (PROTOCOL.md 11.2)
+        recs.append({'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'step': (fl >> 2 & 15) + 1, 'body': b[pos:pos + n]})
         pos += n
     need(not strict or pos == len(b), 'trailing')
     return gap, dev, recs
@@ -138,8 +138,10 @@ def run(v):
         time_us += (gap * 10**6 + hz // 2) // hz + dev
         if tick != int(st['tick']) or time_us != int(st['time_us']):
             return f"tick {st['tick']}: the clock says {tick} at {time_us}"
+        if recs[0]['step'] != v['step']:
+            return f"tick {st['tick']}: the record says step {recs[0]['step']}, the stream {v['step']}"
         try:
-            got = 'ok', dec.apply_compact(tick, v['step'], recs[0])
+            got = 'ok', dec.apply_compact(tick, recs[0]['step'], recs[0])
         except Err as e:
             got = e.code, None
         if got[0] != st['expect']:

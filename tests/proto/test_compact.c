@@ -99,7 +99,7 @@ static void test_worked_example(void **state)
 	n += (size_t)(b.n + 7) / 8;
 	assert_int_equal(len, n);
 	assert_memory_equal(rec, want, n);
-	r = (ptp_record_c_t){((uint64_t)1 << 32) | 5, rec[2], rec + 4, rec[3]};
+	r = (ptp_record_c_t){((uint64_t)1 << 32) | 5, rec[2], rec + 4, rec[3], 1};
 	assert_int_equal(ptp_decoder_apply_c(d, 1, 1, &r, &head, out, 2), PTP_OK);
 	assert_memory_equal(out, pts, sizeof pts);
 	assert_int_equal(head.last_seq, 7);
@@ -121,7 +121,7 @@ static void test_worked_example(void **state)
 	n += (size_t)(b.n + 7) / 8;
 	assert_int_equal(len, n);
 	assert_memory_equal(rec, want, n);
-	r = (ptp_record_c_t){3, rec[2], rec + 4, rec[3]};
+	r = (ptp_record_c_t){3, rec[2], rec + 4, rec[3], 1};
 	assert_int_equal(ptp_decoder_apply_c(d, 2, 1, &r, &head, out, 2), PTP_OK);
 	assert_int_equal(head.last_seq, 8);
 	/* a reset forgets the history: the same delta is no_key */
@@ -161,7 +161,8 @@ static void test_varints(void **state)
 	}
 }
 
-/* Record framing: reserved flag bits, an id half above 32 bits, a body_len above 65535. */
+/* Record framing: the step in flags bits 2..5, an id half above 32 bits, a body_len above
+ * 65535. */
 static void test_record_framing(void **state)
 {
 	static const struct {
@@ -169,7 +170,7 @@ static void test_record_framing(void **state)
 		size_t len;
 		ptp_err_t want;
 	} cases[] = {
-	    {{0x01, 0x05, 0x04, 0x00}, 4, PTP_EFLAGS},
+	    {{0x01, 0x05, 0x04, 0x00}, 4, PTP_OK}, /* step 2 (bits 2..5 were reserved) */
 	    {{0x80, 0x80, 0x80, 0x80, 0x10, 0x05, 0x00, 0x00}, 8, PTP_ERANGE},
 	    {{0x01, 0x05, 0x00, 0x80, 0x80, 0x04}, 6, PTP_ERANGE},
 	    {{0x01, 0x05, 0x00, 0x02, 0xaa}, 5, PTP_ETRUNC},
@@ -194,6 +195,29 @@ static void test_record_framing(void **state)
 		assert_true(ptp_record_c_next(&b, &off, &r));
 		assert_int_equal(r.id, ((uint64_t)1 << 32) | 5);
 		assert_int_equal(r.flags, 0);
+		assert_int_equal(r.step, 16);
+	}
+	{
+		/* the step (PROTOCOL.md 11.2): set by ptp_record_c_set_step, read back by
+		 * ptp_record_c_next, kept out of flags; 0 and 17 are refused */
+		uint8_t rec[] = {0x81, 0x01, 0x05, 0xc3, 0x01, 0xaa};
+		ptp_batch_c_t b = {0, 0, 1, rec, sizeof rec};
+		ptp_record_c_t r;
+		size_t off = 0;
+		assert_int_equal(ptp_record_c_set_step(rec, sizeof rec, 6), PTP_OK);
+		assert_int_equal(rec[3], 0xc3 | 5 << 2);
+		assert_true(ptp_record_c_next(&b, &off, &r));
+		assert_int_equal(r.id, ((uint64_t)129 << 32) | 5);
+		assert_int_equal(r.flags, 0xc3);
+		assert_int_equal(r.step, 6);
+		assert_int_equal(ptp_record_c_set_step(rec, sizeof rec, 1), PTP_OK);
+		off = 0;
+		assert_true(ptp_record_c_next(&b, &off, &r));
+		assert_int_equal(r.step, 1);
+		assert_int_equal(rec[3], 0xc3);
+		assert_int_equal(ptp_record_c_set_step(rec, sizeof rec, 0), PTP_EINVAL);
+		assert_int_equal(ptp_record_c_set_step(rec, sizeof rec, 17), PTP_EINVAL);
+		assert_int_equal(ptp_record_c_set_step(rec, 2, 2), PTP_EINVAL); /* no flags byte */
 	}
 }
 
@@ -240,7 +264,7 @@ static void test_head_prediction(void **state)
 			pts[k] = hp[k], pts[3 + k] = hp[k] + (k == 2);
 		assert_int_equal(ptp_encoder_tick_c(e, (uint32_t)i, hp, hq, pts, 2), PTP_OK);
 		assert_int_equal(ptp_encoder_record_c(e, 0, 1, rec, sizeof rec, &len), PTP_OK);
-		r = (ptp_record_c_t){1, rec[2], rec + 4, rec[3]};
+		r = (ptp_record_c_t){1, rec[2], rec + 4, rec[3], 1};
 		assert_int_equal(ptp_decoder_apply_c(d, (uint64_t)i + 1, 1, &r, &head, out, 2),
 		                 PTP_OK);
 		for (int k = 0; k < 3; k++) {

@@ -140,7 +140,8 @@ static void cv_receive(json_t *step, int writing, const uint8_t *msg, size_t mle
 	}
 	assert_true(ptp_record_c_next(&b, &off, &r));
 	assert_int_equal(r.id, CV_ID);
-	e = ptp_decoder_apply_c(d, client->tick, (uint64_t)rate_step, &r, &head, out, (size_t)n);
+	assert_int_equal(r.step, rate_step); /* the record says the stream's step */
+	e = ptp_decoder_apply_c(d, client->tick, r.step, &r, &head, out, (size_t)n);
 	if (writing) {
 		json_object_set_new(step, "expect", json_string(ptp_err_name(e)));
 	} else {
@@ -236,6 +237,8 @@ static json_t *cv_run(const cg_stream_t *c, const json_t *v)
 				continue;
 			assert_int_equal(ptp_encoder_record_c(e, how == CG_KEY, CV_ID, rec, sizeof rec, &len),
 			                 PTP_OK);
+			/* the stream's step in the record, as the server sends it (PROTOCOL.md 11.2) */
+			assert_int_equal(ptp_record_c_set_step(rec, len, (unsigned)c->step), PTP_OK);
 			b.records_len = len;
 			if (how >= CG_PADDING) {
 				b.records_len = cv_corrupt(how, rec, len, bad);

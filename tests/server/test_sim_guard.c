@@ -160,7 +160,7 @@ static void test_watched_instance_is_never_encoded_non_finite(void **state)
 {
 	fx_t *f = *state;
 	int slot = sim_slot_of(f->s, 3);
-	frame_ring_watch(f->ring, slot, 0, 1000000);
+	frame_ring_watch(f->ring, slot, FRAME_CLASSIC, 0, 1000000);
 	tick(f);
 	resets_of(f, 3);
 	uint64_t before = metrics_get(&metrics.instances_nonfinite_resets);
@@ -170,7 +170,7 @@ static void test_watched_instance_is_never_encoded_non_finite(void **state)
 	frame_event_t *ev;
 	int nev;
 	frame_set_t *fs = frame_ring_acquire(f->ring, NULL, &ev, &nev);
-	assert_int_equal(fs->entries[slot].rec[0].len, 0);
+	assert_int_equal(fs->entries[slot].rec[FRAME_CLASSIC][0].len, 0);
 	for (int i = 0; i < nev; i++) {
 		meta_unref(ev[i].meta);
 		meta_unref(ev[i].old);
@@ -180,7 +180,7 @@ static void test_watched_instance_is_never_encoded_non_finite(void **state)
 	assert_int_equal(metrics_get(&metrics.instances_nonfinite_resets), before + 1);
 	tick(f);
 	fs = frame_ring_acquire(f->ring, NULL, &ev, &nev);
-	assert_true(fs->entries[slot].rec[0].len > 0); /* encoded again, from rest */
+	assert_true(fs->entries[slot].rec[FRAME_CLASSIC][0].len > 0); /* encoded again, from rest */
 	frame_ring_release(f->ring, fs);
 	for (int i = 0; i < nev; i++) { /* the events' references are ours */
 		meta_unref(ev[i].meta);

@@ -21,12 +21,13 @@
 #include "ptp/strand.h"
 
 enum {
-	PTP_FRAME_BATCH_C = 0x87,  /* message type of a compact frame batch */
-	PTP_MINOR_COMPACT = 2,     /* the minor that defines it (written in its header) */
-	PTP_FEATURE_COMPACT = 1,   /* hello.features bit: send me frame_batch_c */
-	PTP_HEAD_GRID = 65536,     /* compact head position: units per metre (2^16) */
-	PTP_RECORD_ABS = 1 << 1,   /* compact record flag: the head block is absolute */
-	PTP_RECORD_C_MIN = 4,      /* bytes of the smallest compact record */
+	PTP_FRAME_BATCH_C = 0x87,   /* message type of a compact frame batch */
+	PTP_MINOR_COMPACT = 2,      /* the minor that defines it (written in its header) */
+	PTP_FEATURE_COMPACT = 1,    /* hello.features bit: send me frame_batch_c */
+	PTP_HEAD_GRID = 65536,      /* compact head position: units per metre (2^16) */
+	PTP_RECORD_ABS = 1 << 1,    /* compact record flag: the head block is absolute */
+	PTP_RECORD_C_STEP_MAX = 16, /* compact step, flags bits 2..5 + 1 (PROTOCOL.md 11.2) */
+	PTP_RECORD_C_MIN = 4,       /* bytes of the smallest compact record */
 	PTP_RECORD_C_MAX_BODY = 65535
 };
 
@@ -45,6 +46,7 @@ typedef struct ptp_record_c_t {
 	uint8_t flags;          /* PTP_RECORD_KEY | PTP_RECORD_ABS | dropped component << 6 */
 	const uint8_t *body;    /* head block, strand blocks, padding (a bit stream) */
 	uint16_t body_len;
+	uint8_t step; /* 1..16: the stream's tick step (flags bits 2..5 + 1) */
 } ptp_record_c_t;
 
 /* The head pose a compact record decodes to. */
@@ -85,9 +87,14 @@ ptp_err_t ptp_encoder_tick_c(ptp_encoder_t *enc, uint32_t last_seq, const float 
 ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *enc, int key, uint64_t id, uint8_t *buf,
                                size_t cap, size_t *needed);
 
-/* Applies a compact record of batch tick `tick`; `step` is the stream's tick step (1 at
- * the full rate; tick_hz / rate for a slower subscription): a delta needs the record of
- * tick - step applied. Head pose to *head (optional). Errors as ptp_decoder_apply; on any
+/* Sets the step (1..PTP_RECORD_C_STEP_MAX) of a compact record written by
+ * ptp_encoder_record_c (flags bits 2..5; the server's per-viewer rates, PROTOCOL.md 11.2).
+ * PTP_EINVAL for a step out of range or bytes that do not start a record. */
+ptp_err_t ptp_record_c_set_step(uint8_t *rec, size_t len, unsigned step);
+
+/* Applies a compact record of batch tick `tick`; `step` is the stream's tick step (the
+ * record's: rec->step; 1 at the full rate): a delta needs the record of tick - step
+ * applied. Head pose to *head (optional). Errors as ptp_decoder_apply; on any
  * error nothing changes. */
 ptp_err_t ptp_decoder_apply_c(ptp_decoder_t *dec, uint64_t tick, uint64_t step,
                               const ptp_record_c_t *rec, ptp_head_c_t *head, float *out,

@@ -29,10 +29,11 @@ for (const name of names) {
       assert.equal(clock.tick, BigInt(st.tick), `tick ${st.tick}`);
       assert.equal(clock.time_us, BigInt(st.time_us), `tick ${st.tick} time`);
       assert.equal(b.records.length, 1);
+      assert.equal(b.records[0].step, v.step, `tick ${st.tick}: the record's step`);
       let got;
       let err = 'ok';
       try {
-        got = dec.applyCompact(clock.tick, v.step, b.records[0]);
+        got = dec.applyCompact(clock.tick, b.records[0].step, b.records[0]);
       } catch (e) {
         if (!e.code) throw e;
         err = e.code;
@@ -60,7 +61,6 @@ test('frame_batch_c framing errors', () => {
     [[0x81, 0x80, 0x80, 0x80, 0x10, 0, 0], 'range'], // tick_gap 2^32 + 1
     [[0, 0, 1], 'count'],
     [[0, 0, 0, 0], 'trailing'],
-    [[0, 0, 1, 0x01, 0x05, 0x04, 0x00], 'flags'],
     [[0, 0, 1, 0x01, 0x05, 0x00, 0x80, 0x80, 0x04], 'range'], // body_len > 65535
     [[0, 0, 1, 0x01, 0x05, 0x00, 0x02, 0xaa], 'truncated'],
   ];
@@ -73,10 +73,15 @@ test('frame_batch_c framing errors', () => {
     }
     assert.equal(got, want, JSON.stringify(p));
   }
-  // a newer minor: reserved bits and trailing bytes are ignored
+  // flags bits 2..5 are the stream's step - 1 (PROTOCOL.md 11.2), kept out of flags
+  const s = decodeBatchC(batch([0, 0, 2, 0x01, 0x05, 0x17, 0x00, 0x01, 0x06, 0x3c, 0x00]));
+  assert.deepEqual(s.records.map((r) => [r.flags, r.step]), [[0x03, 6], [0x00, 16]]);
+  assert.equal(decodeBatchC(batch([0, 0, 1, 0x01, 0x05, 0xc3, 0x00])).records[0].step, 1);
+  // a newer minor: the reserved header byte and trailing bytes are ignored
   const b = decodeBatchC(batch([0, 0, 1, 0x01, 0x05, 0x3c, 0x01, 0xaa, 0xee], 3, 9));
   assert.equal(b.records[0].id, (1n << 32n) | 5n);
   assert.equal(b.records[0].flags, 0);
+  assert.equal(b.records[0].step, 16);
 });
 
 test('hello: features from minor 2 on', () => {

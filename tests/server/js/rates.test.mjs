@@ -2,7 +2,8 @@
 // at 10 Hz gets every 6th tick (tick % 6 == 0 at 60 Hz) as its own delta stream and
 // decodes it to the same points as a 60 Hz viewer of the same ticks; 1.0 clients keep
 // every tick; a bad rate is refused naming the field; a connection whose socket backs up
-// is moved down a rate and back up when it drains, counted in /metrics.
+// is moved down a rate and back up when it drains, counted in /metrics; so is a compact
+// one (PROTOCOL.md 11.3), stalled beside it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, test } from 'node:test';
@@ -145,7 +146,7 @@ test('a rate_hz other than 0, 60, 30, 20, 10 is refused naming the field', async
   c.close();
 });
 
-test('a connection whose socket backs up is moved down a rate, and back up when it drains', async () => {
+test('a connection whose socket backs up is moved down a rate, and back up when it drains (classic and compact)', async () => {
   /* 20 instances of 32 x 64 points: tens of KB per tick fill the sockets in a moment */
   const big = { prewarm_s: 0, room: 'backed', strands: [] };
   for (let s = 0; s < 32; s++) big.strands.push({ anchor: [s * 0.005 - 0.08, 0.06, -0.09], points: 64, segment_length: 0.01 });
@@ -158,10 +159,14 @@ test('a connection whose socket backs up is moved down a rate, and back up when 
   /* A 1.2 client that stalls 5 s (a 4 KiB receive buffer), then reads for 4 s
    * (slow_client.py). The kernel's send buffer takes a while to fill: poll for the move. */
   const slow = spawn('python3', ['tests/server/slow_client.py', String(d.wsPort), 'backed', '5', '4', '2']);
-  let out = '';
+  /* and a compact one, the same way (frame_batch_c, steps in its records) */
+  const slowC = spawn('python3', ['tests/server/slow_client.py', String(d.wsPort), 'backed', '5', '4', '2', 'compact']);
+  let out = '', outC = '';
   slow.stdout.on('data', (s) => { out += s; });
+  slowC.stdout.on('data', (s) => { outC += s; });
+  const exitC = new Promise((r) => slowC.on('exit', r));
   let down = down0, slowed = 0;
-  for (let i = 0; i < 22 && down - down0 < 3; i++) {
+  for (let i = 0; i < 22 && down - down0 < 6; i++) {
     await wait(200);
     down = await metric(d, 'ponytail_ws_rate_down_total');
     slowed = await metric(d, 'ponytail_ws_connections_slowed');
@@ -169,6 +174,7 @@ test('a connection whose socket backs up is moved down a rate, and back up when 
   assert.ok(down - down0 >= 1, `rate_down ${down0} -> ${down} during the stall`);
   assert.ok(slowed >= 1, `${slowed} connections slowed during the stall`);
   await new Promise((r) => slow.on('exit', r));
+  await exitC;
   const up1 = await metric(d, 'ponytail_ws_rate_up_total');
   assert.ok(up1 - up0 >= 1, `rate_up ${up0} -> ${up1} after draining`);
   /* After the stall: the slowest stream first (10 Hz: ticks that are multiples of 6) */
@@ -180,7 +186,11 @@ test('a connection whose socket backs up is moved down a rate, and back up when 
   assert.ok(gap > 0, 'no tick gap after the stall');
   const first = batches.slice(gap, gap + 3);
   assert.equal(first.length, 3);
-  if (down - down0 >= 3) for (const [tick] of first) assert.equal(tick % 6, 0, `tick ${tick} right after the stall`);
+  /* the records say their step (1.2), always a divisor of their tick; right after the
+   * stall it is above 1 (moved down) */
+  for (const [tick, recs] of batches) for (const [, , step] of recs) assert.equal(tick % step, 0, `tick ${tick}, step ${step}`);
+  const steps = batches.slice(gap).map(([, recs]) => Math.max(...recs.map((x) => x[2])));
+  assert.ok(steps[0] >= 2, `first classic batch after the stall: step ${steps[0]}`);
   /* every instance restarts from a keyframe after the gap (the stream changed) */
   const seen = new Set();
   for (const [, recs] of batches.slice(gap)) for (const [id, flags] of recs) {
@@ -189,4 +199,22 @@ test('a connection whose socket backs up is moved down a rate, and back up when 
   }
   /* and faster again once drained: some later batch is off the 10 Hz grid */
   assert.ok(batches.slice(gap).some(([tick]) => tick % 6 !== 0), 'never back above 10 Hz');
+
+  /* The compact connection: the same moves, seen in its records' steps. */
+  const bc = JSON.parse(outC).batches;
+  assert.ok(bc.length > 10, `${bc.length} compact batches`);
+  for (const [tick, recs] of bc) for (const [, , step] of recs) assert.equal(tick % step, 0, `compact tick ${tick}, step ${step}`);
+  let gc = -1;
+  for (let i = 1; i < bc.length; i++)
+    if (bc[i][0] - bc[i - 1][0] > 1 && (gc < 0 || bc[i][0] - bc[i - 1][0] > bc[gc][0] - bc[gc - 1][0])) gc = i;
+  assert.ok(gc > 0, 'no tick gap after the compact stall');
+  const stepsC = bc.slice(gc).map(([, recs]) => Math.max(...recs.map((x) => x[2])));
+  assert.ok(stepsC[0] >= 2, `first compact batch after the stall: step ${stepsC[0]} (moved down)`);
+  const seenC = new Set();
+  for (const [, recs] of bc.slice(gc)) for (const [id, flags] of recs) {
+    if (!seenC.has(id)) assert.equal(flags & 3, 3, `first compact record of ${id} after the gap is not a keyframe`);
+    seenC.add(id);
+  }
+  assert.ok(stepsC.some((st) => st < stepsC[0]), `compact never moved back up: steps ${stepsC}`);
+  assert.ok(down - down0 >= 2, `rate_down ${down0} -> ${down}: both connections moved`);
 });
