@@ -1,4 +1,4 @@
-/* World: id registry, point pool, instance lifetime, step orchestration. */
+/* World: id registry, point pool, instance lifetime, read-back; the step is world_step.c. */
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
@@ -250,8 +250,6 @@ void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 	}
 }
 
-static void step_dense(pt_world *w, float dt, int substeps, int begin, int end);
-
 static void rest_and_prewarm(pt_world *w, pt_inst *in)
 {
 	in->extrapolate = 0; /* the head stays where it is, during prewarm and after */
@@ -263,7 +261,7 @@ static void rest_and_prewarm(pt_world *w, pt_inst *in)
 	float dt = 1.0f / w->def.prewarm_tick_hz;
 	in->sb_frames = 0.0;
 	for (int t = 0; t < ticks; t++)
-		step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
+		pt_world_step_dense(w, dt, w->def.prewarm_substeps, di, di + 1);
 	in->time = 0.0;
 	in->sb_frames = 0.0;
 }
@@ -454,7 +452,7 @@ int pt_world_set_head_motion(pt_world *w, pt_id id, pt_pose head, pt_vec3 v, pt_
 
 /* The sampled pose carried t seconds along its velocities (t clamped to
  * [0, PT_EXTRAPOLATE_MAX_S]); the rotation is exp(w t / 2) q, w in world axes. */
-static pt_pose extrapolated(const pt_inst *in, double t)
+pt_pose pt_inst_extrapolated(const pt_inst *in, double t)
 {
 	float s = (float)(t < 0.0 ? 0.0 : t > PT_EXTRAPOLATE_MAX_S ? PT_EXTRAPOLATE_MAX_S : t);
 	pt_pose p = in->sampled;
@@ -505,190 +503,6 @@ int pt_world_reset_instance(pt_world *w, pt_id id)
 		return 0;
 	rest_and_prewarm(w, in);
 	return 1;
-}
-
-/* ---- stepping ------------------------------------------------------------------- */
-
-/* Moves every point rigidly from pose a to pose b (teleport "keep"). */
-static void carry_rigidly(pt_world *w, pt_inst *in, const pt_pose *a, const pt_pose *b)
-{
-	pt_mat3 Ra = m3_from_quat(a->q), Rb = m3_from_quat(b->q);
-	float *xs[2] = {w->x, w->px}, *ys[2] = {w->y, w->py}, *zs[2] = {w->z, w->pz};
-	for (int k = 0; k < 2; k++)
-		for (int i = in->offset; i < in->offset + in->npoints; i++) {
-			pt_vec3 local =
-			    m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
-			pt_vec3 p = v3_add(b->p, m3_mul(&Rb, local));
-			xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
-		}
-}
-
-static void handle_teleport(pt_world *w, pt_inst *in)
-{
-	float dist = v3_len(v3_sub(in->head_target.p, in->head_prev.p));
-	float ang = q_angle_between(in->head_prev.q, in->head_target.q);
-	if (!(dist > in->teleport_distance || ang > in->teleport_angle))
-		return;
-	in->teleports++;
-	if (in->teleport_mode == PT_TELEPORT_KEEP)
-		carry_rigidly(w, in, &in->head_prev, &in->head_target);
-	else
-		in->ops->rest(w, in, &in->head_target);
-	in->head_prev = in->head_target;
-	pt_bones_settle(in->bones); /* bones jump with the head, they do not sweep */
-}
-
-/* The interpolated head pose at the end of each substep: position lerp, rotation slerp
- * from the pose used at the previous step to the newest one. */
-static void substep_poses(pt_inst *in)
-{
-	/* q_slerp at each substep's alpha, its angle taken once per step */
-	pt_quat a = in->head_prev.q, b = in->head_target.q;
-	float d = q_dot(a, b);
-	if (d < 0.0f) {
-		b.x = -b.x, b.y = -b.y, b.z = -b.z, b.w = -b.w;
-		d = -d;
-	}
-	int linear = d > 0.9995f;
-	float th = 0.0f, inv_s = 0.0f;
-	if (!linear && in->sub_n > 1)
-		th = acosf(d), inv_s = 1.0f / sinf(th);
-	for (int s = 0; s < in->sub_n; s++) {
-		float alpha = (float)(s + 1) / (float)in->sub_n;
-		float wa = 0.0f, wb = 1.0f; /* the last substep ends on the target exactly */
-		if (s + 1 < in->sub_n) {
-			wa = linear ? 1.0f - alpha : sinf((1.0f - alpha) * th) * inv_s;
-			wb = linear ? alpha : sinf(alpha * th) * inv_s;
-		}
-		pt_quat q = {a.x * wa + b.x * wb, a.y * wa + b.y * wb, a.z * wa + b.z * wb,
-		             a.w * wa + b.w * wb};
-		in->sub_pose[s].p = v3_lerp(in->head_prev.p, in->head_target.p, alpha);
-		in->sub_pose[s].q = q_norm(q);
-		in->sub_rot[s] = m3_from_quat(in->sub_pose[s].q);
-	}
-}
-
-/* Roots pinned to their anchors at `head` (a frame-rate spring bone between its steps:
- * the tails wait for the next 1/60 s step, the roots stay on the head). */
-static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
-{
-	pt_mat3 R = m3_from_quat(head->q);
-	for (int s = 0; s < in->strand_count; s++) {
-		int i = in->offset + in->strands[s].first;
-		pt_vec3 r = v3_add(head->p, m3_mul(&R, in->strands[s].anchor));
-		w->x[i] = w->px[i] = r.x, w->y[i] = w->py[i] = r.y, w->z[i] = w->pz[i] = r.z;
-	}
-}
-
-/* A spring-bone instance at frame rate: one step of exactly 1/60 s at every whole frame
- * of simulated time this tick, the head interpolated at that instant. Frames are counted
- * as dt * 60 and snapped to whole numbers within 1e-4, so 60, 30 and 120 Hz ticks (and
- * their float dt) give exactly 1, 2 and 1/2 steps a tick, for ever. */
-static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
-{
-	const float h = 1.0f / 60.0f;
-	double per_tick = (double)dt * 60.0, start = in->sb_frames, total = start + per_tick;
-	if (fabs(total - floor(total + 0.5)) < 1e-4)
-		total = floor(total + 0.5);
-	int steps = (int)floor(total);
-	pt_collider_rt cols[PT_MAX_COLLIDERS];
-	/* Up to PT_MAX_SUBSTEPS frames go to the wide path (springbone_lanes.h) at their
-	 * poses in the step scratch; more, or an instance it does not take, step here. */
-	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS;
-	float alphas[PT_MAX_SUBSTEPS];
-	for (int k = 1; k <= steps; k++) {
-		float alpha = k == steps && total == floor(total) ? 1.0f
-		                                                  : (float)(((double)k - start) / per_tick);
-		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
-		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
-		pt_mat3 R = m3_from_quat(p.q);
-		if (wide) {
-			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
-			alphas[k - 1] = alpha;
-			continue;
-		}
-		pt_inst_colliders_world(in, &p, &R, alpha, cols);
-		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
-	}
-	if (wide) {
-		in->sub_n = steps, in->sub_h = h;
-		pt_bones_substeps(in->bones, in->sub_pose, alphas, steps);
-		if (!pt_sb_batch_add(w, sb, in))
-			for (int k = 1; k <= steps; k++) {
-				for (int c = 0; c < in->collider_count; c++)
-					pt_collider_world_sub(in, c, k - 1, &cols[c]);
-				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
-				                 h, in->time + (double)h * k);
-			}
-	}
-	in->sb_frames = total - steps;
-	in->time += dt;
-	if (steps == 0)
-		pin_roots(w, in, &in->head_target);
-}
-
-/* Steps dense instances [begin, end). Verlet strands are batched across instances and
- * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
- * their substeps one after another. Instances never interact, so the order is free. */
-static void step_dense(pt_world *w, float dt, int substeps, int begin, int end)
-{
-	pt_batcher batch;
-	batch.used = 0;
-	pt_sb_batcher sb;
-	sb.used = 0;
-	for (int i = begin; i < end; i++) {
-		pt_inst *in = &w->inst[i];
-		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
-		in->sub_h = dt / (float)in->sub_n;
-		if (in->extrapolate) {
-			in->head_target = extrapolated(in, in->sampled_age + (double)dt);
-			in->sampled_age += (double)dt;
-		}
-		handle_teleport(w, in);
-		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
-			step_frames(w, in, dt, &sb);
-			continue;
-		}
-		substep_poses(in);
-		pt_bones_substeps(in->bones, in->sub_pose, NULL, in->sub_n);
-		int verlet = in->solver == PT_SOLVER_VERLET;
-		if (verlet || (in->solver == PT_SOLVER_SPRINGBONE && pt_sb_batch_add(w, &sb, in))) {
-			if (verlet)
-				pt_verlet_batch_add(w, &batch, in);
-			for (int s = 0; s < in->sub_n; s++)
-				in->time += in->sub_h;
-			continue;
-		}
-		pt_collider_rt cols[PT_MAX_COLLIDERS];
-		for (int s = 0; s < in->sub_n; s++) {
-			pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s],
-			                        (float)(s + 1) / (float)in->sub_n, cols);
-			in->time += in->sub_h;
-			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
-			                 in->time);
-		}
-	}
-	pt_verlet_batch_flush(w, &batch);
-	pt_sb_batch_flush(w, &sb);
-	for (int i = begin; i < end; i++) {
-		w->inst[i].head_prev = w->inst[i].head_target;
-		pt_bones_settle(w->inst[i].bones);
-	}
-}
-
-void pt_world_step_range(pt_world *w, float dt, int substeps, int begin, int end)
-{
-	assert(dt > 0.0f && dt <= 1.0f && substeps >= 1);
-	if (begin < 0)
-		begin = 0;
-	if (end > w->count)
-		end = w->count;
-	step_dense(w, dt, substeps, begin, end);
-}
-
-void pt_world_step(pt_world *w, float dt, int substeps)
-{
-	pt_world_step_range(w, dt, substeps, 0, w->count);
 }
 
 /* ---- read back ------------------------------------------------------------------ */

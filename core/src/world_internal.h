@@ -140,6 +140,11 @@ struct pt_world {
 extern const pt_solver_ops pt_verlet_ops;
 extern const pt_solver_ops pt_springbone_ops;
 
+/* Steps dense instances [begin, end) by dt (world_step.c; prewarm steps one at a time). */
+void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end);
+/* The sampled pose carried t seconds along its velocities (pt_world_set_head_motion). */
+pt_pose pt_inst_extrapolated(const pt_inst *in, double t);
+
 /* Rest pose of every strand at `head` (the rest shape of the pool's len and u), previous
  * positions equal to current ones. */
 void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head);
