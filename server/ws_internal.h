@@ -1,5 +1,5 @@
-/* Private to ws.c (libwebsockets glue, message dispatch) and ws_conn.c (subscriptions,
- * control queue, frame batches). Service thread only. */
+/* Private to ws.c (libwebsockets glue, message dispatch), ws_conn.c (subscriptions,
+ * control queue) and ws_batch.c (frame batches, pacing). Service thread only. */
 #ifndef SERVER_WS_INTERNAL_H
 #define SERVER_WS_INTERNAL_H
 
@@ -104,7 +104,13 @@ struct ws_t {
 	int64_t fanout_us;    /* its deadline -> newest batch written, so far */
 };
 
-/* ws_conn.c */
+/* ws_conn.c: the control queue and subscriptions (the helpers ws_batch.c shares) */
+size_t conn_encode_msg(ws_t *ws, const ptp_msg_t *m); /* into ws->out; 0 on failure */
+int conn_find_id(const conn_t *c, uint64_t id);       /* index in c->ids, or -1 */
+int conn_sent_fit(ws_t *ws, conn_t *c); /* last_sent covers the frame set's slots */
+int conn_coding(const conn_t *c);       /* FRAME_COMPACT or classic */
+int conn_rate_stream(const ws_t *ws, const conn_t *c, int rate);
+int conn_slot_rate(const ws_t *ws, const conn_t *c, int slot, int at);
 void conn_queue_msg(ws_t *ws, conn_t *c, const ptp_msg_t *m);
 void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t id, const char *fmt,
                       ...) __attribute__((format(printf, 6, 7)));
