@@ -134,13 +134,8 @@ static size_t encode_batch_c(ws_t *ws, conn_t *c, uint64_t tick, int64_t time_us
 		LOG(LOG_ERROR, "cannot encode frame_batch_c: %s", ptp_err_name(e));
 		return 0;
 	}
-	if (LWS_PRE + needed > ws->out_cap) {
-		uint8_t *n = realloc(ws->out, LWS_PRE + needed);
-		if (!n)
-			return 0;
-		ws->out = n;
-		ws->out_cap = LWS_PRE + needed;
-	}
+	if (ws_out_reserve(ws, needed) != 0)
+		return 0;
 	if (ptp_batch_c_encode(&b, ws->out + LWS_PRE, ws->out_cap - LWS_PRE, &needed) != PTP_OK)
 		return 0;
 	c->clock.tick = tick;

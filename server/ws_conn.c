@@ -51,6 +51,18 @@ static void queue_bytes(ws_t *ws, conn_t *c, const uint8_t *data, size_t len)
 	lws_callback_on_writable(c->wsi);
 }
 
+int ws_out_reserve(ws_t *ws, size_t needed)
+{
+	if (LWS_PRE + needed > ws->out_cap) {
+		uint8_t *n = realloc(ws->out, LWS_PRE + needed);
+		if (!n)
+			return -1;
+		ws->out = n;
+		ws->out_cap = LWS_PRE + needed;
+	}
+	return 0;
+}
+
 /* Encodes m into ws->out (after LWS_PRE); returns the length or 0 on failure (logged). */
 size_t conn_encode_msg(ws_t *ws, const ptp_msg_t *m)
 {
@@ -60,13 +72,8 @@ size_t conn_encode_msg(ws_t *ws, const ptp_msg_t *m)
 		LOG(LOG_ERROR, "cannot encode %s: %s", ptp_type_name(m->type), ptp_err_name(e));
 		return 0;
 	}
-	if (LWS_PRE + needed > ws->out_cap) {
-		uint8_t *n = realloc(ws->out, LWS_PRE + needed);
-		if (!n)
-			return 0;
-		ws->out = n;
-		ws->out_cap = LWS_PRE + needed;
-	}
+	if (ws_out_reserve(ws, needed) != 0)
+		return 0;
 	e = ptp_msg_encode(m, ws->out + LWS_PRE, ws->out_cap - LWS_PRE, &needed);
 	return e == PTP_OK ? needed : 0;
 }

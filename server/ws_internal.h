@@ -105,6 +105,7 @@ struct ws_t {
 };
 
 /* ws_conn.c: the control queue and subscriptions (the helpers ws_batch.c shares) */
+int ws_out_reserve(ws_t *ws, size_t needed); /* ws->out holds LWS_PRE + needed, or -1 */
 size_t conn_encode_msg(ws_t *ws, const ptp_msg_t *m); /* into ws->out; 0 on failure */
 int conn_find_id(const conn_t *c, uint64_t id);       /* index in c->ids, or -1 */
 int conn_sent_fit(ws_t *ws, conn_t *c); /* last_sent covers the frame set's slots */
