@@ -8,7 +8,7 @@ RUN_TIMEOUT=120
 # Known solver limits, lifted as the solver improves (the test says when one no longer
 # holds). "FILE SUBSTEPS": long hair draped over the head and shoulder at 1 substep keeps
 # creeping for more than 50 s.
-KNOWN_UNSETTLED="long-hair.json 1"
+KNOWN_UNSETTLED=""
 
 n=0
 for f in clients/examples/*.json; do

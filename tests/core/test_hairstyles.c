@@ -114,8 +114,6 @@ static void test_resting_contact_settles(void **state)
 	const int subs[] = {1, 2, 4, 8, 16};
 	for (int k = 0; k < STYLE_COUNT; k++)
 		for (size_t si = 0; si < sizeof subs / sizeof subs[0]; si++) {
-			if (k == STYLE_LONG && subs[si] == 1)
-				continue;
 			double worst = 0;
 			for (int it = 1; it <= 8; it++) {
 				pt_instance_def d;
