@@ -33,6 +33,32 @@
  *     the plane normal to the segment so the push keeps the length (a push along the
  *     collider normal and a re-projection fight each other where a point sits between
  *     two colliders, and left segments up to 16 % long on the stress sequence).
+ *     Friction acts here too, on the position (lv_contact_friction): pushed out along n
+ *     at its length L from the parent, a point is left one free direction, the tangent
+ *     tau = n x u of the circle where the sphere of radius L meets the collider. Its slide
+ *     along tau over the substep is held to PT_CONTACT_FRICTION times the push's depth
+ *     (stuck below that, Coulomb), and like the push this is a position correction, never
+ *     velocity. Why: long hair draped over the head at 1 substep kept its first point
+ *     sliding 4-8 mm to and fro every tick (0.3-0.5 m/s for ever, at any iteration
+ *     count). Traced, the slide was in the positions, not the velocities: the chain below
+ *     pulls that point with the tension T of ~18 points (T h^2 / m = 18 g h^2 ~ 49 mm of
+ *     correction per tick), and the length solve (step 3) moves it 6-15 mm into the head
+ *     and, where the segment to its child leans by s / L off the plane of n and u,
+ *     sideways along tau by about T h^2 / (m L) = 1.6 times s for each of the two
+ *     points, ~3 s for their offset: past the balance, so the slide changed sign every
+ *     tick (+8, -4, +7, -8 mm). The push, in the plane of n and u, never sees that part.
+ *     With its velocity kept such a step is stable up to a gain of 2 (1 + k) ~ 3.9, but
+ *     a point in contact keeps almost none (0-3 mm per tick: step 7 takes the velocity
+ *     into the collider and friction most of the rest), and without velocity a step is
+ *     stable only under a gain of 2; so velocity rules could not reach it. The gain goes
+ *     with h^2: from 2 substeps up (< 1) the slide died out alone. Bounding it by
+ *     Coulomb's law at the position level (the
+ *     tick's normal correction times mu, as position-based friction does, Macklin et al.
+ *     2014) stops the overshoot where the real contact force would: the point sticks.
+ *     The move is along tau only and keeps p's distance from the parent (a move with a
+ *     part along u, re-projected onto L, went up to 1 mm into the collider and undid the
+ *     final slop push). Known limit: friction, here and in step 7, acts on the motion in
+ *     the world frame, not relative to a moving collider's surface.
  *     Nonlinear mode: a strain limit at (1 + max_strain) L, then a plain collider pass.
  *  7. Velocities (the previous positions) are set once, from what happened above:
  *     - a collider push is a position correction, never velocity;
