@@ -13,8 +13,8 @@
 # kernels under callgrind (PT_BENCH_CALLGRIND=0 to skip): instructions per point-substep
 # on reduced scenes, counted inside bench_step / time_encode only, 3 runs as well (they
 # agree exactly: the range shows it). Last, the live-daemon scripts (PT_BENCH_EXTRA),
-# PT_BENCH_EXTRA_RUNS times (default 1: each is a capacity search of minutes, and three
-# runs take `make bench` from about 7 to about 15 minutes here; their figures say n = 1).
+# PT_BENCH_EXTRA_RUNS times (default 1: each repeats its capacity search 3 times itself and
+# takes minutes: bench_server.sh about 13, bench_load.sh about 5 on the quiet machine).
 #
 # Output: BUILD/bench/results.json, BUILD/bench/numbers.md (the README's table),
 # BUILD/bench/runs/<program>.<round>.txt (every run's output). Exits 1 if any run failed
