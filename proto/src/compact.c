@@ -63,20 +63,9 @@ ptp_err_t ptp_batch_c_decode(const uint8_t *buf, size_t len, ptp_batch_c_t *out)
 	uint32_t payload;
 	uint64_t count;
 	int strict;
-	if (!buf || len < PTP_HEADER_SIZE)
-		return PTP_ETRUNC;
-	if (buf[0] != 'P' || buf[1] != 'T')
-		return PTP_EMAGIC;
-	if (buf[2] != PTP_MAJOR)
-		return PTP_EVERSION;
-	payload = (uint32_t)buf[6] | (uint32_t)buf[7] << 8 | (uint32_t)buf[8] << 16 |
-	          (uint32_t)buf[9] << 24;
-	if (payload > PTP_MAX_PAYLOAD)
-		return PTP_ETOOBIG;
-	if (payload > len - PTP_HEADER_SIZE)
-		return PTP_ETRUNC;
-	if (payload < len - PTP_HEADER_SIZE)
-		return PTP_ELENGTH;
+	ptp_err_t he = ptp_header_check(buf, len, &payload);
+	if (he != PTP_OK)
+		return he;
 	strict = buf[3] <= PTP_MINOR_COMPACT;
 	if (strict && buf[5] != 0)
 		return PTP_EFLAGS;

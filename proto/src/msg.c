@@ -453,23 +453,12 @@ static void io_payload(io_t *io, ptp_msg_t *m)
 ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out)
 {
 	io_t io;
-	uint8_t major, minor, type, reserved;
+	uint8_t minor, type, reserved;
 	uint32_t payload;
-	if (!buf || len < PTP_HEADER_SIZE)
-		return PTP_ETRUNC;
-	if (buf[0] != 'P' || buf[1] != 'T')
-		return PTP_EMAGIC;
-	major = buf[2], minor = buf[3], type = buf[4], reserved = buf[5];
-	if (major != PTP_MAJOR)
-		return PTP_EVERSION;
-	payload = (uint32_t)buf[6] | (uint32_t)buf[7] << 8 | (uint32_t)buf[8] << 16 |
-	          (uint32_t)buf[9] << 24;
-	if (payload > PTP_MAX_PAYLOAD)
-		return PTP_ETOOBIG;
-	if (payload > len - PTP_HEADER_SIZE)
-		return PTP_ETRUNC;
-	if (payload < len - PTP_HEADER_SIZE)
-		return PTP_ELENGTH;
+	ptp_err_t he = ptp_header_check(buf, len, &payload);
+	if (he != PTP_OK)
+		return he;
+	minor = buf[3], type = buf[4], reserved = buf[5];
 	memset(&io, 0, sizeof io);
 	io.strict = minor <= PTP_MINOR;
 	io.minor = minor;

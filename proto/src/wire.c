@@ -3,6 +3,25 @@
 
 #include <string.h>
 
+ptp_err_t ptp_header_check(const uint8_t *buf, size_t len, uint32_t *payload)
+{
+	if (!buf || len < PTP_HEADER_SIZE)
+		return PTP_ETRUNC;
+	if (buf[0] != 'P' || buf[1] != 'T')
+		return PTP_EMAGIC;
+	if (buf[2] != PTP_MAJOR)
+		return PTP_EVERSION;
+	*payload = (uint32_t)buf[6] | (uint32_t)buf[7] << 8 | (uint32_t)buf[8] << 16 |
+	           (uint32_t)buf[9] << 24;
+	if (*payload > PTP_MAX_PAYLOAD)
+		return PTP_ETOOBIG;
+	if (*payload > len - PTP_HEADER_SIZE)
+		return PTP_ETRUNC;
+	if (*payload < len - PTP_HEADER_SIZE)
+		return PTP_ELENGTH;
+	return PTP_OK;
+}
+
 void ptp_reader_init(ptp_reader_t *r, const uint8_t *p, size_t len)
 {
 	r->p = p;

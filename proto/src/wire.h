@@ -27,6 +27,11 @@ typedef struct ptp_writer_t {
 	ptp_err_t err; /* first validation error, PTP_OK while none */
 } ptp_writer_t;
 
+/* The 10-byte header's checks every decoder makes, in the order PROTOCOL.md gives their
+ * errors: length, magic, major version, payload bound, payload against len. *payload
+ * gets the payload length. Minor version, type and flags are the caller's. */
+ptp_err_t ptp_header_check(const uint8_t *buf, size_t len, uint32_t *payload);
+
 void ptp_reader_init(ptp_reader_t *r, const uint8_t *p, size_t len);
 /* Sets err unless one is already set. */
 void ptp_reader_fail(ptp_reader_t *r, ptp_err_t e);
