@@ -58,7 +58,10 @@ static const option_t options[] = {
     {"substeps", "PONYTAIL_SUBSTEPS", OPT_INT, F(substeps), 1, SERVER_MAX_SUBSTEPS, "4", 0,
      "substeps per tick (an instance's own \"substeps\" wins)"},
     {"workers", "PONYTAIL_WORKERS", OPT_INT, F(workers), 0, 64, "0", 0,
-     "threads stepping instances (0 = one per online CPU)"},
+     "threads stepping instances (0 = one per CPU of the process's affinity set)"},
+    {"pin-workers", "PONYTAIL_PIN_WORKERS", OPT_INT, F(pin_workers), 0, 1, "1", 0,
+     "1 = bind the tick thread and each worker to a CPU of its own (0 = leave it to the "
+     "scheduler, which can stack them on one CPU for 4 ms)"},
     {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, TOKEN_MAX_BEARER, "",
      OPT_SECRET, "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
     {"tls-cert", "PONYTAIL_TLS_CERT", OPT_STR, F(tls_cert), 0, CONFIG_STR_MAX - 1, "", 0,

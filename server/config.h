@@ -32,7 +32,8 @@ typedef struct config_t {
 	char proto_js[CONFIG_STR_MAX];     /* files served at "/proto/js/", "proto/js" */
 	int tick_hz;                       /* server ticks per second, usually 60 */
 	int substeps;                      /* substeps per tick, usually 4 */
-	int workers;                       /* stepping threads; 0 = one per online CPU */
+	int workers;                       /* stepping threads; 0 = one per CPU it may use */
+	int pin_workers;                   /* 1: each stepping thread bound to its own CPU */
 	char admin_token[CONFIG_STR_MAX];  /* "" = none; secret: never printed or logged */
 	char tls_cert[CONFIG_STR_MAX];     /* PEM certificate (chain) file, "" = plain HTTP/WS */
 	char tls_key[CONFIG_STR_MAX];      /* PEM private key file; set with tls_cert (tls.h) */

@@ -18,6 +18,7 @@
 #include "drain.h"
 #include "instances.h"
 #include "log.h"
+#include "pool.h"
 #include "rest.h"
 #include "ws.h"
 
@@ -36,8 +37,8 @@ int main(int argc, char **argv)
 	}
 	log_set_level(cfg.log_level);
 	if (cfg.workers == 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		cfg.workers = n < 1 ? 1 : n > 64 ? 64 : (int)n;
+		int n = pool_cpus();
+		cfg.workers = n > 64 ? 64 : n;
 	}
 	config_log(&cfg);
 
@@ -61,7 +62,11 @@ int main(int argc, char **argv)
 	}
 	app.tls = tls_on ? &tls : NULL;
 	int loaded = 0, skipped = 0;
-	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval, 0};
+	sim_config_t sc = {.tick_hz = cfg.tick_hz,
+	                   .substeps = cfg.substeps,
+	                   .workers = cfg.workers,
+	                   .keyframe_interval = cfg.keyframe_interval,
+	                   .pin_workers = cfg.pin_workers};
 	rest_t *rest = NULL;
 	ws_t *ws = NULL;
 	int status = 1;

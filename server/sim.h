@@ -32,6 +32,8 @@ typedef struct sim_config_t {
 	int keyframe_interval; /* ticks */
 	uint64_t first_tick;   /* the tick before the first one: numbering continues across
 	                        * restarts (main.c keeps a floor in the store) */
+	int pin_workers;       /* 1: the tick thread and each worker on a CPU of its own
+	                        * (pool.h); 0: the scheduler places them */
 } sim_config_t;
 
 typedef struct sim_t sim_t;

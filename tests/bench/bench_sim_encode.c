@@ -14,6 +14,7 @@
  * builds on main before the per-rate compact streams (ce45faf, no FRAME_KEY_CODING):
  * there it has idle, c60 and k60, the "before" column of README.md's table.
  */
+#define _GNU_SOURCE /* server/pool.c, included below, binds threads to CPUs */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

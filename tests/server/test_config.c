@@ -53,6 +53,7 @@ static void defaults(void **state)
 	assert_int_equal(c.tick_hz, 60);
 	assert_int_equal(c.substeps, 4);
 	assert_int_equal(c.workers, 0);
+	assert_int_equal(c.pin_workers, 1);
 	assert_string_equal(c.admin_token, "");
 	assert_int_equal(c.log_level, LOG_INFO);
 }
@@ -85,6 +86,8 @@ static void bad_values_name_flag_and_range(void **state)
 	             (const char *[]){"p", "--http-port", "70000"});
 	expect_error("--workers: expected an integer in [0, 64], got '-1'", 3,
 	             (const char *[]){"p", "--workers", "-1"});
+	expect_error("--pin-workers: expected an integer in [0, 1], got '2'", 3,
+	             (const char *[]){"p", "--pin-workers", "2"});
 	expect_error("--log-level: expected one of debug, info, warn, error; got 'loud'", 3,
 	             (const char *[]){"p", "--log-level", "loud"});
 	expect_error("--bind: expected an IPv4 address", 3,

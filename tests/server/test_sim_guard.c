@@ -2,6 +2,7 @@
  * core's private layout, since no valid definition does it) is found whether it is
  * watched, unwatched or read over REST; it is reset to rest, counted, announced with a
  * RESET event, and no record or REST frame ever carries a NaN. */
+#define _GNU_SOURCE /* server/pool.c, included below, binds threads to CPUs */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

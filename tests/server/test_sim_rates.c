@@ -7,6 +7,7 @@
  * a stream that missed due ticks restarts from a keyframe (the gap rule); a slot nobody
  * watches gets no record of any stream and no encoder beyond the classic 60 Hz one. The
  * sim runs in-process, tick by tick, on a stress-driven instance: nothing here is timed. */
+#define _GNU_SOURCE /* server/pool.c, included below, binds threads to CPUs */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
