@@ -34,6 +34,7 @@ typedef struct config_t {
 	int substeps;                      /* substeps per tick, usually 4 */
 	int workers;                       /* stepping threads; 0 = one per CPU it may use */
 	int pin_workers;                   /* 1: each stepping thread bound to its own CPU */
+	int realtime;                      /* SCHED_FIFO priority of those threads, 0 = off */
 	char admin_token[CONFIG_STR_MAX];  /* "" = none; secret: never printed or logged */
 	char tls_cert[CONFIG_STR_MAX];     /* PEM certificate (chain) file, "" = plain HTTP/WS */
 	char tls_key[CONFIG_STR_MAX];      /* PEM private key file; set with tls_cert (tls.h) */

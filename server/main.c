@@ -66,7 +66,8 @@ int main(int argc, char **argv)
 	                   .substeps = cfg.substeps,
 	                   .workers = cfg.workers,
 	                   .keyframe_interval = cfg.keyframe_interval,
-	                   .pin_workers = cfg.pin_workers};
+	                   .pin_workers = cfg.pin_workers,
+	                   .realtime = cfg.realtime};
 	rest_t *rest = NULL;
 	ws_t *ws = NULL;
 	int status = 1;

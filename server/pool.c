@@ -121,6 +121,22 @@ void pool_bind_caller(pool_t *p)
 	bind_thread(p, 0);
 }
 
+int pool_set_realtime(pool_t *p, int priority)
+{
+	struct sched_param sp = {.sched_priority = priority};
+	int policy = priority > 0 ? SCHED_FIFO : SCHED_OTHER;
+	int rc = pthread_setschedparam(pthread_self(), policy, &sp);
+	for (int i = 1; i < p->n && rc == 0; i++)
+		rc = pthread_setschedparam(p->w[i].th, policy, &sp);
+	if (rc != 0 && priority > 0) { /* all or none */
+		struct sched_param normal = {.sched_priority = 0};
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &normal);
+		for (int i = 1; i < p->n; i++)
+			pthread_setschedparam(p->w[i].th, SCHED_OTHER, &normal);
+	}
+	return rc;
+}
+
 int pool_cpu_of(const pool_t *p, int index)
 {
 	return p->ncpus ? p->cpu[index % p->ncpus] : -1;

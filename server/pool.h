@@ -21,6 +21,11 @@ int pool_size(const pool_t *p);
 /* Binds the calling thread, which runs worker 0 in pool_run, to its CPU (no-op unpinned). */
 void pool_bind_caller(pool_t *p);
 
+/* Puts the calling thread (worker 0) and every worker under SCHED_FIFO at `priority`
+ * (1-99), or back to normal scheduling (0). All or none: 0 on success, else the errno of
+ * the refusal (EPERM without CAP_SYS_NICE) with every thread left at normal scheduling. */
+int pool_set_realtime(pool_t *p, int priority);
+
 /* The CPU thread `index` is bound to, -1 when the pool is not pinned. */
 int pool_cpu_of(const pool_t *p, int index);
 

@@ -552,9 +552,20 @@ static void *sim_main(void *arg)
 	uint64_t overruns_logged = 0;
 	int64_t last_overrun_log = 0;
 	pool_bind_caller(s->pool);
-	LOG(LOG_INFO, "tick thread: %d Hz, %d substeps, %d workers%s, %d instances", s->cfg.tick_hz,
+	if (s->cfg.realtime > 0) {
+		int rc = pool_set_realtime(s->pool, s->cfg.realtime);
+		if (rc == 0)
+			s->realtime_on = 1;
+		else
+			LOG(LOG_WARN,
+			    "--realtime %d refused (%s): normal scheduling (it needs CAP_SYS_NICE: "
+			    "root, or docker run --cap-add SYS_NICE)",
+			    s->cfg.realtime, strerror(rc));
+	}
+	LOG(LOG_INFO, "tick thread: %d Hz, %d substeps, %d workers%s%s, %d instances", s->cfg.tick_hz,
 	    s->cfg.substeps, pool_size(s->pool),
-	    pool_cpu_of(s->pool, 0) >= 0 ? " (one CPU each)" : "", s->nindex);
+	    pool_cpu_of(s->pool, 0) >= 0 ? " (one CPU each)" : "",
+	    s->realtime_on ? " (SCHED_FIFO)" : "", s->nindex);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = {(time_t)(deadline / 1000000000),
 		                      (long)(deadline % 1000000000)};
@@ -582,6 +593,14 @@ static void *sim_main(void *arg)
 				LOG(LOG_WARN, "tick schedule %lld ticks behind: re-anchored",
 				    (long long)((now - deadline) / period));
 				deadline = now;
+				/* Overloaded under SCHED_FIFO, the tick would keep both CPUs from the
+				 * REST and WebSocket threads that could shed the load: give it up. */
+				if (s->realtime_on) {
+					pool_set_realtime(s->pool, 0);
+					s->realtime_on = 0;
+					LOG(LOG_WARN, "left real-time scheduling (--realtime) for good: the "
+					              "ticks fell behind");
+				}
 			}
 		}
 	}

@@ -34,6 +34,8 @@ typedef struct sim_config_t {
 	                        * restarts (main.c keeps a floor in the store) */
 	int pin_workers;       /* 1: the tick thread and each worker on a CPU of its own
 	                        * (pool.h); 0: the scheduler places them */
+	int realtime;          /* 1-99: SCHED_FIFO priority of the tick thread and workers
+	                        * while the ticks keep up; 0: normal scheduling */
 } sim_config_t;
 
 typedef struct sim_t sim_t;

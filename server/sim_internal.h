@@ -88,11 +88,12 @@ struct sim_t {
 	int nev, cap_ev;
 	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
+	int realtime_on; /* the pool runs under SCHED_FIFO (cfg.realtime, until it falls behind) */
 
 	/* Work handed out during pool_run (SIM_FOR_SLOTS, step_part): the next block or
 	 * chunk a worker takes, atomic, on a cache line of its own (every worker bumps it). */
 	char pad0_[64];
-	int next_work;
+	int next_work; /* pieces: pool_take_piece */
 	char pad1_[64];
 
 	int64_t poses_arrival_sum_ns; /* this tick's applied poses: sum of arrival times */

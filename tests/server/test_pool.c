@@ -3,9 +3,11 @@
  * pin, the caller and each worker run on the CPU pool_cpu_of names, distinct CPUs when the
  * process may use several (the fix for two workers stacked on one CPU); without pin the
  * pool names none; pool_take_piece hands out every item of a range exactly once, alone
- * and shared by racing workers, in pieces within their bounds that never grow. Nothing
- * here is timed. */
+ * and shared by racing workers, in pieces within their bounds that never grow;
+ * pool_set_realtime moves every thread to SCHED_FIFO and back, or (refused) leaves every
+ * one at normal scheduling. Nothing here is timed. */
 #define _GNU_SOURCE /* sched_getcpu; server/pool.c binds threads with the GNU calls */
+#include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,6 +212,63 @@ static void test_pieces_shared_by_workers(void **state)
 	pool_destroy(p);
 }
 
+typedef struct policy_t {
+	int policy[MAXW];
+	int prio[MAXW];
+} policy_t;
+
+static void policy_fn(void *ctx, int w, int n)
+{
+	(void)n;
+	policy_t *r = ctx;
+	struct sched_param sp;
+	pthread_getschedparam(pthread_self(), &r->policy[w], &sp);
+	r->prio[w] = sp.sched_priority;
+}
+
+static void *realtime_body(void *arg)
+{
+	int *out = arg; /* [0] rc of the switch, [1..] checks: 1 = as expected */
+	pool_t *p = pool_create(3, 0);
+	if (!p)
+		return NULL;
+	policy_t r;
+	memset(&r, 0, sizeof r);
+	out[0] = pool_set_realtime(p, 3);
+	pool_run(p, 3, policy_fn, &r);
+	for (int w = 0; w < 3; w++)
+		out[1 + w] = out[0] == 0 ? r.policy[w] == SCHED_FIFO && r.prio[w] == 3
+		                         : r.policy[w] == SCHED_OTHER; /* all or none */
+	if (out[0] == 0) {
+		out[4] = pool_set_realtime(p, 0);
+		memset(&r, 0xff, sizeof r);
+		pool_run(p, 3, policy_fn, &r);
+		for (int w = 0; w < 3; w++)
+			out[5 + w] = r.policy[w] == SCHED_OTHER && r.prio[w] == 0;
+	} else {
+		out[4] = 0;
+		out[5] = out[6] = out[7] = 1;
+	}
+	pool_destroy(p);
+	return out;
+}
+
+static void test_realtime_all_or_none(void **state)
+{
+	(void)state;
+	int out[8];
+	memset(out, 0, sizeof out);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, realtime_body, out), 0);
+	void *ret = NULL;
+	pthread_join(th, &ret);
+	assert_non_null(ret);
+	if (out[0] != 0)
+		assert_int_equal(out[0], EPERM); /* the only expected refusal */
+	for (int i = 1; i < 8; i++)
+		assert_int_equal(out[i], i == 4 ? 0 : 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_pinned_threads_on_distinct_cpus),
 	    cmocka_unit_test(test_pieces_cover_range_once),
 	    cmocka_unit_test(test_pieces_shared_by_workers),
+	    cmocka_unit_test(test_realtime_all_or_none),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
