@@ -12,7 +12,10 @@
  * step on two bound threads, the tick's rhythm, four alternating rounds: 4.3-5.3 ms
  * polling 50 us, 3.4-4.0 ms polling 1 ms, 3.4-3.9 ms never sleeping; one thread
  * 5.8-7.5 ms). It costs at most 1 ms of one CPU per pool_run that nothing follows (6 % of
- * a CPU at 60 Hz), and only ticks with PARALLEL_MIN instances or more use the pool.
+ * a CPU at 60 Hz), and only ticks with PARALLEL_MIN instances or more use the pool; the
+ * tick thread calls pool_rest after its last run of the tick, which ends the poll at once
+ * (under --realtime a polling worker would keep the WebSocket thread's fan-out off its
+ * CPU).
  *
  * Placement (pool.h, pin): each thread is bound to its own CPU of the process's affinity
  * set. Unbound, Linux queues a worker woken by the tick thread on the tick thread's own
@@ -49,13 +52,17 @@ static inline void relax(void)
 #endif
 }
 
-/* Polls *v until it differs from `was` or POOL_SPIN_NS pass; 1 when it changed. */
-static int spin_while(const unsigned long *v, unsigned long was, const int *stop)
+/* Polls *v until it differs from `was`, *stop or *rest is set, or POOL_SPIN_NS pass; 1 when
+ * it changed (or stop/rest was set). */
+static int spin_while(const unsigned long *v, unsigned long was, const int *stop,
+                      const int *rest)
 {
 	int64_t end = now_ns() + POOL_SPIN_NS;
 	for (int i = 0;; i++) {
 		if (__atomic_load_n(v, __ATOMIC_ACQUIRE) != was || __atomic_load_n(stop, __ATOMIC_ACQUIRE))
 			return 1;
+		if (__atomic_load_n(rest, __ATOMIC_ACQUIRE))
+			return 0;
 		relax();
 		if ((i & 63) == 63 && now_ns() > end)
 			return 0;
@@ -76,6 +83,7 @@ struct pool_t {
 	unsigned long gen;     /* atomic reads outside mu */
 	unsigned long pending; /* atomic reads outside mu */
 	int n, n_used, stop;
+	int rest;                 /* pool_rest: no more runs this tick, sleep now (atomic) */
 	int ncpus;                /* 0 = not pinned */
 	short cpu[POOL_MAX_CPUS]; /* the affinity set's CPUs, thread i on cpu[i % ncpus] */
 	pool_fn fn;
@@ -121,6 +129,11 @@ void pool_bind_caller(pool_t *p)
 	bind_thread(p, 0);
 }
 
+void pool_rest(pool_t *p)
+{
+	__atomic_store_n(&p->rest, 1, __ATOMIC_RELEASE);
+}
+
 int pool_set_realtime(pool_t *p, int priority)
 {
 	struct sched_param sp = {.sched_priority = priority};
@@ -152,7 +165,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		if (p->gen == seen && !p->stop) {
 			pthread_mutex_unlock(&p->mu);
-			spin_while(&p->gen, seen, &p->stop);
+			spin_while(&p->gen, seen, &p->stop, &p->rest);
 			pthread_mutex_lock(&p->mu);
 		}
 		while (p->gen == seen && !p->stop)
@@ -221,6 +234,7 @@ void pool_run(pool_t *p, int n_used, pool_fn fn, void *ctx)
 	p->fn = fn;
 	p->ctx = ctx;
 	p->n_used = n_used;
+	__atomic_store_n(&p->rest, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->pending, (unsigned long)(n_used - 1), __ATOMIC_RELEASE);
 	__atomic_store_n(&p->gen, p->gen + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->go);
@@ -229,7 +243,7 @@ void pool_run(pool_t *p, int n_used, pool_fn fn, void *ctx)
 	if (__atomic_load_n(&p->pending, __ATOMIC_ACQUIRE) > 0) {
 		static const int never = 0;
 		unsigned long left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE);
-		while (left > 0 && spin_while(&p->pending, left, &never))
+		while (left > 0 && spin_while(&p->pending, left, &never, &never))
 			left = __atomic_load_n(&p->pending, __ATOMIC_ACQUIRE);
 	}
 	pthread_mutex_lock(&p->mu);

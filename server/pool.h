@@ -21,6 +21,10 @@ int pool_size(const pool_t *p);
 /* Binds the calling thread, which runs worker 0 in pool_run, to its CPU (no-op unpinned). */
 void pool_bind_caller(pool_t *p);
 
+/* No more pool_run until the next tick: workers polling for one sleep now instead of
+ * after POOL_SPIN_NS (pool.c). The next pool_run wakes them as usual. */
+void pool_rest(pool_t *p);
+
 /* Puts the calling thread (worker 0) and every worker under SCHED_FIFO at `priority`
  * (1-99), or back to normal scheduling (0). All or none: 0 on success, else the errno of
  * the refusal (EPERM without CAP_SYS_NICE) with every thread left at normal scheduling. */

@@ -522,6 +522,7 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	int64_t t2 = sim_mono_ns();
 	s->tick++;
 	sim_publish(s, deadline_ns);
+	pool_rest(s->pool); /* the tick's last pool_run was the encode pass */
 	if (s->poses_applied) {
 		/* admitted -> published, in the server: the rest of a pose's latency is the
 		 * network, the fan-out and the client (server/README.md, Latency) */
