@@ -10,6 +10,8 @@
 #define VRM_NO_COMMANDS_H
 #include "../../clients/cli/import_vrm.c"
 #include "../../clients/cli/vrm_gltf.c"
+#include "../../clients/cli/vrm_gltf_graph.c"
+#include "../../clients/cli/vrm_gltf_math.c"
 #include "../../clients/cli/vrm_humanoid.c"
 #include "../../clients/cli/vrm_springs.c"
 
