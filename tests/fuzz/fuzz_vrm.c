@@ -14,6 +14,8 @@
 #include "../../clients/cli/vrm_gltf_math.c"
 #include "../../clients/cli/vrm_humanoid.c"
 #include "../../clients/cli/vrm_springs.c"
+#include "../../clients/cli/vrm_springs_v0.c"
+#include "../../clients/cli/vrm_springs_v1.c"
 
 #include <stdint.h>
 #include <stdio.h>
