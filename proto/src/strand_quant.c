@@ -72,6 +72,7 @@ static void quantise_reference(const ptp_strand_geo_t *geo, int strands, const i
 
 #if QUANT_SSE2
 
+/* Lane `lane` of q (lanes_t, strand_quant.h) at strand g's root, aiming at pts. */
 static void lanes_init(lanes_t *q, int lane, const ptp_strand_geo_t *g, const double rot[9],
                        const double hp[3], const float *pts, int32_t m, int32_t *codes)
 {
