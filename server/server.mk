@@ -2,7 +2,7 @@
 SERVER_SRC := $(wildcard server/*.c)
 # The VRM importer of `ponytail import-vrm`, compiled in from the CLI's own sources (not
 # moved: one importer for both) for POST /v1/import/vrm and avatar uploads.
-SERVER_VRM_SRC := clients/cli/vrm_gltf.c clients/cli/vrm_springs.c clients/cli/vrm_humanoid.c clients/cli/import_vrm.c
+SERVER_VRM_SRC := $(wildcard clients/cli/vrm_*.c clients/cli/import_vrm*.c)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/openapi_json.o \
               $(SERVER_VRM_SRC:%.c=$(B)/obj/%.o)
 SERVER_BIN := $(B)/bin/ponytaild

@@ -1,5 +1,6 @@
-/* `ponytail load`, private: the run's state, shared by load.c (flags, instances, the
- * event loop) and load_report.c (the daemon's /metrics, the final report). */
+/* `ponytail load`, private: the run's state, shared by load.c (flags, the command),
+ * load_run.c (the connections and the event loop), load_instances.c (creating, listing and
+ * deleting the instances) and load_report.c (the daemon's /metrics, the final report). */
 #ifndef PONYTAIL_CLI_LOAD_H
 #define PONYTAIL_CLI_LOAD_H
 
@@ -81,6 +82,14 @@ extern volatile sig_atomic_t load_stop;
 int load_create_instances(load_t *L);
 int load_list_instances(load_t *L);
 void load_delete_instances(load_t *L);
+
+/* load_run.c: creates or finds the instances, opens the connections over the ramp,
+ * measures for --duration, then drains. CLI_EXIT_OK when the measurement ran (the
+ * connections stay open for load_report), else CLI_EXIT_FAIL (printed, unless Ctrl-C came
+ * during the ramp). */
+int load_run(load_t *L);
+/* Closes every connection, lets the close frames go out, destroys the context. */
+void load_shutdown_conns(load_t *L);
 
 /* Counts n errors of a kind ("connect_failed", "server:rate", "decode", ...). */
 void load_error(load_t *L, const char *kind, uint64_t n);

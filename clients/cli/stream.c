@@ -1,10 +1,9 @@
 /* `ponytail stream`: publishes head poses for one instance over WebSocket -- a built-in
  * motion, a JSONL pose file or stdin -- at a given rate, and reports what the server
- * applied (the echoed sequence numbers) with input-to-frame latency. */
-#include <errno.h>
+ * applied (the echoed sequence numbers) with input-to-frame latency. The arguments and
+ * the pose file / stdin readers are in stream_input.c; the state they share in stream.h. */
 #include <jansson.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +12,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "hist.h"
-#include "ponytail/motion.h"
-#include "ponytail_client.h"
-#include "poseline.h"
-#include "remote.h"
+#include "stream.h"
 
 static const char usage_text[] =
     "usage: ponytail stream ID (--motion NAME [--amplitude A] [--period S] | --poses FILE.jsonl\n"
@@ -50,37 +45,6 @@ static const char usage_text[] =
     "Stops at the end of the input, --count, --duration or Ctrl-C, then waits up to 2 s for\n"
     "the last pose to come back in a frame. Exit status: 0 ok, 1 the server refused (wrong\n"
     "token, unknown instance) or cannot be reached, 2 bad arguments or input.\n";
-
-enum { SRC_NONE, SRC_MOTION, SRC_FILE, SRC_STDIN, FIFO = 256 };
-
-typedef struct stream_t {
-	remote_t r;
-	unsigned long long id;
-	int src, loop, rate_given;
-	const char *poses_path;
-	char room[PTP_MAX_NAME + 1]; /* the instance's room (routing), from GET */
-	pt_motion motion;
-	double rate, duration;
-	long count;
-	pose_line_t *lines; /* --poses */
-	size_t nlines;
-	/* --stdin: a line buffer and a FIFO of parsed poses */
-	char in[65536];
-	size_t in_len;
-	long in_lineno;
-	int in_eof;
-	pose_line_t fifo[FIFO];
-	int f_head, f_n;
-	/* the session */
-	ptc_conn_t *c;
-	int fatal;
-	char fatal_msg[1024];
-	long sent, dropped;
-	uint32_t first_seq, last_seq, applied;
-	int have_applied;
-	hist_t lat;
-	uint64_t rate_errors;
-} stream_t;
 
 static volatile sig_atomic_t stop;
 
@@ -125,230 +89,6 @@ static void on_frame(ptc_conn_t *c, const ptc_frame_t *f, void *user)
 		s->have_applied = 1;
 	}
 	hist_add(&s->lat, f->latency_us);
-}
-
-/* ---- arguments and inputs ----------------------------------------------------------------- */
-
-static int parse_args(stream_t *s, int argc, char **argv)
-{
-	static const char *const motions[] = {"still",  "shake",  "nod", "jump",
-	                                      "circle", "stress", "jog", NULL};
-	const char *v, *motion = NULL;
-	double amp = 0, period = 0;
-	int has_amp = 0, has_period = 0, k;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if ((k = remote_flag(&s->r, argc, argv, &i, 1)) != 0) {
-			if (k < 0)
-				return -1;
-		} else if ((k = cli_flag("stream", "--motion", argc, argv, &i, &v)) != 0) {
-			if (k < 0 || cli_parse_choice("stream", "--motion", v, motions) < 0)
-				return -1;
-			motion = v;
-		} else if ((k = cli_flag("stream", "--amplitude", argc, argv, &i, &v)) != 0) {
-			if (k < 0 || cli_parse_real("stream", "--amplitude", v, 0, 180, &amp) != 0)
-				return -1;
-			has_amp = 1;
-		} else if ((k = cli_flag("stream", "--period", argc, argv, &i, &v)) != 0) {
-			if (k < 0 ||
-			    cli_parse_real("stream", "--period", v, 0.01, 3600, &period) != 0)
-				return -1;
-			has_period = 1;
-		} else if ((k = cli_flag("stream", "--poses", argc, argv, &i, &s->poses_path)) !=
-		           0) {
-			if (k < 0)
-				return -1;
-		} else if ((k = cli_flag("stream", "--room", argc, argv, &i, &s->r.room)) != 0) {
-			if (k < 0 || remote_check_room("stream", "--room", s->r.room) != 0)
-				return -1;
-		} else if ((k = cli_switch("stream", "--loop", a)) != 0) {
-			if (k < 0)
-				return -1;
-			s->loop = 1;
-		} else if ((k = cli_switch("stream", "--stdin", a)) != 0) {
-			if (k < 0)
-				return -1;
-			s->src = SRC_STDIN;
-		} else if ((k = cli_flag("stream", "--rate", argc, argv, &i, &v)) != 0) {
-			if (k < 0 || cli_parse_real("stream", "--rate", v, 1, 1000, &s->rate) != 0)
-				return -1;
-			s->rate_given = 1;
-		} else if ((k = cli_flag("stream", "--count", argc, argv, &i, &v)) != 0) {
-			if (k < 0 ||
-			    cli_parse_int("stream", "--count", v, 1, 1000000000L, &s->count) != 0)
-				return -1;
-		} else if ((k = cli_flag("stream", "--duration", argc, argv, &i, &v)) != 0) {
-			if (k < 0 ||
-			    cli_parse_real("stream", "--duration", v, 1e-3, 1e6, &s->duration) != 0)
-				return -1;
-		} else if (a[0] == '-' && a[1] != '\0') {
-			fprintf(stderr,
-			        "ponytail stream: unknown flag '%s' (see ponytail stream --help)\n",
-			        a);
-			return -1;
-		} else if (s->id) {
-			fprintf(stderr, "ponytail stream: unexpected argument '%s' (one ID)\n", a);
-			return -1;
-		} else if (remote_parse_id("stream", a, &s->id) != 0) {
-			return -1;
-		}
-	}
-	int nsrc = (motion != NULL) + (s->poses_path != NULL) + (s->src == SRC_STDIN);
-	if (!s->id || nsrc != 1) {
-		fprintf(stderr, "ponytail stream: %s\n",
-		        !s->id ? "missing instance ID"
-		               : "give one pose source: --motion NAME, --poses FILE or --stdin");
-		return -1;
-	}
-	if ((has_amp || has_period) && !motion) {
-		fprintf(stderr, "ponytail stream: --%s needs --motion\n",
-		        has_amp ? "amplitude" : "period");
-		return -1;
-	}
-	if (s->loop && !s->poses_path) {
-		fprintf(stderr, "ponytail stream: --loop needs --poses\n");
-		return -1;
-	}
-	if (!s->r.token) {
-		fprintf(stderr, "ponytail stream: needs the instance's write token: --token T (or "
-		                "$PONYTAIL_TOKEN)\n");
-		return -1;
-	}
-	if (motion) {
-		s->src = SRC_MOTION;
-		s->motion = pt_motion_default((pt_motion_kind)pt_motion_from_name(motion));
-		if ((has_amp || has_period) && s->motion.kind == PT_MOTION_STRESS) {
-			fprintf(
-			    stderr,
-			    "ponytail stream: --amplitude/--period: the stress motion is fixed\n");
-			return -1;
-		}
-		pt_motion_kind kind = s->motion.kind;
-		if (has_amp && kind != PT_MOTION_STILL && amp > pt_motion_amplitude_max(kind)) {
-			fprintf(stderr, "ponytail stream: --amplitude: for %s, %s [0, %g]\n", motion,
-			        kind == PT_MOTION_JUMP     ? "peak g in"
-			        : kind == PT_MOTION_CIRCLE ? "radius in metres"
-			                                   : "vertical bob in metres",
-			        pt_motion_amplitude_max(kind));
-			return -1;
-		}
-		if (has_amp)
-			s->motion.amplitude = (float)amp;
-		if (has_period)
-			s->motion.period = (float)period;
-	} else if (s->poses_path) {
-		s->src = SRC_FILE;
-	}
-	return 0;
-}
-
-static int load_poses(stream_t *s, double tick_hz)
-{
-	size_t len;
-	char *text = remote_read_file("stream", s->poses_path, &len);
-	if (!text)
-		return -1;
-	size_t cap = 0;
-	long lineno = 0;
-	double last_t = 0;
-	for (char *p = text; p < text + len;) {
-		char *e = memchr(p, '\n', (size_t)(text + len - p));
-		size_t n = e ? (size_t)(e - p) : (size_t)(text + len - p);
-		lineno++;
-		pose_line_t pl;
-		char msg[200];
-		int rc = pose_line_parse(p, n, tick_hz, &pl, msg, sizeof msg);
-		p += n + (e != NULL);
-		if (rc == 1)
-			continue;
-		if (rc == 0 && pl.has_t && pl.t < last_t) {
-			snprintf(msg, sizeof msg, "t: %g comes before the previous line's %g", pl.t,
-			         last_t);
-			rc = -1;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "ponytail stream: %s:%ld: %s\n", s->poses_path, lineno,
-			        msg);
-			free(text);
-			return -1;
-		}
-		if (pl.has_t)
-			last_t = pl.t;
-		if (s->nlines == cap) {
-			cap = cap ? 2 * cap : 256;
-			pose_line_t *nl = realloc(s->lines, cap * sizeof *nl);
-			if (!nl) {
-				fprintf(stderr, "ponytail stream: out of memory\n");
-				free(text);
-				return -1;
-			}
-			s->lines = nl;
-		}
-		s->lines[s->nlines++] = pl;
-	}
-	free(text);
-	if (s->nlines == 0) {
-		fprintf(stderr, "ponytail stream: %s: no poses\n", s->poses_path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Reads what stdin has and parses whole lines into the FIFO. Never blocks: one read per
- * poll that says data is there (stdin is not switched to O_NONBLOCK, a flag the terminal
- * or pipe it shares with the shell would keep after we exit). */
-static int read_stdin(stream_t *s, double tick_hz)
-{
-	while (!s->in_eof && s->f_n < FIFO) {
-		struct pollfd pf = {.fd = 0, .events = POLLIN};
-		if (poll(&pf, 1, 0) <= 0)
-			break;
-		ssize_t got = read(0, s->in + s->in_len, sizeof s->in - s->in_len);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			break;
-		if (got <= 0)
-			s->in_eof = 1;
-		else
-			s->in_len += (size_t)got;
-		char *nl;
-		while (s->f_n < FIFO && (nl = memchr(s->in, '\n', s->in_len)) != NULL) {
-			size_t n = (size_t)(nl - s->in);
-			pose_line_t pl;
-			char msg[200];
-			s->in_lineno++;
-			int rc = pose_line_parse(s->in, n, tick_hz, &pl, msg, sizeof msg);
-			memmove(s->in, nl + 1, s->in_len - n - 1);
-			s->in_len -= n + 1;
-			if (rc < 0) {
-				fprintf(stderr, "ponytail stream: stdin:%ld: %s\n", s->in_lineno,
-				        msg);
-				return -1;
-			}
-			if (rc == 0)
-				s->fifo[(s->f_head + s->f_n++) % FIFO] = pl;
-		}
-		if (s->in_len == sizeof s->in) {
-			fprintf(stderr, "ponytail stream: stdin:%ld: line longer than %zu bytes\n",
-			        s->in_lineno + 1, sizeof s->in);
-			return -1;
-		}
-		if (s->in_eof && s->in_len > 0) { /* a last line without its newline */
-			s->in[s->in_len] = '\0';
-			s->in_len = 0;
-			pose_line_t pl;
-			char msg[200];
-			int rc =
-			    pose_line_parse(s->in, strlen(s->in), tick_hz, &pl, msg, sizeof msg);
-			if (rc < 0) {
-				fprintf(stderr, "ponytail stream: stdin:%ld: %s\n",
-				        s->in_lineno + 1, msg);
-				return -1;
-			}
-			if (rc == 0 && s->f_n < FIFO)
-				s->fifo[(s->f_head + s->f_n++) % FIFO] = pl;
-		}
-	}
-	return 0;
 }
 
 /* ---- the run ----------------------------------------------------------------------------------
@@ -524,7 +264,7 @@ static int run(stream_t *s)
 	int tick_hz;
 	if (remote_ws_url(&s->r, ws, sizeof ws, &tick_hz) != 0)
 		return CLI_EXIT_FAIL;
-	if (s->src == SRC_FILE && load_poses(s, tick_hz) != 0)
+	if (s->src == SRC_FILE && stream_load_poses(s, tick_hz) != 0)
 		return CLI_EXIT_USAGE;
 
 	ptc_ctx_t *ctx = remote_ctx_create(&s->r, err, sizeof err);
@@ -575,7 +315,7 @@ static int run(stream_t *s)
 		if (!t0)
 			t0 = now; /* the schedule starts when the server is there */
 		double el = (double)(now - t0) * 1e-6;
-		if (s->src == SRC_STDIN && read_stdin(s, tick_hz) != 0) {
+		if (s->src == SRC_STDIN && stream_read_stdin(s, tick_hz) != 0) {
 			rc = CLI_EXIT_USAGE;
 			break;
 		}
@@ -626,7 +366,7 @@ int cmd_stream(int argc, char **argv)
 	remote_init(&s->r, "stream");
 	s->rate = 60;
 	int rc = CLI_EXIT_USAGE;
-	if (parse_args(s, argc, argv) == 0) {
+	if (stream_parse_args(s, argc, argv) == 0) {
 		cli_catch_stop_signals(on_signal);
 		rc = run(s);
 	}

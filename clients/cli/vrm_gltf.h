@@ -2,6 +2,9 @@
  * with its rest transforms, a little 3D math and the bounds-checked JSON readers the
  * importer is built from.
  *
+ * vrm_gltf.c holds the container and the JSON readers, vrm_gltf_math.c the math,
+ * vrm_gltf_graph.c the node graph (and the structural checks of glTF it makes).
+ *
  * Nothing here does I/O or keeps global state. Functions that can fail return 0 on
  * success and -1 on failure, with a message "where: what" written to err (errlen bytes,
  * always NUL-terminated). `where` is a byte offset for the container and a JSON path

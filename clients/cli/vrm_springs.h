@@ -1,12 +1,13 @@
 /* vrm_springs: a VRM avatar's spring bones, and their import as a Ponytail instance.
  *
  * Two layers:
- * - vrm_springs_read() (vrm_springs.c) reads VRM 1.0 (VRMC_springBone,
- *   VRMC_springBone_extended_collider, the draft VRMC_springBone_limit) or VRM 0.x
- *   (extensions.VRM.secondaryAnimation) into chains and colliders exactly as the file has
- *   them: nodes, parameters and offsets in the model's own spaces.
- * - vrm_import() (import_vrm.c, beside the command that uses it) turns a GLB in memory into
- *   core/SCHEMA.md's instance schema, "springbone" solver, form "vrm":
+ * - vrm_springs_read() (vrm_springs.c, vrm_springs_v1.c, vrm_springs_v0.c) reads VRM 1.0
+ *   (VRMC_springBone, VRMC_springBone_extended_collider, the draft VRMC_springBone_limit)
+ *   or VRM 0.x (extensions.VRM.secondaryAnimation) into chains and colliders exactly as
+ *   the file has them: nodes, parameters and offsets in the model's own spaces.
+ * - vrm_import() (import_vrm.c, beside the command that uses it, with import_vrm_chains.c
+ *   and import_vrm_json.c) turns a GLB in memory into core/SCHEMA.md's instance schema,
+ *   "springbone" solver, form "vrm":
  *   - Coordinates are head-local: from the head bone's rest world position, along the axes
  *     of its rest world rotation (scale dropped), metres, +Y up, the face looking +Z. VRM
  *     1.0 models face +Z already; VRM 0.x models face -Z and are turned 180° about Y.
@@ -154,7 +155,7 @@ int vrm_springs_read(const json_t *doc, const vrm_graph *g, vrm_springs *s, vrm_
                      size_t errlen);
 void vrm_springs_free(vrm_springs *s);
 
-/* ---- the import (import_vrm.c) ---- */
+/* ---- the import (import_vrm.c, import_vrm_chains.c, import_vrm_json.c) ---- */
 
 typedef struct vrm_report {
 	/* New reference owned by the report: {"source", "coordinates", "strands" (every chain,

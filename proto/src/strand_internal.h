@@ -70,13 +70,13 @@ void ptp_strand_step(const ptp_strand_geo_t *g, const double frame[9], const dou
 void ptp_strand_points(const ptp_strand_geo_t *g, const double rot[9], const double head_p[3],
                        const double frame[9], const int32_t *codes, int32_t m, double *out);
 
-/* The encoder's closed loop over every strand of an instance (strand_quant.c): codes (2 per
- * segment, strands back to back) chosen by ptp_oct_encode against the reconstruction so
- * far, and per strand the largest distance between an input point (pts, root included)
- * and its reconstruction; bits[s] is strand s's b. Every kernel gives bit-identical
- * results to the plain loop of ptp_oct_encode and ptp_strand_step (PTP_QUANT_REFERENCE);
- * PTP_QUANT_AUTO picks the fastest this build and CPU have, and a kernel that is not
- * available falls back to the reference. */
+/* The encoder's closed loop over every strand of an instance (strand_quant.c, its AVX2
+ * kernel in strand_quant_avx2.c): codes (2 per segment, strands back to back) chosen by
+ * ptp_oct_encode against the reconstruction so far, and per strand the largest distance
+ * between an input point (pts, root included) and its reconstruction; bits[s] is strand
+ * s's b. Every kernel gives bit-identical results to the plain loop of ptp_oct_encode and
+ * ptp_strand_step (PTP_QUANT_REFERENCE); PTP_QUANT_AUTO picks the fastest this build and
+ * CPU have, and a kernel that is not available falls back to the reference. */
 enum { PTP_QUANT_AUTO, PTP_QUANT_REFERENCE, PTP_QUANT_SSE2, PTP_QUANT_AVX2, PTP_QUANT_COUNT };
 int ptp_quant_available(int kernel);
 void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const int *bits,

@@ -182,7 +182,10 @@ static void boot(void)
 	app.reg = registry_create();
 	app.q = cmdq_create(1024);
 	app.ring = frame_ring_create(cfg.max_instances);
-	sim_config_t sc = {cfg.tick_hz, cfg.substeps, cfg.workers, cfg.keyframe_interval, 0};
+	sim_config_t sc = {.tick_hz = cfg.tick_hz,
+	                   .substeps = cfg.substeps,
+	                   .workers = cfg.workers,
+	                   .keyframe_interval = cfg.keyframe_interval};
 	app.sim = app.q && app.ring ? sim_create(&sc, app.q, app.ring) : NULL;
 	if (!app.store || !app.reg || !app.sim || sim_start(app.sim) != 0)
 		abort();

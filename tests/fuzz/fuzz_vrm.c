@@ -1,5 +1,5 @@
-/* libFuzzer target: the VRM/glTF importer (clients/cli/vrm_gltf.c, vrm_springs.c,
- * import_vrm.c) on arbitrary bytes, as `ponytail import-vrm` reads a file.
+/* libFuzzer target: the VRM/glTF importer (clients/cli/vrm_gltf*.c, vrm_springs*.c,
+ * import_vrm*.c) on arbitrary bytes, as `ponytail import-vrm` reads a file.
  *
  * An input that starts with the GLB magic "glTF" is the file itself; any other input is
  * taken as the JSON chunk and wrapped into a GLB here (mutating JSON text finds far more
@@ -9,9 +9,15 @@
  * (the importer clamps and warns rather than emit something the daemon would refuse). */
 #define VRM_NO_COMMANDS_H
 #include "../../clients/cli/import_vrm.c"
+#include "../../clients/cli/import_vrm_chains.c"
+#include "../../clients/cli/import_vrm_json.c"
 #include "../../clients/cli/vrm_gltf.c"
+#include "../../clients/cli/vrm_gltf_graph.c"
+#include "../../clients/cli/vrm_gltf_math.c"
 #include "../../clients/cli/vrm_humanoid.c"
 #include "../../clients/cli/vrm_springs.c"
+#include "../../clients/cli/vrm_springs_v0.c"
+#include "../../clients/cli/vrm_springs_v1.c"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,15 +1,21 @@
 /* `ponytail import-vrm`: the importer's numbers against values worked out by hand, its
  * errors on malformed files, and the command's exit codes.
  *
- * tests.mk links tests against the libraries only, so the importer's three source files
- * are compiled into this translation unit. Every avatar is built here: a JSON text (with
+ * tests.mk links tests against the libraries only, so the importer's source files are
+ * compiled into this translation unit. Every avatar is built here: a JSON text (with
  * ' for " to keep it readable) wrapped into GLB bytes by make_glb(). No assets.
  */
 #define VRM_NO_COMMANDS_H
 #include "../../clients/cli/import_vrm.c"
+#include "../../clients/cli/import_vrm_chains.c"
+#include "../../clients/cli/import_vrm_json.c"
 #include "../../clients/cli/vrm_gltf.c"
+#include "../../clients/cli/vrm_gltf_graph.c"
+#include "../../clients/cli/vrm_gltf_math.c"
 #include "../../clients/cli/vrm_humanoid.c"
 #include "../../clients/cli/vrm_springs.c"
+#include "../../clients/cli/vrm_springs_v0.c"
+#include "../../clients/cli/vrm_springs_v1.c"
 
 #include <math.h>
 #include <setjmp.h>

@@ -1,0 +1,109 @@
+/* `ponytail import-vrm`, private: the conversion's state and what its three files share.
+ * import_vrm.c runs vrm_import() (and the command); import_vrm_chains.c measures every
+ * chain in head-local coordinates and chooses what fits an instance;
+ * import_vrm_json.c writes the instance definition and the report. */
+#ifndef PONYTAIL_IMPORT_VRM_INTERNAL_H
+#define PONYTAIL_IMPORT_VRM_INTERNAL_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "ponytail/instance.h"
+#include "vrm_gltf.h"
+#include "vrm_springs.h"
+
+/* Seconds of prewarm written into the instance (core/SCHEMA.md's default). */
+#define DEFAULT_PREWARM_S 1.0
+
+/* A chain measured in head-local coordinates, and its fate. */
+typedef struct strand {
+	vrm_vec3 pts[VRM_MAX_POINTS]; /* rest points, virtual tail included */
+	int points;
+	double len[VRM_MAX_POINTS]; /* len[i]: point i -> i + 1 */
+	double mean, shortest, longest;
+	double bend_deg;   /* largest angle between a segment and dir */
+	double tip_offset; /* metres between the real tip and the straight strand's */
+	vrm_vec3 dir;      /* along the first segment of non-zero length */
+	int on_head;       /* the first joint is the head or below it */
+	const char *drop;  /* why it is not in the instance; NULL if it is */
+	int out;           /* index in the instance's strands, -1 if not there */
+} strand;
+
+typedef struct collider_use {
+	int by_head, by_other; /* used by a kept strand on / off the head */
+	int keep;
+	int out; /* index in the instance's colliders, -1 if not there */
+} collider_use;
+
+typedef struct cv {
+	json_t *doc;
+	vrm_graph g;
+	vrm_springs s;
+	vrm_diag d;
+	vrm_rot frame;                /* head frame: rest rotation (0.x: turned 180° about Y) */
+	vrm_vec3 origin;              /* head rest world position */
+	strand *st;                   /* one per chain */
+	collider_use *use;            /* one per collider */
+	unsigned char *moving;        /* per node: a joint some chain rotates */
+	signed char *bone_of_node;    /* per node: vrm_humanoid.h */
+	int bone_node[PT_BONE_COUNT]; /* a body bone some written collider is on: its node */
+	unsigned char bone_used[PT_BONE_COUNT];
+} cv;
+
+/* ---- small helpers (inline, for both the measuring and the writing) ---- */
+
+/* A rest world point in head-local coordinates. */
+static inline vrm_vec3 to_head(const cv *c, vrm_vec3 world)
+{
+	return vrm_rot_apply_inv(&c->frame, vrm_sub(world, c->origin));
+}
+
+/* A world direction along the head-local axes. */
+static inline vrm_vec3 to_head_dir(const cv *c, vrm_vec3 d)
+{
+	return vrm_rot_apply_inv(&c->frame, d);
+}
+
+/* A node's rest world position. */
+static inline vrm_vec3 node_pos(const cv *c, int node)
+{
+	return vrm_mat4_translation(&c->g.nodes[node].world);
+}
+
+/* A node's name (never NULL: vrm_graph names unnamed nodes). */
+static inline const char *node_name(const cv *c, int node)
+{
+	return c->g.nodes[node].name;
+}
+
+/* ---- import_vrm_chains.c ---- */
+
+/* Tallies VRM_T_SCALE when the node's world transform has an axis scale other than 1. */
+void vrm_cv_check_scale(cv *c, int node);
+/* The head frame: c->origin and c->frame from the head bone's rest transform (VRM 0.x
+ * turned 180° about Y), with a note or warning when it is turned or mirrored. */
+void vrm_cv_set_frame(cv *c);
+/* Cuts chains at a joint an earlier chain already rotates; marks c->moving. */
+void vrm_cv_cut_shared(cv *c);
+/* Measures chain ci in head-local coordinates into c->st[ci] (points, segment lengths,
+ * bend, tip offset), or sets its drop reason. */
+void vrm_cv_measure(cv *c, int ci);
+/* Tallies VRM_T_BRANCH when chain ci starts below a joint some chain rotates. */
+void vrm_cv_check_branching(cv *c, int ci);
+/* Numbers the strands the instance keeps (head chains first, up to VRM_MAX_STRANDS)
+ * into c->st[].out; returns how many. */
+int vrm_cv_choose_strands(cv *c);
+/* Marks the colliders the kept strands use (head chains' first, up to
+ * VRM_MAX_COLLIDERS) and numbers them into c->use[].out. */
+void vrm_cv_choose_colliders(cv *c);
+
+/* ---- import_vrm_json.c ---- */
+
+/* The instance definition of the chosen strands and colliders (a new reference). */
+json_t *vrm_cv_build_instance(cv *c);
+/* The import report (a new reference; vrm_import adds "notes" and "warnings"); bytes is
+ * the file's length. */
+json_t *vrm_cv_build_report(cv *c, size_t bytes);
+
+#endif

@@ -1,0 +1,87 @@
+/* Private to the encoder's closed loop (strand_quant.c, strand_quant_avx2.c): which SIMD
+ * kernels this build has, the two-lane loop state the SSE2 and AVX2 kernels both run on,
+ * the small inline helpers they share, and the AVX2 kernel's entry point.
+ *
+ * The helpers are static inline and used inside the kernels' per-point loops: each
+ * kernel's file inlines them as before. The AVX2 kernel is its own function either way
+ * (target("avx2") keeps it out of its caller), so only that call crosses files.
+ */
+#ifndef PTP_STRAND_QUANT_H
+#define PTP_STRAND_QUANT_H
+
+#include <stdint.h>
+
+#include "strand_internal.h"
+
+#if !defined(PT_NO_SIMD) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#define QUANT_SSE2 1
+#include <immintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#define QUANT_AVX2 1
+#else
+#define QUANT_AVX2 0
+#endif
+#else
+#define QUANT_SSE2 0
+#define QUANT_AVX2 0
+#endif
+
+#if QUANT_SSE2
+
+/* Two strands' loop state, lane 0 and lane 1 of every pair below. A lane whose strand
+ * has fewer segments keeps computing on its last point, but its codes go to scratch and
+ * its error is left alone. */
+typedef struct lanes_t {
+	double f[9][2];    /* frame, row-major */
+	double prev[3][2]; /* reconstructed point so far */
+	double len[2], md[2], err2[2];
+	const float *pts[2]; /* each lane's points, root first */
+	int32_t *codes[2];
+	int segs[2];
+} lanes_t;
+
+/* Where lane's codes of segment i go, and the point it aims at. */
+static inline int32_t *lane_codes(const lanes_t *q, int lane, int i, int32_t *scratch)
+{
+	return i < q->segs[lane] ? q->codes[lane] + 2 * i : scratch;
+}
+
+static inline const float *lane_target(const lanes_t *q, int lane, int i)
+{
+	return q->pts[lane] + 3 * ((i < q->segs[lane] ? i : q->segs[lane] - 1) + 1);
+}
+
+/* codes of one lane: fu + (second pair taken), fv + (second of the pair taken). Bit
+ * arithmetic, not a conditional: the choice is data, and a branch on it would be
+ * mispredicted half the time, flushing both chains. */
+static inline void put_codes(int32_t *c, int32_t fu, int32_t fv, int lane, int gm, int hm, int km)
+{
+	int j = (hm & km) | (gm & ~km);
+	c[0] = fu + ((km >> lane) & 1);
+	c[1] = fv + ((j >> lane) & 1);
+}
+
+static inline __m128d pd_abs(__m128d x)
+{
+	return _mm_andnot_pd(_mm_set1_pd(-0.0), x);
+}
+
+/* The sign bit where x < 0 (not for -0: sgn 0 = +1 in PROTOCOL.md 7.3). */
+static inline __m128d neg_sign(__m128d x)
+{
+	return _mm_and_pd(_mm_cmplt_pd(x, _mm_setzero_pd()), _mm_set1_pd(-0.0));
+}
+
+#if QUANT_AVX2
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* The AVX2 kernel (strand_quant_avx2.c): q's two strands through steps segments, their
+ * codes and squared errors into q, as the SSE2 kernel does; scratch takes the codes of
+ * a lane past its strand's end. Call it only where ptp_quant_available says AVX2. */
+AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch);
+
+#endif /* QUANT_AVX2 */
+#endif /* QUANT_SSE2 */
+
+#endif
