@@ -64,8 +64,8 @@ static const option_t options[] = {
      "scheduler, which can stack them on one CPU for 4 ms)"},
     {"realtime", "PONYTAIL_REALTIME", OPT_INT, F(realtime), 0, 99, "0", 0,
      "SCHED_FIFO priority (1-99) of the tick thread and workers, so no other thread delays "
-     "a tick by a scheduler slice; needs CAP_SYS_NICE; dropped if the ticks fall behind "
-     "(0 = normal scheduling)"},
+     "a tick by a scheduler slice; needs CAP_SYS_NICE or ulimit -r >= N; dropped if the ticks "
+     "fall behind (0 = normal scheduling)"},
     {"admin-token", "PONYTAIL_ADMIN_TOKEN", OPT_STR, F(admin_token), 0, TOKEN_MAX_BEARER, "",
      OPT_SECRET, "bearer token allowed to write every instance (16-128 bytes; empty = none)"},
     {"tls-cert", "PONYTAIL_TLS_CERT", OPT_STR, F(tls_cert), 0, CONFIG_STR_MAX - 1, "", 0,

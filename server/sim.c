@@ -559,8 +559,8 @@ static void *sim_main(void *arg)
 			s->realtime_on = 1;
 		else
 			LOG(LOG_WARN,
-			    "--realtime %d refused (%s): normal scheduling (it needs CAP_SYS_NICE: "
-			    "root, or docker run --cap-add SYS_NICE)",
+			    "--realtime %d refused (%s): normal scheduling (it needs CAP_SYS_NICE "
+			    "or a real-time priority limit: ulimit -r, docker run --ulimit rtprio=N)",
 			    s->cfg.realtime, strerror(rc));
 	}
 	LOG(LOG_INFO, "tick thread: %d Hz, %d substeps, %d workers%s%s, %d instances", s->cfg.tick_hz,

@@ -54,6 +54,7 @@ static void defaults(void **state)
 	assert_int_equal(c.substeps, 4);
 	assert_int_equal(c.workers, 0);
 	assert_int_equal(c.pin_workers, 1);
+	assert_int_equal(c.realtime, 0);
 	assert_string_equal(c.admin_token, "");
 	assert_int_equal(c.log_level, LOG_INFO);
 }
@@ -88,6 +89,8 @@ static void bad_values_name_flag_and_range(void **state)
 	             (const char *[]){"p", "--workers", "-1"});
 	expect_error("--pin-workers: expected an integer in [0, 1], got '2'", 3,
 	             (const char *[]){"p", "--pin-workers", "2"});
+	expect_error("--realtime: expected an integer in [0, 99], got '100'", 3,
+	             (const char *[]){"p", "--realtime", "100"});
 	expect_error("--log-level: expected one of debug, info, warn, error; got 'loud'", 3,
 	             (const char *[]){"p", "--log-level", "loud"});
 	expect_error("--bind: expected an IPv4 address", 3,
