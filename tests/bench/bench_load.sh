@@ -12,6 +12,8 @@
 # search stays under ~3 min). The search runs PT_BENCH_RUNS times (default 3): the METRIC
 # line of run-bench.sh is the median, with _min and _max for the spread; one line per
 # level on stderr.
+# The daemon runs with --realtime PT_BENCH_REALTIME (default 10, as bench_server.sh's; 0 =
+# normal scheduling; refused without CAP_SYS_NICE, then normal) and PT_SERVER_ARGS.
 # Usage: PT_BUILD=build tests/bench/bench_load.sh   (PT_BENCH_EXTRA in run-bench.sh)
 set -u
 B="${PT_BUILD:-build}"
@@ -34,7 +36,8 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 fds=$(ulimit -n)
 
 "$PD" --bind 127.0.0.1 --http-port 0 --ws-port 0 --data "$T/data" --web-root "$T" \
-	--max-conns-per-ip 100000 --max-ws-conns 100000 >"$T/daemon.log" 2>&1 &
+	--max-conns-per-ip 100000 --max-ws-conns 100000 --realtime "${PT_BENCH_REALTIME:-10}" \
+	${PT_SERVER_ARGS:-} >"$T/daemon.log" 2>&1 & # word-split on purpose: extra flags
 DPID=$!
 line=""
 for _ in $(seq 100); do
@@ -43,6 +46,11 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 [ -n "$line" ] || { echo "bench_load: ponytaild did not start:" >&2; cat "$T/daemon.log" >&2; exit 1; }
+if grep -q SCHED_FIFO "$T/daemon.log"; then
+	echo "bench_load: daemon scheduling: SCHED_FIFO (--realtime ${PT_BENCH_REALTIME:-10})" >&2
+else
+	echo "bench_load: daemon scheduling: normal" >&2
+fi
 S="${line#listening: }"
 S="${S%/}"
 
