@@ -110,12 +110,13 @@ struct sim_t {
  * (slot by slot, the workers would keep stealing each other's lines), and a worker that
  * the machine delays (it is shared) leaves its blocks to the others instead of holding up
  * the tick, as a fixed deal (block b to worker b % n) did. Iterate with
- * SIM_FOR_SLOTS(s, slot). */
+ * SIM_FOR_SLOTS(s, slot): pool_take_piece with pieces fixed at SIM_BLOCK, the dealer the
+ * step's shrinking pieces use too. */
 enum { SIM_BLOCK = 32 };
 #define SIM_FOR_SLOTS(s, slot)                                                                     \
-	for (int b_; (b_ = __atomic_fetch_add(&(s)->next_work, SIM_BLOCK, __ATOMIC_RELAXED)) <       \
-	             (s)->nslots;)                                                                 \
-		for (int slot = b_; slot < b_ + SIM_BLOCK && slot < (s)->nslots; slot++)
+	for (int b_, e_; pool_take_piece(&(s)->next_work, (s)->nslots, 1, SIM_BLOCK, SIM_BLOCK, &b_,  \
+	                                 &e_);)                                                    \
+		for (int slot = b_; slot < e_; slot++)
 
 /* Bit of stream `stream` (a rate index) of `coding` in key_wanted, enc_gap, own, due. */
 #define SIM_STREAM_BIT(coding, stream) (1u << ((coding)*FRAME_RATES + (stream)))
