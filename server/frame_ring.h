@@ -112,6 +112,8 @@ typedef struct frame_entry_t {
 	inst_meta_t *meta;         /* held by the frame set */
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
+	int64_t pose_arrival_ns;   /* sim_mono_ns() arrival of the pose applied this tick, 0 =
+	                            * none (the fan-out sends the oldest inputs first) */
 	uint8_t buf;               /* which data buffer holds the records */
 	/* per coding (FRAME_CLASSIC, FRAME_COMPACT) and rate stream: only streams due this
 	 * tick and watched (or asked for a keyframe) have any */
@@ -122,6 +124,7 @@ typedef struct frame_entry_t {
 typedef struct frame_room_t {
 	const char *room; /* points into an entry's meta */
 	int first, count; /* range of room_slots */
+	int64_t pose_arrival_ns; /* the oldest of its entries' (0 = no pose this tick) */
 } frame_room_t;
 
 /* One worker's records. 64 bytes apart: workers append to their own buffers at once, and

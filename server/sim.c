@@ -464,6 +464,7 @@ static void apply_poses(sim_t *s)
 		drive_part(s, 0, 1);
 	for (int i = 0; i < s->nindex; i++) {
 		sim_inst_t *in = &s->inst[s->index[i].slot];
+		in->applied_arrival_ns = 0;
 		if (in->driver.enabled) {
 			pt_world_set_head(s->world, in->pid, in->drive_pose);
 		} else if (in->has_pose) {
@@ -478,6 +479,7 @@ static void apply_poses(sim_t *s)
 				pt_world_set_head(s->world, in->pid, in->pose);
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
+			in->applied_arrival_ns = in->arrival_ns;
 			s->poses_arrival_sum_ns += in->arrival_ns;
 			s->poses_applied++;
 		}

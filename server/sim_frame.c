@@ -52,7 +52,7 @@ static int rebuild_order(sim_t *s)
 	for (int i = 0; i < s->nindex; i++) {
 		s->room_order[i] = k[i].slot;
 		if (i == 0 || strcmp(k[i].room, k[i - 1].room) != 0)
-			s->rooms[s->nrooms++] = (frame_room_t){NULL, i, 0};
+			s->rooms[s->nrooms++] = (frame_room_t){.room = NULL, .first = i, .count = 0};
 		s->rooms[s->nrooms - 1].count++;
 	}
 	free(k);
@@ -249,6 +249,7 @@ static void encode_part(void *ctx, int w, int n)
 		e->meta = meta_ref(in->meta);
 		e->born_tick = in->born_tick;
 		e->last_seq = in->last_seq;
+		e->pose_arrival_ns = in->applied_arrival_ns;
 		encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
 	}
 }
@@ -297,6 +298,13 @@ void sim_publish(sim_t *s, int64_t deadline_ns)
 	for (int r = 0; r < s->nrooms; r++) {
 		fs->rooms[r] = s->rooms[r];
 		fs->rooms[r].room = fs->entries[fs->room_slots[s->rooms[r].first]].meta->room;
+		int64_t oldest = 0; /* the room's oldest pose applied this tick (ws_order.c) */
+		for (int i = 0; i < s->rooms[r].count; i++) {
+			int64_t a = fs->entries[fs->room_slots[s->rooms[r].first + i]].pose_arrival_ns;
+			if (a && (!oldest || a < oldest))
+				oldest = a;
+		}
+		fs->rooms[r].pose_arrival_ns = oldest;
 	}
 	frame_ring_publish(s->ring, fs, s->ev, s->nev);
 	s->nev = 0;

@@ -288,8 +288,10 @@ static void on_wake(ws_t *ws)
 				                 "server going away");
 	}
 	ws_refresh(ws);
-	for (conn_t *c = ws->conns; c; c = c->next) {
+	for (conn_t *c = ws->conns; c; c = c->next)
 		conn_pace(ws, c);
+	ws_order_tick(ws); /* holds the connections whose turn comes in a later cycle */
+	for (conn_t *c = ws->conns; c; c = c->next) {
 		if (conn_has_work(ws, c))
 			lws_callback_on_writable(c->wsi);
 	}
@@ -376,6 +378,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 			c->next->prev = c->prev;
 		ws->nconns--;
 		per_ip_drop(ws, c->ip);
+		ws_order_forget(ws, c);
 		metrics_set(&metrics.ws_connections, (uint64_t)ws->nconns);
 		LOG(LOG_DEBUG, "ws %s (%s): closed", c->ip, c->name);
 		conn_free(ws, c);
@@ -416,6 +419,7 @@ static void *service_main(void *arg)
 	while (!ws->draining || (ws->nconns > 0 && sim_mono_ns() < ws->drain_deadline_ns)) {
 		if (lws_service(ws->ctx, 0) < 0)
 			break;
+		ws_order_next(ws);
 	}
 	frame_ring_release(ws->app->ring, ws->fs);
 	ws->fs = NULL;
@@ -497,6 +501,7 @@ void ws_shutdown(ws_t *ws)
 	free(ws->out);
 	free(ws->recs);
 	free(ws->per_ip);
+	ws_order_free(ws);
 	LOG(LOG_INFO, "websocket closed");
 	free(ws);
 }

@@ -51,7 +51,7 @@ int conn_has_work(const ws_t *ws, const conn_t *c)
 {
 	if (c->q_head || c->closing)
 		return 1;
-	if (!ws->fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
+	if (c->held || !ws->fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
 		return 0;
 	return c->cur_tick != ws->fs->tick || !c->cursor_end;
 }
@@ -147,7 +147,7 @@ static size_t encode_batch_c(ws_t *ws, conn_t *c, uint64_t tick, int64_t time_us
 static int write_batch(ws_t *ws, conn_t *c)
 {
 	const frame_set_t *fs = ws->fs;
-	if (!fs || !c->hello || (c->nids == 0 && c->nrooms == 0))
+	if (!fs || c->held || !c->hello || (c->nids == 0 && c->nrooms == 0))
 		return 0;
 	uint64_t T = fs->tick;
 	if (c->compact && T < c->clock.tick)

@@ -77,6 +77,11 @@ typedef struct conn_t {
 	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
 	int cursor_ri;                /* the room of cursor_phase in that frame set, or -1 */
 	int cursor_end;
+	/* fan-out order (ws_order.c): held back until its wave; the arrival of the oldest
+	 * pose its batch of this tick reflects (0 = none); its place in ws->conns */
+	int held;
+	int64_t order_key;
+	int order_rank;
 } conn_t;
 
 struct ws_t {
@@ -102,6 +107,11 @@ struct ws_t {
 	uint64_t subs;        /* subscriptions over all connections (metrics gauge) */
 	uint64_t fanout_tick; /* tick whose fan-out is being timed */
 	int64_t fanout_us;    /* its deadline -> newest batch written, so far */
+	/* fan-out order (ws_order.c): order[0, norder) held connections, the first nkeyed
+	 * sorted by oldest pose; order[0, order_pos) released; wave = the next wave's size */
+	conn_t **order;
+	int norder, cap_order, nkeyed, order_pos, wave, order_fresh;
+	uint64_t order_tick; /* frame set tick the order was made for */
 };
 
 /* ws_conn.c: the control queue and subscriptions (the helpers ws_batch.c shares) */
@@ -128,6 +138,12 @@ int conn_has_work(const ws_t *ws, const conn_t *c);
  * WS_MISSES_DOWN such looks in a row move it down a rate, tick_hz looks in a row without
  * one (a second, at least 4) move it back up (PROTOCOL.md 5). */
 void conn_pace(ws_t *ws, conn_t *c);
+
+/* ws_order.c: the fan-out sends the batches answering the oldest poses first. */
+void ws_order_tick(ws_t *ws);               /* a new frame set: hold, sort, first wave */
+void ws_order_next(ws_t *ws);               /* after each lws_service cycle: next wave */
+void ws_order_forget(ws_t *ws, conn_t *c);  /* the connection closes */
+void ws_order_free(ws_t *ws);
 
 /* ws.c: takes the newest frame set and hands its events to the connections. */
 void ws_refresh(ws_t *ws);
