@@ -31,6 +31,15 @@ typedef struct pt_strand_rt {
 struct pt_world;
 struct pt_inst;
 
+/* A hint to load the line at p (no effect on results). GCC 12's dead-code pass drops
+ * __builtin_prefetch in loops like lanes_prefetch's (the instruction count did not
+ * change); a volatile asm stays. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define PT_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define PT_PREFETCH(p) __builtin_prefetch(p)
+#endif
+
 /* A solver steps one instance by one substep. `head` is the interpolated head pose for
  * the end of the substep, `rot` its rotation matrix, `cols` the colliders in world space
  * at that pose. The solver owns instance-specific data in inst->solver_data. */
@@ -62,6 +71,7 @@ typedef struct pt_inst {
 	int substeps; /* 0 = world step's value */
 	int strand_count, collider_count;
 	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
+	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
 
 	/* head poses and clock */
 	pt_pose head_prev;   /* pose at the end of the previous step */
@@ -100,7 +110,6 @@ typedef struct pt_inst {
 
 	pt_strand_rt strands[PT_MAX_STRANDS];
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
-	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
 } pt_inst;
 
 /* The cold part: bookkeeping read at create, update, reset and destroy, never by a tick. */
