@@ -238,15 +238,20 @@ static void encode_part(void *ctx, int w, int n)
 	(void)n;
 	SIM_FOR_SLOTS(s, slot)
 	{
-		/* the entry as the set held it three ticks ago: released, then this tick's */
-		frame_set_reset_entry(s->fs, slot);
+		/* the entry as the set held it three ticks ago: released, then this tick's; its
+		 * reference to the same meta is kept instead of dropped and taken again (two
+		 * atomic operations on a line of its own, per instance and tick) */
 		frame_entry_t *e = &s->fs->entries[slot];
 		const sim_inst_t *in = &s->inst[slot];
+		inst_meta_t *kept = in->id && e->meta == in->meta ? e->meta : NULL;
+		if (kept)
+			e->meta = NULL;
+		frame_set_reset_entry(s->fs, slot);
 		e->buf = (uint8_t)w;
 		if (!in->id)
 			continue;
 		e->id = in->id;
-		e->meta = meta_ref(in->meta);
+		e->meta = kept ? kept : meta_ref(in->meta);
 		e->born_tick = in->born_tick;
 		e->last_seq = in->last_seq;
 		e->pose_arrival_ns = in->applied_arrival_ns;
