@@ -141,6 +141,10 @@ int ptp_best_k(const uint32_t *z, int n, long *bits)
 	uint32_t any = 0;
 	int best = 0, top, nk;
 	long least = LONG_MAX;
+#if PTP_RESID_AVX2
+	if (ptp_resid_avx2())
+		return ptp_best_k_avx2(z, n, bits);
+#endif
 	for (int i = 0; i < n; i++)
 		any |= z[i];
 	top = ptp_bit_length(any); /* the longest value's bit length */

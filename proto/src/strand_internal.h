@@ -128,6 +128,22 @@ struct ptp_encoder_t {
 
 int ptp_best_k(const uint32_t *z, int n, long *bits);
 
+/* strand_resid.c: the AVX2 forms of the integer passes, where the build has them
+ * (PTP_RESID_AVX2) and the CPU runs them (ptp_resid_avx2()): the same integers as the
+ * plain and SSE2 loops. ptp_best_k_avx2 takes 8 orders k a step, one per lane. */
+#if !defined(PT_NO_SIMD) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define PTP_RESID_AVX2 1
+static inline int ptp_resid_avx2(void)
+{
+	/* libgcc initialises the CPU model before main; this is a load and a test */
+	return __builtin_cpu_supports("avx2");
+}
+int ptp_best_k_avx2(const uint32_t *z, int n, long *bits);
+#else
+#define PTP_RESID_AVX2 0
+#endif
+
 /* strand_resid.c: over n codes (2 per segment, u then v) of one strand. sum[p]: summed
  * zigzag residuals of predictor p (PTP_PRED_* bits); z: predictor pred's residuals. */
 void ptp_pred_sums(const int32_t *cur, const int32_t *prev_cur, const int32_t *prev_vel, int n,

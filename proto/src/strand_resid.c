@@ -9,6 +9,7 @@
  * segment pairs stays far inside 32 bits. */
 #include <string.h>
 
+#include "bits.h"
 #include "strand_internal.h"
 
 #if !defined(PT_NO_SIMD) && defined(__SSE2__)
@@ -154,3 +155,88 @@ int ptp_all_finite(const float *f, size_t n)
 	}
 	return !bad;
 }
+
+#if PTP_RESID_AVX2
+#include <immintrin.h>
+
+#define RESID_AVX2 __attribute__((target("avx2")))
+
+/* ptp_best_k (strand_enc.c) with eight orders k per register: E(k), the sum of
+ * floor(log2(v + 2^k)) over the values, is the exponent field of (float)(v + 2^k), exact
+ * while v + 2^k < 2^24 (v < 2^21, PTP_EG_MAX_BITS). The order chosen is the first of the
+ * cheapest among 0 .. min(bit length of the largest value, PTP_K_MAX), as there. */
+RESID_AVX2 int ptp_best_k_avx2(const uint32_t *z, int n, long *bits)
+{
+	const __m256i pow0 = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+	const __m256i pow1 = _mm256_slli_epi32(pow0, 8);
+	const __m256i ks0 = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i ks1 = _mm256_add_epi32(ks0, _mm256_set1_epi32(8));
+	__m256i any8 = _mm256_setzero_si256(), a0 = any8, b0 = any8, a1 = any8, b1 = any8;
+	__m128i any4;
+	uint32_t any;
+	int i = 0, nk;
+	for (; i + 8 <= n; i += 8)
+		any8 = _mm256_or_si256(any8, _mm256_loadu_si256((const __m256i *)(z + i)));
+	any4 = _mm_or_si128(_mm256_castsi256_si128(any8), _mm256_extracti128_si256(any8, 1));
+	any4 = _mm_or_si128(any4, _mm_shuffle_epi32(any4, 0x4e));
+	any4 = _mm_or_si128(any4, _mm_shuffle_epi32(any4, 0xb1));
+	any = (uint32_t)_mm_cvtsi128_si32(any4);
+	for (; i < n; i++)
+		any |= z[i];
+	nk = ptp_bit_length(any);
+	nk = (nk < PTP_K_MAX ? nk : PTP_K_MAX) + 1;
+#define EXPONENTS(v, p) \
+	_mm256_srli_epi32(_mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_add_epi32(v, p))), 23)
+	/* two values a step into two accumulators each: shorter chains, half the loop */
+	i = 0;
+	if (nk <= 8) {
+		for (; i + 2 <= n; i += 2) {
+			a0 = _mm256_add_epi32(a0, EXPONENTS(_mm256_set1_epi32((int)z[i]), pow0));
+			b0 = _mm256_add_epi32(b0, EXPONENTS(_mm256_set1_epi32((int)z[i + 1]), pow0));
+		}
+	} else {
+		for (; i + 2 <= n; i += 2) {
+			__m256i v = _mm256_set1_epi32((int)z[i]), w = _mm256_set1_epi32((int)z[i + 1]);
+			a0 = _mm256_add_epi32(a0, EXPONENTS(v, pow0));
+			b0 = _mm256_add_epi32(b0, EXPONENTS(w, pow0));
+			a1 = _mm256_add_epi32(a1, EXPONENTS(v, pow1));
+			b1 = _mm256_add_epi32(b1, EXPONENTS(w, pow1));
+		}
+	}
+	if (i < n) {
+		__m256i v = _mm256_set1_epi32((int)z[i]);
+		a0 = _mm256_add_epi32(a0, EXPONENTS(v, pow0));
+		a1 = _mm256_add_epi32(a1, EXPONENTS(v, pow1));
+	}
+#undef EXPONENTS
+	{
+		/* total bits 2 E(k) + n (1 - k), E(k) = exponents - 127 n (the bias), for each
+		 * k < nk; the others INT32_MAX. Then the least, and its first k. */
+		const __m256i nv = _mm256_set1_epi32(n), bias = _mm256_set1_epi32(127 * n);
+		const __m256i big = _mm256_set1_epi32(INT32_MAX), nkv = _mm256_set1_epi32(nk);
+		__m256i e0 = _mm256_sub_epi32(_mm256_add_epi32(a0, b0), bias);
+		__m256i e1 = _mm256_sub_epi32(_mm256_add_epi32(a1, b1), bias);
+		__m256i s0 = _mm256_add_epi32(_mm256_add_epi32(e0, e0),
+		                              _mm256_mullo_epi32(nv, _mm256_sub_epi32(_mm256_set1_epi32(1), ks0)));
+		__m256i s1 = _mm256_add_epi32(_mm256_add_epi32(e1, e1),
+		                              _mm256_mullo_epi32(nv, _mm256_sub_epi32(_mm256_set1_epi32(1), ks1)));
+		__m256i m, mm;
+		__m128i m4;
+		int32_t least;
+		unsigned hit;
+		s0 = _mm256_blendv_epi8(big, s0, _mm256_cmpgt_epi32(nkv, ks0));
+		s1 = _mm256_blendv_epi8(big, s1, _mm256_cmpgt_epi32(nkv, ks1));
+		m = _mm256_min_epi32(s0, s1);
+		m4 = _mm_min_epi32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+		m4 = _mm_min_epi32(m4, _mm_shuffle_epi32(m4, 0x4e));
+		m4 = _mm_min_epi32(m4, _mm_shuffle_epi32(m4, 0xb1));
+		least = _mm_cvtsi128_si32(m4);
+		mm = _mm256_set1_epi32(least);
+		hit = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(s0, mm))) |
+		      (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(s1, mm)))
+		          << 8;
+		*bits = least;
+		return __builtin_ctz(hit);
+	}
+}
+#endif
