@@ -318,10 +318,15 @@ void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w
 	ptp_bitw_put(w, (uint32_t)mode, 2);
 	if (mode == PTP_MODE_DELTA) {
 		/* the writer in a local: nothing takes its address, so it lives in registers */
-		ptp_bitw_t lw = *w;
+		ptp_bitw_t lw;
 		const uint32_t *z = e->zz + off;
 		int k = e->k[s];
-		ptp_bitw_put(&lw, (uint32_t)(e->pred[s] | k << 2), 6); /* pred 2 bits, then k 4 */
+		ptp_bitw_put(w, (uint32_t)(e->pred[s] | k << 2), 6); /* pred 2 bits, then k 4 */
+#if PTP_RESID_AVX2
+		if (ptp_resid_avx2() && ptp_put_eg_pairs_avx2(w, z, n, k))
+			return;
+#endif
+		lw = *w;
 		/* a segment's two codes as one field when they fit (almost always): the writer's
 		 * state is a chain from field to field, so fewer fields, less waiting */
 		for (int i = 0; i < n; i += 2) {

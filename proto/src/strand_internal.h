@@ -140,6 +140,10 @@ static inline int ptp_resid_avx2(void)
 	return __builtin_cpu_supports("avx2");
 }
 int ptp_best_k_avx2(const uint32_t *z, int n, long *bits);
+/* strand_enc_avx2.c: a delta block's residuals (after pred and k), or 0 where the plain
+ * loop of ptp_enc_write_strand must write them. */
+struct ptp_bitw_t;
+int ptp_put_eg_pairs_avx2(struct ptp_bitw_t *w, const uint32_t *z, int n, int k);
 #else
 #define PTP_RESID_AVX2 0
 #endif
