@@ -15,7 +15,7 @@
 #if PTP_RESID_AVX2
 #include <immintrin.h>
 
-#define ENC_AVX2 __attribute__((target("avx2")))
+#define ENC_AVX2 __attribute__((target("avx2,bmi2")))
 
 enum { MAX_VALS = 2 * (PTP_MAX_POINTS - 1), MAX_SEGS = PTP_MAX_POINTS - 1 };
 

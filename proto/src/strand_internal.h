@@ -136,8 +136,10 @@ int ptp_best_k(const uint32_t *z, int n, long *bits);
 #define PTP_RESID_AVX2 1
 static inline int ptp_resid_avx2(void)
 {
-	/* libgcc initialises the CPU model before main; this is a load and a test */
-	return __builtin_cpu_supports("avx2");
+	/* libgcc initialises the CPU model before main; these are loads and tests. BMI2
+	 * (shifts by a register without the count in cl) comes with AVX2 on every CPU so
+	 * far, but is asked for. */
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
 }
 int ptp_best_k_avx2(const uint32_t *z, int n, long *bits);
 /* strand_enc_avx2.c: a delta block's residuals (after pred and k), or 0 where the plain
