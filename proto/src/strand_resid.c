@@ -25,6 +25,17 @@ static inline uint32_t zig(int32_t v)
 	return (u << 1) ^ (0u - (u >> 31));
 }
 
+#if PTP_RESID_AVX2
+#include <immintrin.h>
+
+#define RESID_AVX2 __attribute__((target("avx2")))
+
+RESID_AVX2 static void ptp_pred_sums_avx2(const int32_t *cur, const int32_t *pc, const int32_t *pv, int n,
+                               uint64_t sum[4]);
+RESID_AVX2 static void ptp_pred_residuals_avx2(const int32_t *cur, const int32_t *pc,
+                                               const int32_t *pv, int n, int pred, uint32_t *z);
+#endif
+
 #if RESID_SIMD
 static inline __m128i zig4(__m128i v)
 {
@@ -50,6 +61,12 @@ void ptp_pred_sums(const int32_t *cur, const int32_t *pc, const int32_t *pv, int
 {
 	int32_t lu0 = 0, lv0 = 0, lu1 = 0, lv1 = 0;
 	int i = 0;
+#if PTP_RESID_AVX2
+	if (n >= 8 && ptp_resid_avx2()) {
+		ptp_pred_sums_avx2(cur, pc, pv, n, sum);
+		return;
+	}
+#endif
 	sum[0] = sum[1] = sum[2] = sum[3] = 0;
 #if RESID_SIMD
 	{
@@ -91,6 +108,12 @@ void ptp_pred_residuals(const int32_t *cur, const int32_t *pc, const int32_t *pv
 {
 	int32_t lin = (pred & PTP_PRED_LINEAR) ? -1 : 0, lu = 0, lv = 0;
 	int spatial = (pred & PTP_PRED_SPATIAL) != 0, i = 0;
+#if PTP_RESID_AVX2
+	if (n >= 8 && ptp_resid_avx2()) {
+		ptp_pred_residuals_avx2(cur, pc, pv, n, pred, z);
+		return;
+	}
+#endif
 #if RESID_SIMD
 	{
 		const __m128i lm = _mm_set1_epi32(lin), sm = _mm_set1_epi32(spatial ? -1 : 0);
@@ -157,9 +180,6 @@ int ptp_all_finite(const float *f, size_t n)
 }
 
 #if PTP_RESID_AVX2
-#include <immintrin.h>
-
-#define RESID_AVX2 __attribute__((target("avx2")))
 
 /* ptp_best_k (strand_enc.c) with eight orders k per register: E(k), the sum of
  * floor(log2(v + 2^k)) over the values, is the exponent field of (float)(v + 2^k), exact
@@ -237,6 +257,74 @@ RESID_AVX2 int ptp_best_k_avx2(const uint32_t *z, int n, long *bits)
 		          << 8;
 		*bits = least;
 		return __builtin_ctz(hit);
+	}
+}
+#endif
+
+#if PTP_RESID_AVX2
+/* ptp_pred_sums and ptp_pred_residuals four segments a step (eight ints), then the same
+ * plain tail: the same integers. */
+RESID_AVX2 static inline __m256i zig8(__m256i v)
+{
+	return _mm256_xor_si256(_mm256_slli_epi32(v, 1), _mm256_srai_epi32(v, 31));
+}
+
+/* [the last segment of a, the first three of b]: each segment's previous one */
+RESID_AVX2 static inline __m256i prev_seg8(__m256i a, __m256i b)
+{
+	return _mm256_alignr_epi8(b, _mm256_permute2x128_si256(a, b, 0x21), 8);
+}
+
+/* Lanes i .. i + 7 that are below n (a strand's last, partial step loads and stores
+ * only those) */
+RESID_AVX2 static inline __m256i below8(int i, int n)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n - i), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+RESID_AVX2 static void ptp_pred_sums_avx2(const int32_t *cur, const int32_t *pc,
+                                          const int32_t *pv, int n, uint64_t sum[4])
+{
+	__m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, l0 = a0, l1 = a0;
+	__m128i t;
+	for (int i = 0; i < n; i += 8) {
+		/* past n: zeros loaded, so r0 = r1 = 0 there, and the spatial terms masked */
+		__m256i in = below8(i, n);
+		__m256i r0 = _mm256_sub_epi32(_mm256_maskload_epi32(cur + i, in),
+		                              _mm256_maskload_epi32(pc + i, in));
+		__m256i r1 = _mm256_sub_epi32(r0, _mm256_maskload_epi32(pv + i, in));
+		a0 = _mm256_add_epi32(a0, zig8(r0));
+		a1 = _mm256_add_epi32(a1, zig8(r1));
+		a2 = _mm256_add_epi32(
+		    a2, _mm256_and_si256(in, zig8(_mm256_sub_epi32(r0, prev_seg8(l0, r0)))));
+		a3 = _mm256_add_epi32(
+		    a3, _mm256_and_si256(in, zig8(_mm256_sub_epi32(r1, prev_seg8(l1, r1)))));
+		l0 = r0, l1 = r1;
+	}
+	/* the four sums (each < 2^32: see the top of this file) side by side */
+	a0 = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+	t = _mm_add_epi32(_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1));
+	sum[0] = (uint32_t)_mm_extract_epi32(t, 0);
+	sum[1] = (uint32_t)_mm_extract_epi32(t, 1);
+	sum[2] = (uint32_t)_mm_extract_epi32(t, 2);
+	sum[3] = (uint32_t)_mm_extract_epi32(t, 3);
+}
+
+RESID_AVX2 static void ptp_pred_residuals_avx2(const int32_t *cur, const int32_t *pc,
+                                               const int32_t *pv, int n, int pred, uint32_t *z)
+{
+	const __m256i lm = _mm256_set1_epi32((pred & PTP_PRED_LINEAR) ? -1 : 0);
+	const __m256i sm = _mm256_set1_epi32((pred & PTP_PRED_SPATIAL) ? -1 : 0);
+	__m256i last = _mm256_setzero_si256();
+	for (int i = 0; i < n; i += 8) {
+		__m256i in = below8(i, n);
+		__m256i r = _mm256_sub_epi32(
+		    _mm256_sub_epi32(_mm256_maskload_epi32(cur + i, in),
+		                     _mm256_maskload_epi32(pc + i, in)),
+		    _mm256_and_si256(_mm256_maskload_epi32(pv + i, in), lm));
+		__m256i d = _mm256_sub_epi32(r, _mm256_and_si256(prev_seg8(last, r), sm));
+		_mm256_maskstore_epi32((int *)(z + i), in, zig8(d));
+		last = r;
 	}
 }
 #endif
