@@ -367,6 +367,41 @@ AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch)
 	}
 	_mm_storeu_pd(q->err2, st[3]);
 }
+/* lanes_init (strand_quant.c) for both lanes at once: frame = rot * basis and the root
+ * head_p + rot * anchor, each element the same ((a + b) + c) of the same products as
+ * ptp_frame and ptp_strand_root, but with the two lanes' (and two columns') elements side
+ * by side. ga and gb may be the same strand. */
+AVX2 void ptp_lanes_init_avx2(lanes_t *q, const ptp_strand_geo_t *ga, const ptp_strand_geo_t *gb,
+                              const double rot[9], const double hp[3])
+{
+	const double *a = ga->basis, *b = gb->basis;
+	double *f = &q->f[0][0], *prev = &q->prev[0][0];
+	/* basis row j: columns 0 and 1 of both lanes, then column 2 of both */
+	__m256d v[3];
+	__m128d w[3], an[3];
+	for (int j = 0; j < 3; j++) {
+		v[j] = _mm256_setr_pd(a[3 * j], b[3 * j], a[3 * j + 1], b[3 * j + 1]);
+		w[j] = _mm_setr_pd(a[3 * j + 2], b[3 * j + 2]);
+		an[j] = _mm_setr_pd(ga->anchor[j], gb->anchor[j]);
+	}
+	for (int r = 0; r < 3; r++) {
+		__m256d r0 = _mm256_set1_pd(rot[3 * r]), r1 = _mm256_set1_pd(rot[3 * r + 1]);
+		__m256d r2 = _mm256_set1_pd(rot[3 * r + 2]);
+		__m128d s0 = _mm256_castpd256_pd128(r0), s1 = _mm256_castpd256_pd128(r1);
+		__m128d s2 = _mm256_castpd256_pd128(r2);
+		_mm256_storeu_pd(f + 6 * r,
+		                 _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(r0, v[0]), _mm256_mul_pd(r1, v[1])),
+		                               _mm256_mul_pd(r2, v[2])));
+		_mm_storeu_pd(f + 6 * r + 4,
+		              _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, w[0]), _mm_mul_pd(s1, w[1])),
+		                         _mm_mul_pd(s2, w[2])));
+		_mm_storeu_pd(prev + 2 * r,
+		              _mm_add_pd(_mm_set1_pd(hp[r]),
+		                         _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, an[0]), _mm_mul_pd(s1, an[1])),
+		                                    _mm_mul_pd(s2, an[2]))));
+	}
+}
+
 #else
 /* Nothing to build without AVX2: ISO C wants a translation unit to declare something. */
 typedef int ptp_strand_quant_avx2_unused;
