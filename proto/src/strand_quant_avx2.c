@@ -305,20 +305,18 @@ quant_step(const lanes_t *q, const float *ta, const float *tb, int32_t *ca, int3
 	{
 		__m256d k2 = pair(k, k);
 		__m128d m = pick(k, h, g);
+		/* its codes, put_codes without leaving the registers: (fu + k, fv + m), the
+		 * masks' low 32 bits (-1 or 0) subtracted from [fu a, fu b, fv a, fv b] */
+		__m128i fi = _mm256_cvttpd_epi32(fuv);
+		__m128i km = _mm_castps_si128(
+		    _mm_shuffle_ps(_mm_castpd_ps(k), _mm_castpd_ps(m), _MM_SHUFFLE(2, 0, 2, 0)));
+		__m128i cw = _mm_shuffle_epi32(_mm_sub_epi32(fi, km), _MM_SHUFFLE(3, 1, 2, 0));
+		_mm_storel_epi64((__m128i *)ca, cw);                   /* cu a, cv a */
+		_mm_storeh_pd((double *)cb, _mm_castsi128_pd(cw)); /* cu b, cv b */
 		wx = winner(c01.X, c23.X, k2, m);
 		wy = winner(c01.Y, c23.Y, k2, m);
 		wz = winner(c01.Z, c23.Z, k2, m);
 		nw = winner(n01, n23, k2, m);
-	}
-	{
-		int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h),
-		    km = _mm_movemask_pd(k);
-		/* [fu a, fu b, fv a, fv b] */
-		__m128i fi = _mm256_cvttpd_epi32(fuv);
-		put_codes(ca, _mm_cvtsi128_si32(fi),
-		          _mm_extract_epi32(fi, 2), 0, gm, hm, km);
-		put_codes(cb, _mm_extract_epi32(fi, 1),
-		          _mm_extract_epi32(fi, 3), 1, gm, hm, km);
 	}
 	/* ptp_oct_decode's division of the winner, then ptp_strand_step:
 	 * next = prev + length * (frame * dir) */
