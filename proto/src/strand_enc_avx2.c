@@ -25,7 +25,6 @@ enum { MAX_VALS = 2 * (PTP_MAX_POINTS - 1), MAX_SEGS = PTP_MAX_POINTS - 1 };
  * caller then runs the plain loop. */
 ENC_AVX2 int ptp_put_eg_pairs_avx2(ptp_bitw_t *w, const uint32_t *z, int n, int k)
 {
-	uint32_t zb[MAX_VALS + 8] __attribute__((aligned(32)));
 	uint64_t code[MAX_SEGS + 5] __attribute__((aligned(32)));
 	uint32_t len[MAX_SEGS + 5] __attribute__((aligned(32)));
 	const __m256i kv = _mm256_set1_epi32(k), one = _mm256_set1_epi32(1);
@@ -35,10 +34,11 @@ ENC_AVX2 int ptp_put_eg_pairs_avx2(ptp_bitw_t *w, const uint32_t *z, int n, int 
 	int segs = n / 2;
 	if (n <= 0 || n > MAX_VALS || (n & 1))
 		return 0;
-	memcpy(zb, z, sizeof(uint32_t) * (size_t)n);
-	memset(zb + n, 0, sizeof(uint32_t) * 8);
 	for (int i = 0; i < n; i += 8) {
-		__m256i v = _mm256_load_si256((const __m256i *)(zb + i));
+		/* past n: zeros (their codes land past segs, never written) */
+		__m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - i),
+		                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+		__m256i v = _mm256_maskload_epi32((const int *)(z + i), in);
 		__m256i u = _mm256_add_epi32(v, pk);
 		/* nb = floor(log2 u); the code: (2 (u - 2^nb) + 1) << (nb - k), 2 nb - k + 1 bits */
 		__m256i nb = _mm256_sub_epi32(
