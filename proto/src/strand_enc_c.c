@@ -83,9 +83,25 @@ static void put_triple(ptp_bitw_t *w, const int64_t *v)
 	for (int i = 0; i < 3; i++)
 		z[i] = ptp_zigzag((int32_t)v[i]);
 	k = ptp_best_k(z, 3, &bits);
-	ptp_bitw_put(w, (uint32_t)k, 4);
-	for (int i = 0; i < 3; i++)
-		ptp_bitw_eg(w, z[i], k);
+	{
+		/* k and the three codes as few fields as fit in 56 bits (the stream is the same
+		 * bits however they are grouped), with the writer in a local */
+		ptp_bitw_t lw = *w;
+		uint64_t field = (uint64_t)k;
+		int len = 4;
+		for (int i = 0; i < 3; i++) {
+			int l;
+			uint64_t c = ptp_eg_code(z[i], k, &l);
+			if (len + l > 56) {
+				ptp_bitw_put_bits(&lw, field, len);
+				field = 0, len = 0;
+			}
+			field |= c << len;
+			len += l;
+		}
+		ptp_bitw_put_bits(&lw, field, len);
+		*w = lw;
+	}
 }
 
 static void write_head(const ptp_encoder_t *e, int abs, ptp_bitw_t *w)
