@@ -396,15 +396,28 @@ size_t ptp_encoder_data_bits(const ptp_encoder_t *e, int key)
 	return data_bits(e, key);
 }
 
+int ptp_enc_strands_key(const ptp_encoder_t *e, int key)
+{
+	int is_key = 1;
+	for (int s = 0; s < e->shape.strand_count; s++)
+		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	return is_key;
+}
+
+int ptp_encoder_record_is_key(const ptp_encoder_t *e, int key)
+{
+	/* the compact record is a keyframe only with its head block absolute, too */
+	return ptp_enc_strands_key(e, key) && (!e->compact || key || e->head_abs);
+}
+
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *e, int key, uint64_t id, uint32_t last_seq,
                              uint8_t *buf, size_t cap, size_t *needed)
 {
 	size_t data_len, total;
-	int is_key = 1;
+	int is_key;
 	if (e->ticks == 0)
 		return PTP_EINVAL;
-	for (int s = 0; s < e->shape.strand_count; s++)
-		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	is_key = ptp_enc_strands_key(e, key);
 	data_len = (data_bits(e, key) + 7) / 8;
 	total = PTP_RECORD_MIN + data_len;
 	if (needed)

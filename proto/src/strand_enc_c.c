@@ -134,8 +134,7 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *e, int key, uint64_t id, uin
 	ptp_bitw_t w;
 	if (!e->compact || e->ticks == 0)
 		return PTP_EINVAL;
-	for (int s = 0; s < e->shape.strand_count; s++)
-		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	is_key &= ptp_enc_strands_key(e, key);
 	/* The body is written after room for the largest length field, then moved down. */
 	ptp_bitw_init(&w, buf && cap > at ? buf + at : NULL, buf && cap > at ? cap - at : 0);
 	write_head(e, abs, &w);

@@ -127,6 +127,8 @@ struct ptp_encoder_t {
 };
 
 int ptp_best_k(const uint32_t *z, int n, long *bits);
+/* Every strand's block of this tick's record is a keyframe's (key: the record is one). */
+int ptp_enc_strands_key(const ptp_encoder_t *e, int key);
 
 /* strand_resid.c: the AVX2 forms of the integer passes, where the build has them
  * (PTP_RESID_AVX2) and the CPU runs them (ptp_resid_avx2()): the same integers as the

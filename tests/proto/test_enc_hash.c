@@ -180,6 +180,10 @@ static uint64_t hash_record(uint64_t h, const ptp_encoder_t *e, int compact, int
 	                        : ptp_encoder_record(e, key, id, (uint32_t)tick, buf, sizeof buf,
 	                                             &need);
 	assert_int_equal(err, PTP_OK);
+	/* the key flag as ptp_encoder_record_is_key tells it (not hashed: main had no such
+	 * call); the id's varints are one byte each, so a compact record's flags are byte 2 */
+	assert_int_equal((buf[compact ? 2 : 8] & PTP_RECORD_KEY) != 0,
+	                 ptp_encoder_record_is_key(e, key));
 	h = fnv_u64(h, need);
 	h = fnv(h, buf, need);
 	if (key) {
