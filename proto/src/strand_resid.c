@@ -34,6 +34,7 @@ RESID_AVX2 static void ptp_pred_sums_avx2(const int32_t *cur, const int32_t *pc,
                                uint64_t sum[4]);
 RESID_AVX2 static void ptp_pred_residuals_avx2(const int32_t *cur, const int32_t *pc,
                                                const int32_t *pv, int n, int pred, uint32_t *z);
+RESID_AVX2 static int ptp_all_finite_avx2(const float *f, int n);
 #endif
 
 #if RESID_SIMD
@@ -160,6 +161,10 @@ int ptp_all_finite(const float *f, size_t n)
 {
 	uint32_t bad = 0;
 	size_t i = 0;
+#if PTP_RESID_AVX2
+	if (ptp_resid_avx2() && n <= (size_t)INT32_MAX)
+		return ptp_all_finite_avx2(f, (int)n);
+#endif
 #if RESID_SIMD
 	{
 		const __m128i exp = _mm_set1_epi32(0x7f800000);
@@ -326,5 +331,18 @@ RESID_AVX2 static void ptp_pred_residuals_avx2(const int32_t *cur, const int32_t
 		_mm256_maskstore_epi32((int *)(z + i), in, zig8(d));
 		last = r;
 	}
+}
+
+/* ptp_all_finite eight floats a step, the last step by a masked load (zeros are finite) */
+RESID_AVX2 static int ptp_all_finite_avx2(const float *f, int n)
+{
+	const __m256i exp = _mm256_set1_epi32(0x7f800000);
+	__m256i acc = _mm256_setzero_si256();
+	for (int i = 0; i < n; i += 8) {
+		__m256i b = _mm256_and_si256(_mm256_maskload_epi32((const int *)(f + i), below8(i, n)),
+		                             exp);
+		acc = _mm256_or_si256(acc, _mm256_cmpeq_epi32(b, exp));
+	}
+	return _mm256_testz_si256(acc, acc);
 }
 #endif

@@ -10,6 +10,8 @@
  * into one of exactly the size the first call said it needs (the writers' near-the-end
  * paths); every 250th tick forces a keyframe first, as a new subscriber does.
  *
+ * Also: a non-finite input at any position of any length is refused.
+ *
  * The inputs come from the core simulation, so they are hashed too: the expected output
  * hash is only that of main's encoder while the inputs are main's (INPUT_HASH below). If
  * core's numerics change, the test says so and compares the kernels with one another
@@ -267,10 +269,50 @@ static void test_hashes(void **state)
 	}
 }
 
+/* The finiteness check (eight floats a step, a masked last step, in the AVX2 form) at every
+ * position of every length: a NaN or infinity anywhere is PTP_EFLOAT, the largest finite
+ * float is not. */
+static void test_nonfinite_anywhere(void **state)
+{
+	static const float bad[3] = {NAN, INFINITY, -INFINITY};
+	(void)state;
+	for (int points = 2; points <= 21; points++) {
+		ptp_shape_t shape;
+		ptp_encoder_t *e;
+		float xyz[3 * 21], hp[3] = {0, 0, 0}, hq[4] = {0, 0, 0, 1};
+		memset(&shape, 0, sizeof shape);
+		shape.strand_count = 1;
+		shape.strands[0].points = (uint8_t)points;
+		shape.strands[0].segment_length = 0.03f;
+		shape.strands[0].direction[1] = -1.0f;
+		e = ptp_encoder_create(&shape, NULL);
+		assert_non_null(e);
+		for (int i = 0; i < 3 * points; i++)
+			xyz[i] = 0.01f * (float)i;
+		for (int i = 0; i < 3 * points; i++) {
+			float keep = xyz[i];
+			for (int b = 0; b < 3; b++) {
+				xyz[i] = bad[b];
+				assert_int_equal(ptp_encoder_tick(e, hp, hq, xyz, (size_t)points), PTP_EFLOAT);
+			}
+			xyz[i] = 3.4028235e38f;
+			assert_int_equal(ptp_encoder_tick(e, hp, hq, xyz, (size_t)points), PTP_OK);
+			xyz[i] = keep;
+		}
+		for (int i = 0; i < 3; i++) {
+			hp[i] = NAN;
+			assert_int_equal(ptp_encoder_tick(e, hp, hq, xyz, (size_t)points), PTP_EFLOAT);
+			hp[i] = 0;
+		}
+		ptp_encoder_destroy(e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hashes),
+	    cmocka_unit_test(test_nonfinite_anywhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
