@@ -90,20 +90,6 @@ static int append_record(frame_buf_t *b, const ptp_encoder_t *enc, int coding, i
 	}
 }
 
-/* Whether a record of `coding` decodes without history (its key flag). */
-static int record_is_key(int coding, const uint8_t *rec, uint32_t len)
-{
-	size_t off = 0;
-	if (coding == FRAME_COMPACT) {
-		ptp_batch_c_t one = {0, 0, 1, rec, len};
-		ptp_record_c_t r;
-		return ptp_record_c_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
-	}
-	ptp_frame_batch_t one = {0, 0, 1, rec, len};
-	ptp_record_t r;
-	return ptp_record_next(&one, &off, &r) && (r.flags & PTP_RECORD_KEY);
-}
-
 /* A REST reader's copy of the instance after this tick (frame_ring.h). */
 static frame_snap_t *make_snap(const sim_t *s, const sim_inst_t *in, const pt_vec3 *pts, int n,
                                const pt_pose *head)
@@ -172,7 +158,8 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 		return -1;
 	}
 	int step = s->div[coding][r];
-	fr->delta_is_key = (uint8_t)record_is_key(coding, b->data + fr->off, fr->len);
+	/* the record's key flag, from the encoder rather than parsed back from the bytes */
+	fr->delta_is_key = (uint8_t)ptp_encoder_record_is_key(*enc, 0);
 	set_step(coding, b->data + fr->off, fr->len, step);
 	sc->bytes += fr->len;
 	if ((in->key_wanted & bit) && !fr->delta_is_key &&

@@ -141,6 +141,10 @@ int ptp_best_k(const uint32_t *z, int n, long *bits)
 	uint32_t any = 0;
 	int best = 0, top, nk;
 	long least = LONG_MAX;
+#if PTP_RESID_AVX2
+	if (ptp_resid_avx2())
+		return ptp_best_k_avx2(z, n, bits);
+#endif
 	for (int i = 0; i < n; i++)
 		any |= z[i];
 	top = ptp_bit_length(any); /* the longest value's bit length */
@@ -314,10 +318,15 @@ void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w
 	ptp_bitw_put(w, (uint32_t)mode, 2);
 	if (mode == PTP_MODE_DELTA) {
 		/* the writer in a local: nothing takes its address, so it lives in registers */
-		ptp_bitw_t lw = *w;
+		ptp_bitw_t lw;
 		const uint32_t *z = e->zz + off;
 		int k = e->k[s];
-		ptp_bitw_put(&lw, (uint32_t)(e->pred[s] | k << 2), 6); /* pred 2 bits, then k 4 */
+		ptp_bitw_put(w, (uint32_t)(e->pred[s] | k << 2), 6); /* pred 2 bits, then k 4 */
+#if PTP_RESID_AVX2
+		if (ptp_resid_avx2() && ptp_put_eg_pairs_avx2(w, z, n, k))
+			return;
+#endif
+		lw = *w;
 		/* a segment's two codes as one field when they fit (almost always): the writer's
 		 * state is a chain from field to field, so fewer fields, less waiting */
 		for (int i = 0; i < n; i += 2) {
@@ -387,15 +396,28 @@ size_t ptp_encoder_data_bits(const ptp_encoder_t *e, int key)
 	return data_bits(e, key);
 }
 
+int ptp_enc_strands_key(const ptp_encoder_t *e, int key)
+{
+	int is_key = 1;
+	for (int s = 0; s < e->shape.strand_count; s++)
+		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	return is_key;
+}
+
+int ptp_encoder_record_is_key(const ptp_encoder_t *e, int key)
+{
+	/* the compact record is a keyframe only with its head block absolute, too */
+	return ptp_enc_strands_key(e, key) && (!e->compact || key || e->head_abs);
+}
+
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *e, int key, uint64_t id, uint32_t last_seq,
                              uint8_t *buf, size_t cap, size_t *needed)
 {
 	size_t data_len, total;
-	int is_key = 1;
+	int is_key;
 	if (e->ticks == 0)
 		return PTP_EINVAL;
-	for (int s = 0; s < e->shape.strand_count; s++)
-		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	is_key = ptp_enc_strands_key(e, key);
 	data_len = (data_bits(e, key) + 7) / 8;
 	total = PTP_RECORD_MIN + data_len;
 	if (needed)

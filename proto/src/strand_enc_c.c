@@ -83,9 +83,25 @@ static void put_triple(ptp_bitw_t *w, const int64_t *v)
 	for (int i = 0; i < 3; i++)
 		z[i] = ptp_zigzag((int32_t)v[i]);
 	k = ptp_best_k(z, 3, &bits);
-	ptp_bitw_put(w, (uint32_t)k, 4);
-	for (int i = 0; i < 3; i++)
-		ptp_bitw_eg(w, z[i], k);
+	{
+		/* k and the three codes as few fields as fit in 56 bits (the stream is the same
+		 * bits however they are grouped), with the writer in a local */
+		ptp_bitw_t lw = *w;
+		uint64_t field = (uint64_t)k;
+		int len = 4;
+		for (int i = 0; i < 3; i++) {
+			int l;
+			uint64_t c = ptp_eg_code(z[i], k, &l);
+			if (len + l > 56) {
+				ptp_bitw_put_bits(&lw, field, len);
+				field = 0, len = 0;
+			}
+			field |= c << len;
+			len += l;
+		}
+		ptp_bitw_put_bits(&lw, field, len);
+		*w = lw;
+	}
 }
 
 static void write_head(const ptp_encoder_t *e, int abs, ptp_bitw_t *w)
@@ -118,8 +134,7 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *e, int key, uint64_t id, uin
 	ptp_bitw_t w;
 	if (!e->compact || e->ticks == 0)
 		return PTP_EINVAL;
-	for (int s = 0; s < e->shape.strand_count; s++)
-		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
+	is_key &= ptp_enc_strands_key(e, key);
 	/* The body is written after room for the largest length field, then moved down. */
 	ptp_bitw_init(&w, buf && cap > at ? buf + at : NULL, buf && cap > at ? cap - at : 0);
 	write_head(e, abs, &w);

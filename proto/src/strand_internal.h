@@ -127,6 +127,30 @@ struct ptp_encoder_t {
 };
 
 int ptp_best_k(const uint32_t *z, int n, long *bits);
+/* Every strand's block of this tick's record is a keyframe's (key: the record is one). */
+int ptp_enc_strands_key(const ptp_encoder_t *e, int key);
+
+/* strand_resid.c: the AVX2 forms of the integer passes, where the build has them
+ * (PTP_RESID_AVX2) and the CPU runs them (ptp_resid_avx2()): the same integers as the
+ * plain and SSE2 loops. ptp_best_k_avx2 takes 8 orders k a step, one per lane. */
+#if !defined(PT_NO_SIMD) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#define PTP_RESID_AVX2 1
+static inline int ptp_resid_avx2(void)
+{
+	/* libgcc initialises the CPU model before main; these are loads and tests. BMI2
+	 * (shifts by a register without the count in cl) comes with AVX2 on every CPU so
+	 * far, but is asked for. */
+	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+}
+int ptp_best_k_avx2(const uint32_t *z, int n, long *bits);
+/* strand_enc_avx2.c: a delta block's residuals (after pred and k), or 0 where the plain
+ * loop of ptp_enc_write_strand must write them. */
+struct ptp_bitw_t;
+int ptp_put_eg_pairs_avx2(struct ptp_bitw_t *w, const uint32_t *z, int n, int k);
+#else
+#define PTP_RESID_AVX2 0
+#endif
 
 /* strand_resid.c: over n codes (2 per segment, u then v) of one strand. sum[p]: summed
  * zigzag residuals of predictor p (PTP_PRED_* bits); z: predictor pred's residuals. */

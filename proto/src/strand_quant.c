@@ -73,6 +73,25 @@ static void quantise_reference(const ptp_strand_geo_t *geo, int strands, const i
 #if QUANT_SSE2
 
 /* Lane `lane` of q (lanes_t, strand_quant.h) at strand g's root, aiming at pts. */
+/* Lane `lane` of q (lanes_t, strand_quant.h) for strand g: its grid, targets and codes. */
+static void lanes_meta(lanes_t *q, int lane, const ptp_strand_geo_t *g, const float *pts,
+                       int32_t m, int32_t *codes)
+{
+	q->len[lane] = g->length;
+	q->md[lane] = (double)m;
+	q->pts[lane] = pts;
+	q->codes[lane] = codes;
+	q->segs[lane] = g->points - 1;
+}
+
+/* The lane's squared error at its root (q->prev, set), against its first point. */
+static void lanes_root_err(lanes_t *q, int lane)
+{
+	double root[3] = {q->prev[0][lane], q->prev[1][lane], q->prev[2][lane]};
+	q->err2[lane] = dist2(root, q->pts[lane]);
+}
+
+/* Lane `lane` of q at strand g's root, aiming at pts. */
 static void lanes_init(lanes_t *q, int lane, const ptp_strand_geo_t *g, const double rot[9],
                        const double hp[3], const float *pts, int32_t m, int32_t *codes)
 {
@@ -83,12 +102,8 @@ static void lanes_init(lanes_t *q, int lane, const ptp_strand_geo_t *g, const do
 		q->f[k][lane] = f[k];
 	for (int k = 0; k < 3; k++)
 		q->prev[k][lane] = root[k];
-	q->len[lane] = g->length;
-	q->md[lane] = (double)m;
-	q->err2[lane] = dist2(root, pts);
-	q->pts[lane] = pts;
-	q->codes[lane] = codes;
-	q->segs[lane] = g->points - 1;
+	lanes_meta(q, lane, g, pts, m, codes);
+	lanes_root_err(q, lane);
 }
 
 static inline __m128d sel(__m128d mask, __m128d a, __m128d b)
@@ -304,10 +319,21 @@ void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const in
 	for (int s = 0; s < strands; s += 2) {
 		int b = s + 1 < strands ? s + 1 : s;
 		lanes_t q;
-		lanes_init(&q, 0, &geo[s], rot, hp, pts + 3 * p[s], ptp_grid_m(bits[s]),
-		           codes + c[s]);
-		lanes_init(&q, 1, &geo[b], rot, hp, pts + 3 * p[b], ptp_grid_m(bits[b]),
-		           codes + c[b]);
+#if QUANT_AVX2
+		if (kernel == PTP_QUANT_AVX2) {
+			lanes_meta(&q, 0, &geo[s], pts + 3 * p[s], ptp_grid_m(bits[s]), codes + c[s]);
+			lanes_meta(&q, 1, &geo[b], pts + 3 * p[b], ptp_grid_m(bits[b]), codes + c[b]);
+			ptp_lanes_init_avx2(&q, &geo[s], &geo[b], rot, hp);
+			lanes_root_err(&q, 0);
+			lanes_root_err(&q, 1);
+		} else
+#endif
+		{
+			lanes_init(&q, 0, &geo[s], rot, hp, pts + 3 * p[s], ptp_grid_m(bits[s]),
+			           codes + c[s]);
+			lanes_init(&q, 1, &geo[b], rot, hp, pts + 3 * p[b], ptp_grid_m(bits[b]),
+			           codes + c[b]);
+		}
 		if (b == s)
 			q.segs[1] = 0; /* the copy: computed, never stored */
 #if QUANT_AVX2

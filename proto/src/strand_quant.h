@@ -80,6 +80,9 @@ static inline __m128d neg_sign(__m128d x)
  * codes and squared errors into q, as the SSE2 kernel does; scratch takes the codes of
  * a lane past its strand's end. Call it only where ptp_quant_available says AVX2. */
 AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch);
+/* The frames and roots of q's two lanes (strands ga and gb), as lanes_init sets them. */
+AVX2 void ptp_lanes_init_avx2(lanes_t *q, const ptp_strand_geo_t *ga, const ptp_strand_geo_t *gb,
+                              const double rot[9], const double hp[3]);
 
 #endif /* QUANT_AVX2 */
 #endif /* QUANT_SSE2 */

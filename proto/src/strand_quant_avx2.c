@@ -33,62 +33,47 @@
  * with the exact dot products of all four corners. Only the winner is then decoded
  * exactly (its square root is started early, for all four corners, to keep it off the
  * critical path), which is what moves the reconstruction on. */
-/* One corner of the cell for both strands (one per lane): its point p = (X, Y, Z) after
- * the fold, N = X^2 + Y^2 + Z^2 exactly as ptp_oct_decode computes them, and for the
- * filter A = p . l and S = A |A|. */
-typedef struct corner_t {
-	__m128d X, Y, Z, N, S;
-} corner_t;
+/*
+ * Layout: the two strands are the two lanes of a 128-bit half, as in the SSE2 kernel, and
+ * a 256-bit register holds two such halves [lo | hi]: u beside v for the projection and
+ * the cell's coordinates, and two corners side by side (corners 0 and 1, 2 and 3), so
+ * the four corners are filtered with two registers' work instead of four, and the six
+ * pairwise comparisons with three products a side. Every lane of every register still
+ * gets exactly the operations, operands and order of the scalar form: only which
+ * register a value sits in has changed.
+ */
 
-/* x, y: the corner's coordinates c / m; one_x = 1 - |x|, sx = the sign bit where x < 0
- * (sgn 0 = +1), likewise for y. */
-AVX2 static inline corner_t corner_at(__m128d x, __m128d one_x, __m128d sx, __m128d y, __m128d ay,
-                                      __m128d one_y, __m128d sy, __m128d l0, __m128d l1, __m128d l2)
+/* [lo | hi] of two halves; a register's halves; its halves swapped */
+AVX2 static inline __m256d pair(__m128d lo, __m128d hi)
 {
-	corner_t c;
-	__m128d fold, A;
-	c.Z = _mm_sub_pd(one_x, ay);
-	c.X = x;
-	c.Y = y;
-	fold = _mm_cmplt_pd(c.Z, _mm_setzero_pd());
-	if (_mm_movemask_pd(fold)) {
-		/* (1 - |y|) sgn x, (1 - |x|) sgn y from the unfolded values; the product with +-1
-		 * is a sign flip, exactly. Rare (near the equator), hence a branch. */
-		c.X = _mm_blendv_pd(x, _mm_xor_pd(one_y, sx), fold);
-		c.Y = _mm_blendv_pd(y, _mm_xor_pd(one_x, sy), fold);
-	}
-	c.N = _mm_add_pd(_mm_add_pd(_mm_mul_pd(c.X, c.X), _mm_mul_pd(c.Y, c.Y)),
-	                 _mm_mul_pd(c.Z, c.Z));
-	A = _mm_add_pd(_mm_add_pd(_mm_mul_pd(c.X, l0), _mm_mul_pd(c.Y, l1)), _mm_mul_pd(c.Z, l2));
-	c.S = _mm_mul_pd(A, pd_abs(A));
-	return c;
+	return _mm256_insertf128_pd(_mm256_castpd128_pd256(lo), hi, 1);
 }
 
-/* T_ij = S_i N_j - S_j N_i: positive when i beats j (see above) */
-AVX2 static inline __m128d beats(const corner_t *i, const corner_t *j)
+AVX2 static inline __m128d lo_of(__m256d x)
 {
-	return _mm_sub_pd(_mm_mul_pd(i->S, j->N), _mm_mul_pd(j->S, i->N));
+	return _mm256_castpd256_pd128(x);
 }
 
-/* S_i N_j > S_j N_i, which is T_ij > 0 */
-AVX2 static inline __m128d above(const corner_t *i, const corner_t *j)
+AVX2 static inline __m128d hi_of(__m256d x)
 {
-	return _mm_cmpgt_pd(_mm_mul_pd(i->S, j->N), _mm_mul_pd(j->S, i->N));
+	return _mm256_extractf128_pd(x, 1);
 }
 
-/* |T_ij| > 2^-44 s^2 N_i N_j (s2 = 2^-44 s^2): the sign of T_ij is the reference's */
-AVX2 static inline __m128d certain(__m128d t, const corner_t *i, const corner_t *j, __m128d s2)
+AVX2 static inline __m256d swap_halves(__m256d x)
 {
-	return _mm_cmpgt_pd(pd_abs(t), _mm_mul_pd(_mm_mul_pd(s2, i->N), j->N));
+	return _mm256_permute2f128_pd(x, x, 0x01);
 }
 
-/* The reference's dot product of a corner with l: fl(p / sqrt(N)) . l, in its order. */
-AVX2 static inline __m128d exact_dot(const corner_t *c, __m128d n, __m128d l0, __m128d l1,
-                                     __m128d l2)
+AVX2 static inline __m256d abs4(__m256d x)
 {
-	return _mm_add_pd(
-	    _mm_add_pd(_mm_mul_pd(_mm_div_pd(c->X, n), l0), _mm_mul_pd(_mm_div_pd(c->Y, n), l1)),
-	    _mm_mul_pd(_mm_div_pd(c->Z, n), l2));
+	return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+}
+
+/* the sign bit where x < 0 (not for -0), as neg_sign */
+AVX2 static inline __m256d neg_sign4(__m256d x)
+{
+	return _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ),
+	                     _mm256_set1_pd(-0.0));
 }
 
 /* a where mask (per lane), else b */
@@ -97,162 +82,322 @@ AVX2 static inline __m128d pick(__m128d mask, __m128d a, __m128d b)
 	return _mm_blendv_pd(b, a, mask);
 }
 
-AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch)
+AVX2 static inline __m256d pick4(__m256d mask, __m256d a, __m256d b)
 {
-	const __m128d one = _mm_set1_pd(1.0), zero = _mm_setzero_pd();
-	const __m128d s_min = _mm_set1_pd(0x1p-200), s_max = _mm_set1_pd(0x1p+200);
-	const __m128d md = _mm_loadu_pd(q->md), len = _mm_loadu_pd(q->len);
-	__m128d f[9];
-	__m128d p0 = _mm_loadu_pd(q->prev[0]), p1 = _mm_loadu_pd(q->prev[1]);
-	__m128d p2 = _mm_loadu_pd(q->prev[2]), err2 = _mm_loadu_pd(q->err2);
-	for (int k = 0; k < 9; k++)
-		f[k] = _mm_loadu_pd(q->f[k]);
-	for (int i = 0; i < steps; i++) {
-		const float *ta = lane_target(q, 0, i), *tb = lane_target(q, 1, i);
-		const __m128d t0 = _mm_set_pd((double)tb[0], (double)ta[0]);
-		const __m128d t1 = _mm_set_pd((double)tb[1], (double)ta[1]);
-		const __m128d t2 = _mm_set_pd((double)tb[2], (double)ta[2]);
-		__m128d d0 = _mm_sub_pd(t0, p0), d1 = _mm_sub_pd(t1, p1), d2 = _mm_sub_pd(t2, p2);
-		__m128d l0, l1, l2, s, u, v, fu, fv, iu, iv, g, h, k, n[4], nw, dx, dy, dz;
-		corner_t c[4], w;
-		int ok;
+	return _mm256_blendv_pd(b, a, mask);
+}
 
-		/* l = frame^T d, each component ((a + b) + c) as in the reference */
-		l0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[0], d0), _mm_mul_pd(f[3], d1)),
-		                _mm_mul_pd(f[6], d2));
-		l1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[1], d0), _mm_mul_pd(f[4], d1)),
-		                _mm_mul_pd(f[7], d2));
-		l2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[2], d0), _mm_mul_pd(f[5], d1)),
-		                _mm_mul_pd(f[8], d2));
-		/* projection onto the octahedron; s = 0 (l = 0) gives (0, 0) like the reference.
-		 * floor(u m) below is exact, but floor(-0) is -0 where the reference has
-		 * (double)(int32_t)floor(-0) = +0: so u must never be -0. Adding +0 turns -0 into
-		 * +0 and leaves every other value alone; done to l0, l1 before the division, it
-		 * runs alongside s instead of lengthening the chain. */
-		s = _mm_add_pd(_mm_add_pd(pd_abs(l0), pd_abs(l1)), pd_abs(l2));
-		{
-			__m128d pos = _mm_cmpgt_pd(s, zero), lower = _mm_cmplt_pd(l2, zero);
-			u = _mm_and_pd(_mm_div_pd(_mm_add_pd(l0, zero), s), pos);
-			v = _mm_and_pd(_mm_div_pd(_mm_add_pd(l1, zero), s), pos);
-			/* lower hemisphere: (1 - |v|) sgn u, (1 - |u|) sgn v; a branch, as strands
-			 * rarely point away from their rest direction */
-			if (_mm_movemask_pd(lower)) {
-				__m128d au = pd_abs(u), av = pd_abs(v);
-				u = pick(lower, _mm_xor_pd(_mm_sub_pd(one, av), neg_sign(u)), u);
-				v = pick(lower, _mm_xor_pd(_mm_sub_pd(one, au), neg_sign(v)), v);
-				u = _mm_add_pd(u, zero); /* (1 - 1) * -1 is -0 */
-				v = _mm_add_pd(v, zero);
-			}
-		}
-		fu = _mm_floor_pd(_mm_mul_pd(u, md));
-		fv = _mm_floor_pd(_mm_mul_pd(v, md));
-		/* corners beyond m are skipped by the reference: (fu + 1 > m) rules out corners
-		 * 2 and 3, (fv + 1 > m) corners 1 and 3 */
-		{
-			__m128d fu1 = _mm_add_pd(fu, one), fv1 = _mm_add_pd(fv, one);
-			/* ptp_oct_decode's (double)c / m */
-			__m128d xa = _mm_div_pd(fu, md), xb = _mm_div_pd(fu1, md);
-			__m128d ya = _mm_div_pd(fv, md), yb = _mm_div_pd(fv1, md);
-			__m128d one_xa = _mm_sub_pd(one, pd_abs(xa)),
-			        one_xb = _mm_sub_pd(one, pd_abs(xb));
-			__m128d aya = pd_abs(ya), ayb = pd_abs(yb);
-			__m128d one_ya = _mm_sub_pd(one, aya), one_yb = _mm_sub_pd(one, ayb);
-			__m128d sxa = neg_sign(xa), sxb = neg_sign(xb), sya = neg_sign(ya),
-			        syb = neg_sign(yb);
-			iu = _mm_cmpgt_pd(fu1, md);
-			iv = _mm_cmpgt_pd(fv1, md);
-			/* corner 2a + b is (fu + a, fv + b): the reference's order of trial */
-			c[0] = corner_at(xa, one_xa, sxa, ya, aya, one_ya, sya, l0, l1, l2);
-			c[1] = corner_at(xa, one_xa, sxa, yb, ayb, one_yb, syb, l0, l1, l2);
-			c[2] = corner_at(xb, one_xb, sxb, ya, aya, one_ya, sya, l0, l1, l2);
-			c[3] = corner_at(xb, one_xb, sxb, yb, ayb, one_yb, syb, l0, l1, l2);
-		}
-		/* the square roots for all four, early: the winner's is needed right after */
-		n[0] = _mm_sqrt_pd(c[0].N);
-		n[1] = _mm_sqrt_pd(c[1].N);
-		n[2] = _mm_sqrt_pd(c[2].N);
-		n[3] = _mm_sqrt_pd(c[3].N);
-		{
-			/* The decision as the reference makes it (first largest of each pair, the
-			 * second pair only if strictly larger), then its certificate: the winner
-			 * against every other valid corner, per lane (bit 0 strand a, 1 strand b).
-			 */
-			__m128d t10 = beats(&c[1], &c[0]), t32 = beats(&c[3], &c[2]);
-			__m128d t20 = beats(&c[2], &c[0]), t21 = beats(&c[2], &c[1]);
-			__m128d t30 = beats(&c[3], &c[0]), t31 = beats(&c[3], &c[1]);
-			__m128d s2 = _mm_mul_pd(_mm_set1_pd(0x1p-44), _mm_mul_pd(s, s));
-			int G, H, K, IU = _mm_movemask_pd(iu), IV = _mm_movemask_pd(iv);
-			int C10 = _mm_movemask_pd(certain(t10, &c[1], &c[0], s2));
-			int C32 = _mm_movemask_pd(certain(t32, &c[3], &c[2], s2));
-			int C20 = _mm_movemask_pd(certain(t20, &c[2], &c[0], s2));
-			int C21 = _mm_movemask_pd(certain(t21, &c[2], &c[1], s2));
-			int C30 = _mm_movemask_pd(certain(t30, &c[3], &c[0], s2));
-			int C31 = _mm_movemask_pd(certain(t31, &c[3], &c[1], s2));
-			/* for the decision the products are compared directly: S_i N_j > S_j N_i is
-			 * t_ij > 0 one subtraction sooner (the chain runs through here) */
-			g = _mm_andnot_pd(iv, above(&c[1], &c[0]));
-			h = _mm_andnot_pd(iv, above(&c[3], &c[2]));
-			k = _mm_andnot_pd(iu,
-			                  pick(h, pick(g, above(&c[3], &c[1]), above(&c[3], &c[0])),
-			                       pick(g, above(&c[2], &c[1]), above(&c[2], &c[0]))));
-			G = _mm_movemask_pd(g), H = _mm_movemask_pd(h), K = _mm_movemask_pd(k);
-			ok = (~K & ~G & (C10 | IV) & (C20 | IU) & (C30 | IU | IV)) |
-			     (~K & G & C10 & (C21 | IU) & (C31 | IU | IV)) |
-			     (K & ~H & C20 & (C21 | IV) & (C32 | IV)) | (K & H & C30 & C31 & C32);
-			ok &= _mm_movemask_pd(
-			    _mm_and_pd(_mm_cmpge_pd(s, s_min), _mm_cmple_pd(s, s_max)));
-		}
-		if (ok != 3) {
-			/* a near-tie (or l ~ 0): the reference's own comparison of dot products */
-			const __m128d ninf = _mm_set1_pd(-INFINITY);
-			__m128d e0 = exact_dot(&c[0], n[0], l0, l1, l2);
-			__m128d e1 = pick(iv, ninf, exact_dot(&c[1], n[1], l0, l1, l2));
-			__m128d e2 = pick(iu, ninf, exact_dot(&c[2], n[2], l0, l1, l2));
-			__m128d e3 =
-			    pick(_mm_or_pd(iu, iv), ninf, exact_dot(&c[3], n[3], l0, l1, l2));
-			g = _mm_cmpgt_pd(e1, e0);
-			h = _mm_cmpgt_pd(e3, e2);
-			k = _mm_cmpgt_pd(pick(h, e3, e2), pick(g, e1, e0));
-		}
-		/* the winner: first of each pair by g, h, then by k */
-		w.X = pick(k, pick(h, c[3].X, c[2].X), pick(g, c[1].X, c[0].X));
-		w.Y = pick(k, pick(h, c[3].Y, c[2].Y), pick(g, c[1].Y, c[0].Y));
-		w.Z = pick(k, pick(h, c[3].Z, c[2].Z), pick(g, c[1].Z, c[0].Z));
-		nw = pick(k, pick(h, n[3], n[2]), pick(g, n[1], n[0]));
-		{
-			int gm = _mm_movemask_pd(g), hm = _mm_movemask_pd(h),
-			    km = _mm_movemask_pd(k);
-			__m128i iu32 = _mm_cvttpd_epi32(fu), iv32 = _mm_cvttpd_epi32(fv);
-			put_codes(lane_codes(q, 0, i, scratch), _mm_cvtsi128_si32(iu32),
-			          _mm_cvtsi128_si32(iv32), 0, gm, hm, km);
-			put_codes(lane_codes(q, 1, i, scratch), _mm_extract_epi32(iu32, 1),
-			          _mm_extract_epi32(iv32, 1), 1, gm, hm, km);
-		}
-		/* ptp_oct_decode's division of the winner, then ptp_strand_step:
-		 * next = prev + length * (frame * dir) */
-		dx = _mm_div_pd(w.X, nw);
-		dy = _mm_div_pd(w.Y, nw);
-		dz = _mm_div_pd(w.Z, nw);
-		p0 = _mm_add_pd(p0, _mm_mul_pd(len, _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[0], dx),
-		                                                          _mm_mul_pd(f[1], dy)),
-		                                               _mm_mul_pd(f[2], dz))));
-		p1 = _mm_add_pd(p1, _mm_mul_pd(len, _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[3], dx),
-		                                                          _mm_mul_pd(f[4], dy)),
-		                                               _mm_mul_pd(f[5], dz))));
-		p2 = _mm_add_pd(p2, _mm_mul_pd(len, _mm_add_pd(_mm_add_pd(_mm_mul_pd(f[6], dx),
-		                                                          _mm_mul_pd(f[7], dy)),
-		                                               _mm_mul_pd(f[8], dz))));
-		{
-			__m128d e0 = _mm_sub_pd(p0, t0), e1 = _mm_sub_pd(p1, t1),
-			        e2 = _mm_sub_pd(p2, t2);
-			__m128d ee = _mm_add_pd(_mm_add_pd(_mm_mul_pd(e0, e0), _mm_mul_pd(e1, e1)),
-			                        _mm_mul_pd(e2, e2));
-			__m128d active = _mm_castsi128_pd(
-			    _mm_set_epi64x(-(int64_t)(i < q->segs[1]), -(int64_t)(i < q->segs[0])));
-			err2 = pick(_mm_and_pd(active, _mm_cmpgt_pd(ee, err2)), ee, err2);
+/* Two corners of the cell for both strands, [corner a | corner b]: their points
+ * p = (X, Y, Z) after the fold, N = X^2 + Y^2 + Z^2 exactly as ptp_oct_decode computes
+ * them, and for the filter A = p . l and S = A |A|. */
+typedef struct corners_t {
+	__m256d X, Y, Z, N, S;
+} corners_t;
+
+/* x, y: the corners' coordinates c / m; one_x = 1 - |x|, sx = the sign bit where x < 0
+ * (sgn 0 = +1), likewise for y; l0..l2: l in both halves. */
+AVX2 static inline corners_t corners_at(__m256d x, __m256d one_x, __m256d sx, __m256d y,
+                                        __m256d ay, __m256d one_y, __m256d sy, __m256d l0,
+                                        __m256d l1, __m256d l2)
+{
+	corners_t c;
+	__m256d fold, A;
+	c.Z = _mm256_sub_pd(one_x, ay);
+	c.X = x;
+	c.Y = y;
+	fold = _mm256_cmp_pd(c.Z, _mm256_setzero_pd(), _CMP_LT_OQ);
+	if (_mm256_movemask_pd(fold)) {
+		/* (1 - |y|) sgn x, (1 - |x|) sgn y from the unfolded values; the product with +-1
+		 * is a sign flip, exactly. Rare (near the equator), hence a branch. */
+		c.X = _mm256_blendv_pd(x, _mm256_xor_pd(one_y, sx), fold);
+		c.Y = _mm256_blendv_pd(y, _mm256_xor_pd(one_x, sy), fold);
+	}
+	c.N = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c.X, c.X), _mm256_mul_pd(c.Y, c.Y)),
+	                    _mm256_mul_pd(c.Z, c.Z));
+	A = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(c.X, l0), _mm256_mul_pd(c.Y, l1)),
+	                  _mm256_mul_pd(c.Z, l2));
+	c.S = _mm256_mul_pd(A, abs4(A));
+	return c;
+}
+
+/* Per lane, where |T| > (s2 N_i) N_j does not hold (s2 = 2^-44 s^2): where the sign of
+ * T_ij is not certainly the reference's. NGT_UQ is the exact complement of GT_OQ. */
+AVX2 static inline __m256d uncertain4(__m256d t, __m256d ni, __m256d nj, __m256d s2)
+{
+	return _mm256_cmp_pd(abs4(t), _mm256_mul_pd(_mm256_mul_pd(s2, ni), nj), _CMP_NGT_UQ);
+}
+
+/* The reference's dot products of two corners with l: fl(p / sqrt(N)) . l, in its order. */
+AVX2 static inline __m256d exact_dot4(const corners_t *c, __m256d n, __m256d l0, __m256d l1,
+                                      __m256d l2)
+{
+	return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_div_pd(c->X, n), l0),
+	                                   _mm256_mul_pd(_mm256_div_pd(c->Y, n), l1)),
+	                     _mm256_mul_pd(_mm256_div_pd(c->Z, n), l2));
+}
+
+/* The winner's component from corner pairs [c0 | c1] and [c2 | c3]: by k between the
+ * pairs, then by (k ? h : g) = m within one. */
+AVX2 static inline __m128d winner(__m256d c01, __m256d c23, __m256d k2, __m128d m)
+{
+	__m256d w = pick4(k2, c23, c01); /* [k ? c2 : c0 | k ? c3 : c1] */
+	return pick(m, hi_of(w), lo_of(w));
+}
+
+/* Row r of frame * d: ((f[r] dx + f[r + 1] dy) + f[r + 2] dz), as ptp_strand_step. */
+AVX2 static inline __m128d step_row(const lanes_t *q, int r, __m128d dx, __m128d dy, __m128d dz)
+{
+	return _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[r]), dx),
+	                             _mm_mul_pd(_mm_loadu_pd(q->f[r + 1]), dy)),
+	                  _mm_mul_pd(_mm_loadu_pd(q->f[r + 2]), dz));
+}
+
+/* One segment of both lanes: targets ta, tb, codes into ca, cb, the squared error kept
+ * where active; st: the reconstructed point (x, y, z) and the largest squared error.
+ * Inlined into the two loops below, where the compiler keeps st in registers. */
+AVX2 static inline __attribute__((always_inline)) void
+quant_step(const lanes_t *q, const float *ta, const float *tb, int32_t *ca, int32_t *cb,
+           __m128d active, __m128d st[4])
+{
+	const __m128d zero = _mm_setzero_pd();
+	const __m128d s_min = _mm_set1_pd(0x1p-200), s_max = _mm_set1_pd(0x1p+200);
+	const __m256d one4 = _mm256_set1_pd(1.0), zero4 = _mm256_setzero_pd();
+	const __m128d len = _mm_loadu_pd(q->len);
+	const __m256d md4 = pair(_mm_loadu_pd(q->md), _mm_loadu_pd(q->md));
+	__m128d p0 = st[0], p1 = st[1], p2 = st[2], err2 = st[3];
+	const __m128d t0 = _mm_set_pd((double)tb[0], (double)ta[0]);
+	const __m128d t1 = _mm_set_pd((double)tb[1], (double)ta[1]);
+	const __m128d t2 = _mm_set_pd((double)tb[2], (double)ta[2]);
+	__m128d d0 = _mm_sub_pd(t0, p0), d1 = _mm_sub_pd(t1, p1), d2 = _mm_sub_pd(t2, p2);
+	__m128d l0, l1, l2, s, g, h, k, iu, iv, nw, wx, wy, wz, dx, dy, dz;
+	__m256d L0, L1, L2, uv, fuv, fuv1, iuv, xya, xyb;
+	corners_t c01, c23;
+	__m256d n01, n23;
+	int ok;
+
+	/* l = frame^T d, each component ((a + b) + c) as in the reference */
+	l0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[0]), d0),
+	                           _mm_mul_pd(_mm_loadu_pd(q->f[3]), d1)),
+	                _mm_mul_pd(_mm_loadu_pd(q->f[6]), d2));
+	l1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[1]), d0),
+	                           _mm_mul_pd(_mm_loadu_pd(q->f[4]), d1)),
+	                _mm_mul_pd(_mm_loadu_pd(q->f[7]), d2));
+	l2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[2]), d0),
+	                           _mm_mul_pd(_mm_loadu_pd(q->f[5]), d1)),
+	                _mm_mul_pd(_mm_loadu_pd(q->f[8]), d2));
+	/* projection onto the octahedron, [u | v]; s = 0 (l = 0) gives (0, 0) like the
+	 * reference. floor(u m) below is exact, but floor(-0) is -0 where the reference
+	 * has (double)(int32_t)floor(-0) = +0: so u must never be -0. Adding +0 turns -0
+	 * into +0 and leaves every other value alone; done to l0, l1 before the division,
+	 * it runs alongside s instead of lengthening the chain. */
+	s = _mm_add_pd(_mm_add_pd(pd_abs(l0), pd_abs(l1)), pd_abs(l2));
+	{
+		__m128d pos = _mm_cmpgt_pd(s, zero), lower = _mm_cmplt_pd(l2, zero);
+		uv = _mm256_and_pd(
+		    _mm256_div_pd(pair(_mm_add_pd(l0, zero), _mm_add_pd(l1, zero)), pair(s, s)),
+		    pair(pos, pos));
+		/* lower hemisphere: [(1 - |v|) sgn u | (1 - |u|) sgn v]; a branch, as strands
+		 * rarely point away from their rest direction */
+		if (_mm_movemask_pd(lower)) {
+			__m256d low = pair(lower, lower);
+			__m256d folded = _mm256_xor_pd(_mm256_sub_pd(one4, swap_halves(abs4(uv))),
+			                               neg_sign4(uv));
+			uv = pick4(low, folded, uv);
+			uv = _mm256_add_pd(uv, zero4); /* (1 - 1) * -1 is -0 */
 		}
 	}
-	_mm_storeu_pd(q->err2, err2);
+	fuv = _mm256_floor_pd(_mm256_mul_pd(uv, md4)); /* [fu | fv] */
+	fuv1 = _mm256_add_pd(fuv, one4);
+	/* corners beyond m are skipped by the reference: (fu + 1 > m) rules out corners
+	 * 2 and 3, (fv + 1 > m) corners 1 and 3 */
+	iuv = _mm256_cmp_pd(fuv1, md4, _CMP_GT_OQ);
+	iu = lo_of(iuv);
+	iv = hi_of(iuv);
+	/* ptp_oct_decode's (double)c / m: [xa | ya], [xb | yb] */
+	xya = _mm256_div_pd(fuv, md4);
+	xyb = _mm256_div_pd(fuv1, md4);
+	L0 = pair(l0, l0);
+	L1 = pair(l1, l1);
+	L2 = pair(l2, l2);
+	{
+		/* corner 2a + b is (fu + a, fv + b), the reference's order of trial: [c0 | c1]
+		 * has x = xa and y = [ya | yb], [c2 | c3] has x = xb and the same y */
+		__m256d xa = _mm256_permute2f128_pd(xya, xya, 0x00);
+		__m256d xb = _mm256_permute2f128_pd(xyb, xyb, 0x00);
+		__m256d y = _mm256_permute2f128_pd(xya, xyb, 0x31);
+		__m256d ay = abs4(y), one_y = _mm256_sub_pd(one4, ay), sy = neg_sign4(y);
+		c01 = corners_at(xa, _mm256_sub_pd(one4, abs4(xa)), neg_sign4(xa), y, ay, one_y,
+		                 sy, L0, L1, L2);
+		c23 = corners_at(xb, _mm256_sub_pd(one4, abs4(xb)), neg_sign4(xb), y, ay, one_y,
+		                 sy, L0, L1, L2);
+	}
+	/* the square roots for all four, early: the winner's is needed right after */
+	n01 = _mm256_sqrt_pd(c01.N);
+	n23 = _mm256_sqrt_pd(c23.N);
+	{
+		/* The decision as the reference makes it (first largest of each pair, the
+		 * second pair only if strictly larger), then its certificate: the winner
+		 * against every other valid corner, per lane (bit 0 strand a, 1 strand b).
+		 * T_ij = S_i N_j - S_j N_i is positive when i beats j; for the decision the
+		 * products are compared directly (S_i N_j > S_j N_i, one subtraction sooner:
+		 * the chain runs through here). */
+		__m256d n01s = swap_halves(c01.N);            /* [N1 | N0] */
+		__m256d p = _mm256_mul_pd(c01.S, n01s);       /* [S0 N1 | S1 N0] */
+		__m256d r = _mm256_mul_pd(c23.S, swap_halves(c23.N)); /* [S2 N3 | S3 N2] */
+		__m256d hi = _mm256_permute2f128_pd(p, r, 0x31);      /* [S1 N0 | S3 N2] */
+		__m256d lo = _mm256_permute2f128_pd(p, r, 0x20);      /* [S0 N1 | S2 N3] */
+		__m256d xb = _mm256_mul_pd(c23.S, c01.N);             /* [S2 N0 | S3 N1] */
+		__m256d yb = _mm256_mul_pd(c01.S, c23.N);             /* [S0 N2 | S1 N3] */
+		__m256d xc = _mm256_mul_pd(c23.S, n01s);              /* [S2 N1 | S3 N0] */
+		__m256d yc = _mm256_mul_pd(swap_halves(c01.S), c23.N); /* [S1 N2 | S0 N3] */
+		__m256d gh = _mm256_cmp_pd(hi, lo, _CMP_GT_OQ);       /* 1 > 0, 3 > 2 */
+		__m256d ab = _mm256_cmp_pd(xb, yb, _CMP_GT_OQ);       /* 2 > 0, 3 > 1 */
+		__m256d ac = _mm256_cmp_pd(xc, yc, _CMP_GT_OQ);       /* 2 > 1, 3 > 0 */
+		__m128d sq = _mm_mul_pd(_mm_set1_pd(0x1p-44), _mm_mul_pd(s, s));
+		__m256d s2 = pair(sq, sq);
+		/* [t10 | t32] against (s2 N1) N0, (s2 N3) N2; [t20 | t31] against (s2 N2) N0,
+		 * (s2 N3) N1; [t21 | t30] against (s2 N2) N1, (s2 N3) N0: where uncertain */
+		__m256d ua = uncertain4(_mm256_sub_pd(hi, lo),
+		                        _mm256_permute2f128_pd(c01.N, c23.N, 0x31),
+		                        _mm256_permute2f128_pd(c01.N, c23.N, 0x20), s2);
+		__m256d ub = uncertain4(_mm256_sub_pd(xb, yb), c23.N, c01.N, s2);
+		__m256d uc = uncertain4(_mm256_sub_pd(xc, yc), c23.N, n01s, s2);
+		const __m128d ones = _mm_castsi128_pd(_mm_set1_epi32(-1));
+		__m128d m, mk, iuv2 = _mm_or_pd(iu, iv), range;
+		__m256d na, nb, nc, fail;
+		g = _mm_andnot_pd(iv, lo_of(gh));
+		h = _mm_andnot_pd(iv, hi_of(gh));
+		k = _mm_andnot_pd(iu, pick(h, pick(g, hi_of(ab), hi_of(ac)),
+		                           pick(g, lo_of(ac), lo_of(ab))));
+		/* Which certificates the winner W needs: those of W against each other valid
+		 * corner (c1 is valid unless iv, c2 unless iu, c3 unless either). W is 0 or 1
+		 * where ~k, 2 or 3 where k, 1 or 3 where m = (k ? h : g), 1 or 2 where m ^ k:
+		 *   10: ~k ~iv   32: k ~iv   20: ~m ~iu   31: m ~iu ~iv   21: (m ^ k) ~iu ~iv
+		 *   30: ~(m ^ k) ~iu ~iv
+		 * (k implies ~iu, g ~iv, h ~iu ~iv, so these are exactly the pairs that involve
+		 * W and two valid corners). One needed and uncertain, or s out of range: the
+		 * exact comparison below. */
+		m = pick(k, h, g);
+		mk = _mm_xor_pd(m, k);
+		na = _mm256_andnot_pd(pair(iv, iv), pair(_mm_xor_pd(k, ones), k));
+		nb = pair(_mm_andnot_pd(iu, _mm_xor_pd(m, ones)), _mm_andnot_pd(iuv2, m));
+		nc = _mm256_andnot_pd(pair(iuv2, iuv2), pair(mk, _mm_xor_pd(mk, ones)));
+		fail = _mm256_or_pd(_mm256_or_pd(_mm256_and_pd(na, ua), _mm256_and_pd(nb, ub)),
+		                    _mm256_and_pd(nc, uc));
+		range = _mm_and_pd(_mm_cmpge_pd(s, s_min), _mm_cmple_pd(s, s_max));
+		ok = !_mm_movemask_pd(_mm_or_pd(_mm_or_pd(lo_of(fail), hi_of(fail)),
+		                                _mm_andnot_pd(range, ones)));
+	}
+	if (!ok) {
+		/* a near-tie (or l ~ 0): the reference's own comparison of dot products */
+		const __m128d ninf = _mm_set1_pd(-INFINITY);
+		__m256d e01 = exact_dot4(&c01, n01, L0, L1, L2);
+		__m256d e23 = exact_dot4(&c23, n23, L0, L1, L2);
+		__m128d e0 = lo_of(e01);
+		__m128d e1 = pick(iv, ninf, hi_of(e01));
+		__m128d e2 = pick(iu, ninf, lo_of(e23));
+		__m128d e3 = pick(_mm_or_pd(iu, iv), ninf, hi_of(e23));
+		g = _mm_cmpgt_pd(e1, e0);
+		h = _mm_cmpgt_pd(e3, e2);
+		k = _mm_cmpgt_pd(pick(h, e3, e2), pick(g, e1, e0));
+	}
+	/* the winner: first of each pair by g, h, then by k */
+	{
+		__m256d k2 = pair(k, k);
+		__m128d m = pick(k, h, g);
+		/* its codes, put_codes without leaving the registers: (fu + k, fv + m), the
+		 * masks' low 32 bits (-1 or 0) subtracted from [fu a, fu b, fv a, fv b] */
+		__m128i fi = _mm256_cvttpd_epi32(fuv);
+		__m128i km = _mm_castps_si128(
+		    _mm_shuffle_ps(_mm_castpd_ps(k), _mm_castpd_ps(m), _MM_SHUFFLE(2, 0, 2, 0)));
+		__m128i cw = _mm_shuffle_epi32(_mm_sub_epi32(fi, km), _MM_SHUFFLE(3, 1, 2, 0));
+		_mm_storel_epi64((__m128i *)ca, cw);                   /* cu a, cv a */
+		_mm_storeh_pd((double *)cb, _mm_castsi128_pd(cw)); /* cu b, cv b */
+		wx = winner(c01.X, c23.X, k2, m);
+		wy = winner(c01.Y, c23.Y, k2, m);
+		wz = winner(c01.Z, c23.Z, k2, m);
+		nw = winner(n01, n23, k2, m);
+	}
+	/* ptp_oct_decode's division of the winner, then ptp_strand_step:
+	 * next = prev + length * (frame * dir) */
+	dx = _mm_div_pd(wx, nw);
+	dy = _mm_div_pd(wy, nw);
+	dz = _mm_div_pd(wz, nw);
+	p0 = _mm_add_pd(p0, _mm_mul_pd(len, step_row(q, 0, dx, dy, dz)));
+	p1 = _mm_add_pd(p1, _mm_mul_pd(len, step_row(q, 3, dx, dy, dz)));
+	p2 = _mm_add_pd(p2, _mm_mul_pd(len, step_row(q, 6, dx, dy, dz)));
+	{
+		__m128d e0 = _mm_sub_pd(p0, t0), e1 = _mm_sub_pd(p1, t1),
+		        e2 = _mm_sub_pd(p2, t2);
+		__m128d ee = _mm_add_pd(_mm_add_pd(_mm_mul_pd(e0, e0), _mm_mul_pd(e1, e1)),
+		                        _mm_mul_pd(e2, e2));
+		err2 = pick(_mm_and_pd(active, _mm_cmpgt_pd(ee, err2)), ee, err2);
+	}
+	st[0] = p0, st[1] = p1, st[2] = p2, st[3] = err2;
+}
+
+AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch)
+{
+	const __m128d all = _mm_castsi128_pd(_mm_set1_epi32(-1));
+	__m128d st[4];
+	int i = 0;
+	for (int r = 0; r < 3; r++)
+		st[r] = _mm_loadu_pd(q->prev[r]);
+	st[3] = _mm_loadu_pd(q->err2);
+	if (q->segs[1] == 0) {
+		/* one strand in both lanes (an odd last one): lane 1 follows lane 0's targets,
+		 * its codes to scratch and its error never kept */
+		const __m128d lane0 = _mm_castsi128_pd(_mm_set_epi64x(0, -1));
+		for (; i < q->segs[0]; i++) {
+			const float *t = q->pts[0] + 3 * (i + 1);
+			quant_step(q, t, t, q->codes[0] + 2 * i, scratch, lane0, st);
+		}
+	}
+	/* while both strands have segments: no lane checks */
+	for (; i < q->segs[0] && i < q->segs[1]; i++)
+		quant_step(q, q->pts[0] + 3 * (i + 1), q->pts[1] + 3 * (i + 1), q->codes[0] + 2 * i,
+		           q->codes[1] + 2 * i, all, st);
+	for (; i < steps; i++) {
+		__m128d active = _mm_castsi128_pd(
+		    _mm_set_epi64x(-(int64_t)(i < q->segs[1]), -(int64_t)(i < q->segs[0])));
+		quant_step(q, lane_target(q, 0, i), lane_target(q, 1, i), lane_codes(q, 0, i, scratch),
+		           lane_codes(q, 1, i, scratch), active, st);
+	}
+	_mm_storeu_pd(q->err2, st[3]);
+}
+/* lanes_init (strand_quant.c) for both lanes at once: frame = rot * basis and the root
+ * head_p + rot * anchor, each element the same ((a + b) + c) of the same products as
+ * ptp_frame and ptp_strand_root, but with the two lanes' (and two columns') elements side
+ * by side. ga and gb may be the same strand. */
+AVX2 void ptp_lanes_init_avx2(lanes_t *q, const ptp_strand_geo_t *ga, const ptp_strand_geo_t *gb,
+                              const double rot[9], const double hp[3])
+{
+	const double *a = ga->basis, *b = gb->basis;
+	double *f = &q->f[0][0], *prev = &q->prev[0][0];
+	/* basis row j: columns 0 and 1 of both lanes, then column 2 of both */
+	__m256d v[3];
+	__m128d w[3], an[3];
+	for (int j = 0; j < 3; j++) {
+		v[j] = _mm256_setr_pd(a[3 * j], b[3 * j], a[3 * j + 1], b[3 * j + 1]);
+		w[j] = _mm_setr_pd(a[3 * j + 2], b[3 * j + 2]);
+		an[j] = _mm_setr_pd(ga->anchor[j], gb->anchor[j]);
+	}
+	for (int r = 0; r < 3; r++) {
+		__m256d r0 = _mm256_set1_pd(rot[3 * r]), r1 = _mm256_set1_pd(rot[3 * r + 1]);
+		__m256d r2 = _mm256_set1_pd(rot[3 * r + 2]);
+		__m128d s0 = _mm256_castpd256_pd128(r0), s1 = _mm256_castpd256_pd128(r1);
+		__m128d s2 = _mm256_castpd256_pd128(r2);
+		_mm256_storeu_pd(f + 6 * r,
+		                 _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(r0, v[0]), _mm256_mul_pd(r1, v[1])),
+		                               _mm256_mul_pd(r2, v[2])));
+		_mm_storeu_pd(f + 6 * r + 4,
+		              _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, w[0]), _mm_mul_pd(s1, w[1])),
+		                         _mm_mul_pd(s2, w[2])));
+		_mm_storeu_pd(prev + 2 * r,
+		              _mm_add_pd(_mm_set1_pd(hp[r]),
+		                         _mm_add_pd(_mm_add_pd(_mm_mul_pd(s0, an[0]), _mm_mul_pd(s1, an[1])),
+		                                    _mm_mul_pd(s2, an[2]))));
+	}
 }
 
 #else

@@ -63,6 +63,11 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *enc, const float head_p[3], const floa
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *enc, int key, uint64_t id, uint32_t last_seq,
                              uint8_t *buf, size_t cap, size_t *needed);
 
+/* Whether this tick's record (key as for ptp_encoder_record, or ptp_encoder_record_c
+ * for a compact encoder) carries the key flag, i.e. decodes without history: what the
+ * record's flags say, without writing or parsing it. Call after ptp_encoder_tick. */
+int ptp_encoder_record_is_key(const ptp_encoder_t *enc, int key);
+
 /* The next tick's delta record will be a keyframe (e.g. after an instance reset). */
 void ptp_encoder_force_key(ptp_encoder_t *enc);
 
