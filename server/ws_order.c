@@ -14,10 +14,11 @@
  * service cycles: when a new frame set arrives, every connection with a batch to write is
  * held (conn_has_work and write_batch see nothing to do), sorted by the arrival of the
  * oldest pose its batch reflects (frame_entry_t.pose_arrival_ns; rooms carry their
- * oldest), and released in waves, one per lws_service cycle: 2 connections, then 8, 32,
- * ... (each wave 4 times the last, so 200 publishers take 5 cycles and 5,000 take 7), and
- * the connections without a new pose in the cycle after the last of those. A cycle is
- * one poll: ~15 us for 200 sockets. With no pose in the frame set nothing is held and the
+ * oldest), and released in waves, one per lws_service cycle: 2 connections, then 8, then
+ * 32 a cycle (200 publishers take 8 cycles), and the connections without a new pose in
+ * the cycle after the last of those. A cycle is one poll: ~15 us for 200 sockets. Waves
+ * stay small because poses are read (and stamped with their arrival) only between
+ * cycles: a 128-socket wave kept reads waiting ~1.3 ms. With no pose in the frame set nothing is held and the
  * fan-out is as before. A connection with control messages queued writes those at once;
  * one still held when the next frame set arrives is released then. Service thread only.
  */
@@ -28,6 +29,7 @@
 enum {
 	ORDER_FIRST_WAVE = 2,
 	ORDER_GROWTH = 4,
+	ORDER_MAX_WAVE = 32,
 	ORDER_SCAN = 16, /* subscriptions looked at per connection for its oldest pose */
 };
 
@@ -127,7 +129,7 @@ void ws_order_next(ws_t *ws)
 	}
 	int n = ws->nkeyed - ws->order_pos;
 	release(ws, n < ws->wave ? n : ws->wave);
-	ws->wave *= ORDER_GROWTH;
+	ws->wave = ws->wave * ORDER_GROWTH < ORDER_MAX_WAVE ? ws->wave * ORDER_GROWTH : ORDER_MAX_WAVE;
 }
 
 void ws_order_forget(ws_t *ws, conn_t *c)
