@@ -112,8 +112,10 @@ typedef struct frame_entry_t {
 	inst_meta_t *meta;         /* held by the frame set */
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
-	int64_t pose_arrival_ns;   /* sim_mono_ns() arrival of the pose applied this tick, 0 =
-	                            * none (the fan-out sends the oldest inputs first) */
+	int64_t pose_arrival_ns;   /* sim_mono_ns() arrival of the oldest pose this tick's
+	                            * record answers (several may have come since the last
+	                            * tick; the newest is applied), 0 = none: the fan-out
+	                            * sends the oldest inputs first (ws_order.c) */
 	uint8_t buf;               /* which data buffer holds the records */
 	/* per coding (FRAME_CLASSIC, FRAME_COMPACT) and rate stream: only streams due this
 	 * tick and watched (or asked for a keyframe) have any */

@@ -440,6 +440,8 @@ static void apply_poses(sim_t *s)
 		for (int b = 0; b < p[i].nbones; b++)
 			pt_world_set_bone_pose(s->world, in->pid, p[i].bones[b].bone,
 			                       p[i].bones[b].pose);
+		if (!in->has_pose) /* the first since the last applied: what its frame answers */
+			in->first_arrival_ns = p[i].arrival_ns;
 		in->pose = p[i].pose;
 		in->has_pose = 1;
 		in->moving = p[i].moving, in->v = p[i].v, in->w = p[i].w;
@@ -479,7 +481,7 @@ static void apply_poses(sim_t *s)
 				pt_world_set_head(s->world, in->pid, in->pose);
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
-			in->applied_arrival_ns = in->arrival_ns;
+			in->applied_arrival_ns = in->first_arrival_ns;
 			s->poses_arrival_sum_ns += in->arrival_ns;
 			s->poses_applied++;
 		}

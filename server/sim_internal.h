@@ -25,7 +25,8 @@ typedef struct sim_inst_t {
 	int moving;            /* `pose` came with velocities (v, w) */
 	pt_vec3 v, w;
 	int64_t arrival_ns;
-	int64_t applied_arrival_ns; /* arrival of the pose this tick applied, 0 = none */
+	int64_t first_arrival_ns;   /* arrival of the oldest pose taken since the last applied */
+	int64_t applied_arrival_ns; /* this tick: first_arrival_ns of what it applied, 0 = none */
 	pt_pose drive_pose; /* the driver's pose for the tick being computed */
 	/* Stream bits (SIM_STREAM_BIT): bit coding * FRAME_RATES + r for stream r of a coding. */
 	unsigned key_wanted; /* a subscriber needs a keyframe record of that stream */
