@@ -30,25 +30,6 @@ enum {
 	REC_CAP = 4096 /* bytes kept per recorded delta record (the bench's are < 200) */
 };
 
-static ptp_shape_t shape_of(const pt_instance_def *d)
-{
-	ptp_shape_t s;
-	memset(&s, 0, sizeof s);
-	s.strand_count = (uint8_t)d->strand_count;
-	for (int i = 0; i < d->strand_count; i++) {
-		const pt_strand_def *st = &d->strands[i];
-		s.strands[i].points = (uint8_t)st->points;
-		s.strands[i].segment_length = st->segment_length;
-		s.strands[i].anchor[0] = st->anchor.x;
-		s.strands[i].anchor[1] = st->anchor.y;
-		s.strands[i].anchor[2] = st->anchor.z;
-		s.strands[i].direction[0] = st->direction.x;
-		s.strands[i].direction[1] = st->direction.y;
-		s.strands[i].direction[2] = st->direction.z;
-	}
-	return s;
-}
-
 /* README.md's frame JSON, numbers as %.9g (exact) or %.4f (0.1 mm). Returns its length. */
 static size_t json_frame(char *buf, size_t cap, int exact, long tick, pt_pose h, const float *xyz,
                          const ptp_shape_t *shape)
@@ -128,7 +109,7 @@ int main(void)
 	pt_motion motion = pt_motion_default(PT_MOTION_STRESS);
 	double cycle = pt_motion_stress_end();
 	pt_id id = pt_world_create_instance(w, &def, pt_motion_pose(&motion, 0));
-	ptp_shape_t shape = shape_of(&def);
+	ptp_shape_t shape = scenario_shape(&def);
 	ptp_encoder_t *enc = ptp_encoder_create(&shape, NULL);
 	ptp_decoder_t *dec = ptp_decoder_create(&shape), *late = ptp_decoder_create(&shape);
 	int n = ptp_shape_point_count(&shape), ticks = SECONDS * TICK_HZ, fails = 0, raw_ticks = 0;

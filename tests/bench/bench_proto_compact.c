@@ -41,25 +41,6 @@
 
 enum { TICK_HZ = 60, SECONDS = 60, MAX_PTS = PT_MAX_STRANDS * PT_MAX_POINTS, CAP = 1 << 17 };
 
-static ptp_shape_t shape_of(const pt_instance_def *d)
-{
-	ptp_shape_t s;
-	memset(&s, 0, sizeof s);
-	s.strand_count = (uint8_t)d->strand_count;
-	for (int i = 0; i < d->strand_count; i++) {
-		const pt_strand_def *st = &d->strands[i];
-		s.strands[i].points = (uint8_t)st->points;
-		s.strands[i].segment_length = st->segment_length;
-		s.strands[i].anchor[0] = st->anchor.x;
-		s.strands[i].anchor[1] = st->anchor.y;
-		s.strands[i].anchor[2] = st->anchor.z;
-		s.strands[i].direction[0] = st->direction.x;
-		s.strands[i].direction[1] = st->direction.y;
-		s.strands[i].direction[2] = st->direction.z;
-	}
-	return s;
-}
-
 typedef struct scene_t {
 	ptp_shape_t shape;
 	int n, ticks;
@@ -76,7 +57,7 @@ static int simulate(const pt_instance_def *def, int substeps, scene_t *sc)
 	if (!w)
 		return -1;
 	id = pt_world_create_instance(w, def, pt_motion_pose(&motion, 0));
-	sc->shape = shape_of(def);
+	sc->shape = scenario_shape(def);
 	sc->n = ptp_shape_point_count(&sc->shape);
 	sc->ticks = SECONDS * TICK_HZ;
 	sc->heads = malloc(sizeof(pt_pose) * (size_t)sc->ticks);

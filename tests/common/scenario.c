@@ -103,3 +103,22 @@ scenario_stats scenario_run(pt_world *w, pt_id id, const pt_instance_def *def,
 		*settle_s = last_fast < seconds - 0.5 ? last_fast - still_from : -1.0;
 	return st;
 }
+
+ptp_shape_t scenario_shape(const pt_instance_def *d)
+{
+	ptp_shape_t s;
+	memset(&s, 0, sizeof s);
+	s.strand_count = (uint8_t)d->strand_count;
+	for (int i = 0; i < d->strand_count; i++) {
+		const pt_strand_def *st = &d->strands[i];
+		s.strands[i].points = (uint8_t)st->points;
+		s.strands[i].segment_length = st->segment_length;
+		s.strands[i].anchor[0] = st->anchor.x;
+		s.strands[i].anchor[1] = st->anchor.y;
+		s.strands[i].anchor[2] = st->anchor.z;
+		s.strands[i].direction[0] = st->direction.x;
+		s.strands[i].direction[1] = st->direction.y;
+		s.strands[i].direction[2] = st->direction.z;
+	}
+	return s;
+}

@@ -5,6 +5,7 @@
 #include "ponytail/instance.h"
 #include "ponytail/motion.h"
 #include "ponytail/world.h"
+#include "ptp/proto.h"
 #include "testdef.h"
 
 /* Sets d's colliders to the standard head: a head sphere (r 0.1 at the head origin) and a
@@ -15,6 +16,10 @@ void scenario_head_and_neck(pt_instance_def *d);
  * twin tails (two 12 x 0.03 m strands behind the head), a head sphere (r 0.1) and a
  * neck capsule (r 0.05), verlet, 3 iterations. */
 void scenario_twin_tails(pt_instance_def *d);
+
+/* The wire's shape of d (strand points, segment length, anchor, direction), as the proto
+ * tests and benchmarks hand it to an encoder. */
+ptp_shape_t scenario_shape(const pt_instance_def *d);
 
 /* Per-tick measurements of one instance against its definition. */
 typedef struct scenario_stats {

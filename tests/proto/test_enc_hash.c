@@ -85,25 +85,6 @@ static uint64_t fnv_u64(uint64_t h, uint64_t v)
 	return fnv(h, b, 8);
 }
 
-static ptp_shape_t shape_of(const pt_instance_def *d)
-{
-	ptp_shape_t s;
-	memset(&s, 0, sizeof s);
-	s.strand_count = (uint8_t)d->strand_count;
-	for (int i = 0; i < d->strand_count; i++) {
-		const pt_strand_def *st = &d->strands[i];
-		s.strands[i].points = (uint8_t)st->points;
-		s.strands[i].segment_length = st->segment_length;
-		s.strands[i].anchor[0] = st->anchor.x;
-		s.strands[i].anchor[1] = st->anchor.y;
-		s.strands[i].anchor[2] = st->anchor.z;
-		s.strands[i].direction[0] = st->direction.x;
-		s.strands[i].direction[1] = st->direction.y;
-		s.strands[i].direction[2] = st->direction.z;
-	}
-	return s;
-}
-
 /* bench_proto_compact's simulate(): the stress motion, one head pose a tick. */
 static void simulate(const pt_instance_def *def, int ticks, scene_t *sc)
 {
@@ -114,7 +95,7 @@ static void simulate(const pt_instance_def *def, int ticks, scene_t *sc)
 	assert_non_null(w);
 	id = pt_world_create_instance(w, def, pt_motion_pose(&motion, 0));
 	assert_false(pt_id_is_null(id));
-	sc->shape = shape_of(def);
+	sc->shape = scenario_shape(def);
 	sc->n = ptp_shape_point_count(&sc->shape);
 	sc->ticks = ticks;
 	sc->heads = malloc(sizeof(float) * 7 * (size_t)ticks);
