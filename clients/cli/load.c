@@ -55,8 +55,9 @@ static const char usage_text[] =
     "%s"
     "\n"
     "Report: connections made/failed/lost; frames (per-tick batches) expected and received\n"
-    "per subscriber (p50, p1); input-to-frame latency p50/p99/max (a pose's publish to its\n"
-    "seq echoed in a subscriber's frame); bytes/s in and out; frames skipped; errors by kind;\n"
+    "per subscriber (p50, p1); input-to-frame latency p50/p99/max (every pose: its publish\n"
+    "to the first subscriber frame reflecting it); delivery p50/p99 (the tick's deadline to\n"
+    "the frame's receipt); bytes/s in and out; frames skipped; errors by kind;\n"
     "the daemon's tick p99 (from /metrics). The daemon limits connections per address\n"
     "(ponytaild --max-conns-per-ip, default 64) and writes per second (--write-rate).\n"
     "Exit status: 0 the run completed (whatever it measured), 1 setup failed, 2 bad flags.\n";

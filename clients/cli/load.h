@@ -64,7 +64,8 @@ typedef struct load_t {
 	uint64_t max_tick;     /* newest tick any connection has seen */
 	uint64_t tick0, tick1; /* measured window (inclusive); tick0 = UINT64_MAX before */
 	int measuring;
-	hist_t lat; /* input-to-frame, inside the window */
+	hist_t lat;   /* input-to-frame, one sample per pose, inside the window */
+	hist_t deliv; /* tick deadline -> receipt, one sample per record, same window */
 	char err_kind[LOAD_MAX_ERR_KINDS][48];
 	uint64_t err_count[LOAD_MAX_ERR_KINDS];
 	int nerr;

@@ -132,6 +132,7 @@ int load_report(load_t *L)
 	double win = L->win_s > 0 ? L->win_s : 1;
 	double lp50 = hist_pct(&L->lat, 50) / 1000, lp99 = hist_pct(&L->lat, 99) / 1000;
 	double lmax = L->lat.n ? (double)L->lat.max_us / 1000 : -1;
+	double dp50 = hist_pct(&L->deliv, 50) / 1000, dp99 = hist_pct(&L->deliv, 99) / 1000;
 	double tick_ms = 1000.0 / (L->tick_hz > 0 ? L->tick_hz : 60);
 	double tp99 = tick_p99_ms(&L->m0, &L->m1);
 	double srv_skipped = L->m0.ok && L->m1.ok ? L->m1.skipped - L->m0.skipped : -1;
@@ -181,6 +182,10 @@ int load_report(load_t *L)
 		       lp50, lp99, lmax, (unsigned long long)L->lat.n, tick_ms);
 	else
 		printf("  latency       no samples (no publishers, or no frame echoed a pose)\n");
+	if (L->deliv.n)
+		printf("  delivery      tick deadline to receipt p50 %.2f ms, p99 %.2f ms (%llu "
+		       "records; clock offset from ping/pong)\n",
+		       dp50, dp99, (unsigned long long)L->deliv.n);
 	printf("  traffic       in %.1f kB/s, out %.1f kB/s (protocol bytes)\n",
 	       (double)in / win / 1000, (double)out / win / 1000);
 	printf("  skipped       %llu frames missed by subscribers", (unsigned long long)gaps);
@@ -240,6 +245,9 @@ int load_report(load_t *L)
 	json_object_set_new(j, "latency_ms",
 	                    json_pack("{s:f,s:f,s:f,s:I}", "p50", lp50, "p99", lp99, "max", lmax,
 	                              "samples", (json_int_t)L->lat.n));
+	json_object_set_new(j, "delivery_ms",
+	                    json_pack("{s:f,s:f,s:I}", "p50", dp50, "p99", dp99, "records",
+	                              (json_int_t)L->deliv.n));
 	json_object_set_new(
 	    j, "bytes_per_s",
 	    json_pack("{s:f,s:f}", "in", (double)in / win, "out", (double)out / win));

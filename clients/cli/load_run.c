@@ -48,13 +48,20 @@ static void on_batch(ptc_conn_t *c, uint64_t tick, int64_t server_us, int record
 
 static void on_frame(ptc_conn_t *c, const ptc_frame_t *f, void *user)
 {
-	(void)c;
 	lconn_t *lc = user;
 	load_t *L = lc->L;
 	if (f->tick < L->tick0 || f->tick > L->tick1)
 		return;
 	lc->win_records++;
-	hist_add(&L->lat, f->latency_us);
+	/* One sample per pose (a record reflecting two poses counts both, the older with its
+	 * longer wait), the time from its publication to the first record carrying it. */
+	if (f->first_new_seq)
+		for (uint32_t s = f->first_new_seq;; s++) {
+			hist_add(&L->lat, ptc_pose_latency_us(c, f, s));
+			if (s == f->last_seq)
+				break;
+		}
+	hist_add(&L->deliv, f->delivery_us);
 }
 
 static void on_error(ptc_conn_t *c, const ptc_error_t *e, void *user)
@@ -316,6 +323,7 @@ int load_run(load_t *L)
 					L->conns[i].base_out = st.bytes_out;
 				}
 				hist_clear(&L->lat);
+				hist_clear(&L->deliv);
 				L->tick0 = L->max_tick + 1;
 				L->measuring = 1;
 				cpu0 = cpu_seconds();

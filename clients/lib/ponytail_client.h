@@ -31,7 +31,8 @@
  *
  * Latency. Input-to-frame latency is measured per frame record: the time from the
  * ptc_publish() call that produced a record's last_seq to the receipt, on each connection,
- * of the first record carrying it. Send times are kept per context, so a record received on one
+ * of the first record carrying it (latency_us), and per pose for every pose a record is
+ * the first to reflect (first_new_seq .. last_seq, ptc_pose_latency_us()). Send times are kept per context, so a record received on one
  * connection is matched with a pose published on another connection of the same context. Poses
  * published from another process give no latency (-1); delivery latency (tick deadline to
  * receipt, from a clock offset measured by ping/pong) works for any frame.
@@ -95,6 +96,10 @@ typedef struct ptc_frame_t {
 	int64_t latency_us;  /* input-to-frame latency (see top), or -1: last_seq was not
 	                        published through this context, or is not new on this
 	                        connection */
+	uint32_t first_new_seq; /* this record is the first on its connection to reflect the
+	                           poses first_new_seq .. last_seq (0: none is new; only
+	                           last_seq on the instance's first record): each pose's own
+	                           latency is ptc_pose_latency_us() */
 	int64_t delivery_us; /* receipt minus the tick deadline (clock offset from ping/pong),
 	                        or -1 before the first pong */
 } ptc_frame_t;
@@ -191,6 +196,14 @@ typedef struct ptc_stats_t {
 
 /* Monotonic clock, us: the clock of recv_us. */
 int64_t ptc_now_us(void);
+
+/* Input-to-frame latency of pose `seq` of frame f's instance, if f is the first record
+ * on c to reflect it (f->first_new_seq <= seq <= f->last_seq, see ptc_frame_t): f's
+ * receipt minus that pose's ptc_publish() on any connection of c's context, us; -1
+ * otherwise (not new, not published here, or older than the ~8 s of times kept). When
+ * two poses reach one tick, the frame reflects both and the older waited longer: a
+ * latency distribution over poses takes every seq of the range, not only last_seq. */
+int64_t ptc_pose_latency_us(const ptc_conn_t *c, const ptc_frame_t *f, uint32_t seq);
 
 /* A new context. NULL on failure, with a reason in err (errlen > 0). Same as
  * ptc_ctx_create_tls(NULL, ...): wss:// URLs are verified against the system's CAs. */

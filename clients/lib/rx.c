@@ -155,6 +155,23 @@ static void on_welcome(ptc_conn_t *c, const ptp_welcome_t *w)
 	ptc_conn_ping_schedule(c);
 }
 
+/* The first pose a record reflects that the connection's previous record of the
+ * instance (last_seq prev) did not: prev + 1, or last itself when the gap is beyond the
+ * publish times kept (a restarted publisher, a resubscription) or prev + 1 wraps to 0. */
+static uint32_t first_new(uint32_t prev, uint32_t last)
+{
+	uint32_t gap = last - prev; /* newer by gap, mod 2^32 */
+	return gap == 0 || gap > PTC_SEQ_RING || prev + 1 == 0 ? last : prev + 1;
+}
+
+int64_t ptc_pose_latency_us(const ptc_conn_t *c, const ptc_frame_t *f, uint32_t seq)
+{
+	if (!c || !f || !f->first_new_seq || seq - f->first_new_seq > f->last_seq - f->first_new_seq)
+		return -1;
+	int64_t t = ptc_seq_time(c->ctx, f->id, seq);
+	return t >= 0 ? f->recv_us - t : -1;
+}
+
 static void on_batch(ptc_conn_t *c, const ptp_frame_batch_t *b, int64_t now)
 {
 	if (c->state != PTC_READY)
@@ -210,9 +227,12 @@ static void on_batch(ptc_conn_t *c, const ptp_frame_batch_t *b, int64_t now)
 					kf.ids[kf.count++] = r.id;
 			}
 		}
+		f.first_new_seq = 0;
 		if (in && r.last_seq && (!in->have_seq || in->last_seq != r.last_seq)) {
 			int64_t t = ptc_seq_time(c->ctx, r.id, r.last_seq);
 			f.latency_us = t >= 0 ? now - t : -1;
+			f.first_new_seq = first_new(in->have_seq ? in->last_seq : r.last_seq - 1,
+			                            r.last_seq);
 		}
 		if (in) {
 			in->last_seq = r.last_seq;

@@ -27,6 +27,8 @@ r = j["records"]
 assert r["expected"] == f["expected"] * 3 * 8 and 0.8 * r["expected"] <= r["received"] <= r["expected"], r
 l = j["latency_ms"]
 assert l["samples"] > 0.5 * r["received"] and 0 < l["p50"] <= l["p99"] <= l["max"] < 1000, l
+d = j["delivery_ms"]
+assert d["records"] > 0.5 * r["received"] and 0 <= d["p50"] <= d["p99"] < 1000, d
 b = j["bytes_per_s"]
 # Each subscriber gets ~60 batches/s of 3 records: at least 33 B each, and each publisher
 # sends 2 x 60 poses/s of 59 B (49 + the 10-byte header).
@@ -37,6 +39,17 @@ assert set(j["pass"]) == {"frames_99", "latency_2_ticks", "connections"}
 PY
 run 0 "" list --server "$S" --json
 py "assert json.loads(out)['count'] == 0" || fail "load did not delete its instances: $(cat "$T/out")"
+
+# Poses at 120 Hz against 60 Hz ticks: each record reflects two new poses, and each is a
+# latency sample (the older waited longer), not only the record's last_seq.
+run 0 "" load --rooms 1 --per-room 2 --publishers 1 --subscribers 1 --duration 1.5 --ramp 0.3 \
+	--rate 120 --prefix t2 --json "$T/r2.json" --server "$S"
+python3 - "$T/r2.json" <<'PY' || fail "load at 120 Hz, a sample per pose: $(cat "$T/r2.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+n, rec = j["latency_ms"]["samples"], j["records"]["received"]
+assert rec > 0 and 1.6 * rec <= n <= 2.2 * rec, (n, rec)
+PY
 
 # --keep leaves them; --reuse runs subscribers on them (publishers need an admin token).
 run 0 "" load --rooms 1 --per-room 2 --publishers 0 --subscribers 2 --duration 0.5 --ramp 0 \
