@@ -418,6 +418,17 @@ int frame_set_find(const frame_set_t *fs, uint64_t id)
 	return -1;
 }
 
+int frame_set_find_room_hint(const frame_set_t *fs, const char *room, int *hint)
+{
+	int h = *hint;
+	if (h >= 0 && h < fs->nrooms && strcmp(fs->rooms[h].room, room) == 0)
+		return h;
+	int r = frame_set_find_room(fs, room);
+	if (r >= 0)
+		*hint = r;
+	return r;
+}
+
 int frame_set_find_room(const frame_set_t *fs, const char *room)
 {
 	int lo = 0, hi = fs->nrooms - 1;

@@ -231,5 +231,11 @@ int frame_set_find(const frame_set_t *fs, uint64_t id);
 
 /* Index into fs->rooms of room, or -1. */
 int frame_set_find_room(const frame_set_t *fs, const char *room);
+/* The same, trying *hint first (an index a lookup of this room gave before, in this or an
+ * older frame set: rooms keep their index while none is added or removed before them),
+ * and leaving the answer there. One comparison instead of a search: the fan-out looks up
+ * every subscriber's rooms every tick, and each probe of the search reads another
+ * entry's meta (~16 cache misses per lookup among 200 rooms). */
+int frame_set_find_room_hint(const frame_set_t *fs, const char *room, int *hint);
 
 #endif

@@ -81,6 +81,7 @@ struct sim_t {
 	int nfree;
 	id_slot_t *index; /* [nindex] sorted by id */
 	int nindex;
+	int ndriven; /* instances with a driver (their motions are evaluated on the pool) */
 	int *room_order; /* [nindex] slots sorted by (room, id), rebuilt when order_dirty */
 	int order_dirty;
 	frame_room_t *rooms; /* room directory of room_order (room pointers into metas) */

@@ -34,7 +34,7 @@ static int next_slot(const ws_t *ws, conn_t *c, int *slot, int *rate)
 		if (r >= c->nrooms)
 			return 0;
 		if (c->cursor_pos == 0) /* the room's place in this set, once per room */
-			c->cursor_ri = frame_set_find_room(fs, c->rooms[r]);
+			c->cursor_ri = frame_set_find_room_hint(fs, c->rooms[r], &c->room_hint[r]);
 		int ri = c->cursor_ri;
 		while (ri >= 0 && c->cursor_pos < fs->rooms[ri].count) {
 			*slot = fs->room_slots[fs->rooms[ri].first + c->cursor_pos++];

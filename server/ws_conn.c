@@ -241,6 +241,10 @@ static int grow_rooms(conn_t *c)
 	if (!nr)
 		return -1;
 	c->room_rate = nr;
+	int *nh = realloc(c->room_hint, (size_t)nc * sizeof *nh);
+	if (!nh)
+		return -1;
+	c->room_hint = nh;
 	c->cap_rooms = nc;
 	return 0;
 }
@@ -300,6 +304,7 @@ void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about)
 			int n = c->nrooms;
 			memcpy(c->rooms[n], room, s->room.len + 1);
 			c->room_rate[n] = (uint8_t)rate;
+			c->room_hint[n] = r;
 			c->nrooms = n + 1; /* before announcing: slot_stream sees the room's rate */
 			for (int i = 0; r >= 0 && i < fs->rooms[r].count; i++) {
 				int slot = fs->room_slots[fs->rooms[r].first + i];
@@ -369,6 +374,8 @@ void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 			memmove(c->rooms[r], c->rooms[r + 1],
 			        (size_t)(c->nrooms - r - 1) * sizeof *c->rooms);
 			memmove(&c->room_rate[r], &c->room_rate[r + 1], (size_t)(c->nrooms - r - 1));
+			memmove(&c->room_hint[r], &c->room_hint[r + 1],
+			        (size_t)(c->nrooms - r - 1) * sizeof *c->room_hint);
 			c->nrooms--;
 			set_subs(ws, -1);
 		}
@@ -481,6 +488,7 @@ void conn_free(ws_t *ws, conn_t *c)
 	free(c->id_rate);
 	free(c->rooms);
 	free(c->room_rate);
+	free(c->room_hint);
 	free(c->last_sent);
 	free(c->last_stream);
 	c->q_head = c->q_tail = NULL;
@@ -488,6 +496,7 @@ void conn_free(ws_t *ws, conn_t *c)
 	c->id_rate = NULL;
 	c->rooms = NULL;
 	c->room_rate = NULL;
+	c->room_hint = NULL;
 	c->last_sent = NULL;
 	c->last_stream = NULL;
 	c->nids = c->nrooms = 0;

@@ -33,55 +33,60 @@ typedef struct auth_t {
 	inst_rate_t rate; /* this connection's pose rate bucket for the instance */
 } auth_t;
 
-/* Per connection; allocated (zeroed) by lws as the protocol's per-session data. */
+/* Per connection; allocated (zeroed) by lws as the protocol's per-session data. Fields
+ * in the order of use: what every tick's passes over all connections read (on_wake's
+ * pace, ws_order.c's keys, conn_has_work; a few cache lines) first, the receive buffer,
+ * the authorizations and the names (~5 KB) last: spread over the record, the passes'
+ * reads cost a cache miss each, per connection, per tick. */
 typedef struct conn_t {
 	struct lws *wsi;
 	struct conn_t *prev, *next;
-	char ip[64];
-	char name[PTP_MAX_NAME + 1];
 	int hello;   /* hello received */
 	int minor;   /* negotiated */
 	int compact; /* hello asked for compact frames (minor >= 2): frame_batch_c */
-	ptp_batch_clock_t clock; /* compact: the tick and time of the last frame_batch_c */
 	int closing; /* close code after the queue drains (closing error sent last) */
 	int dead;    /* queue no longer accepts messages */
-	/* receive */
-	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
-	size_t rx_len;
-	int rx_oversize, rx_text;
-	/* authorizations */
-	auth_t auth[WS_MAX_AUTH];
-	int nauth;
-	int64_t last_rate_error_ns;
+	/* fan-out order (ws_order.c): held back until its wave; the arrival of the oldest
+	 * pose its batch of this tick reflects (0 = none); its place in ws->conns */
+	int held;
+	int order_rank;
+	int64_t order_key;
+	/* control queue */
+	msg_t *q_head, *q_tail;
+	size_t q_bytes;
 	/* subscriptions, each with the rate index it asked for (frame_ring.h: 0 = 60 Hz) */
 	uint64_t *ids; /* sorted */
 	uint8_t *id_rate; /* [cap_ids], with ids */
 	int nids, cap_ids;
+	int nrooms, cap_rooms;
 	char (*rooms)[PTP_MAX_NAME + 1];
 	uint8_t *room_rate; /* [cap_rooms], with rooms */
-	int nrooms, cap_rooms;
+	int *room_hint;     /* [cap_rooms], with rooms: frame_set_find_room_hint's */
 	/* backpressure: `down` rate steps below what was asked for (0..FRAME_RATES-1);
 	 * misses: ticks found behind in a row; clean: ticks keeping up since the last move */
 	int down, misses, clean;
 	uint64_t paced_tick; /* newest tick conn_pace looked at */
-	/* control queue */
-	msg_t *q_head, *q_tail;
-	size_t q_bytes;
 	/* frames: last_sent[slot] = low 32 bits of the tick of the last record sent for that
 	 * sim slot (frame_ring.h explains why a slot index is stable) */
-	uint32_t *last_sent;
-	uint8_t *last_stream; /* [cap_sent]: the rate stream of that record */
-	int cap_sent;
 	uint64_t cur_tick;            /* tick being sent (several messages when large) */
 	uint64_t done_tick;           /* last tick whose batch went out completely */
 	int cursor_phase, cursor_pos; /* where the batch of cur_tick continues */
 	int cursor_ri;                /* the room of cursor_phase in that frame set, or -1 */
 	int cursor_end;
-	/* fan-out order (ws_order.c): held back until its wave; the arrival of the oldest
-	 * pose its batch of this tick reflects (0 = none); its place in ws->conns */
-	int held;
-	int64_t order_key;
-	int order_rank;
+	uint32_t *last_sent;
+	uint8_t *last_stream; /* [cap_sent]: the rate stream of that record */
+	int cap_sent;
+	ptp_batch_clock_t clock; /* compact: the tick and time of the last frame_batch_c */
+	/* authorizations */
+	int nauth;
+	int64_t last_rate_error_ns;
+	auth_t auth[WS_MAX_AUTH];
+	/* receive */
+	size_t rx_len;
+	int rx_oversize, rx_text;
+	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
+	char ip[64];
+	char name[PTP_MAX_NAME + 1];
 } conn_t;
 
 struct ws_t {

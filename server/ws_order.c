@@ -35,7 +35,7 @@ enum {
 
 /* The arrival of the oldest pose applied this tick among what the connection watches
  * (its first ORDER_SCAN ids and rooms), 0 = none. */
-static int64_t oldest_pose(const ws_t *ws, const conn_t *c)
+static int64_t oldest_pose(const ws_t *ws, conn_t *c)
 {
 	const frame_set_t *fs = ws->fs;
 	int64_t oldest = 0;
@@ -46,7 +46,7 @@ static int64_t oldest_pose(const ws_t *ws, const conn_t *c)
 			oldest = a;
 	}
 	for (int r = 0; r < c->nrooms && r < ORDER_SCAN; r++) {
-		int ri = frame_set_find_room(fs, c->rooms[r]);
+		int ri = frame_set_find_room_hint(fs, c->rooms[r], &c->room_hint[r]);
 		int64_t a = ri >= 0 ? fs->rooms[ri].pose_arrival_ns : 0;
 		if (a && (!oldest || a < oldest))
 			oldest = a;

@@ -358,10 +358,130 @@ static void test_unwatched_slot_gets_nothing(void **state)
 				assert_null(in->enc[c][r]);
 }
 
+/* Driven heads (server/driver.c) follow their motions whether the pool evaluates them
+ * (PARALLEL_MIN driven or more, two workers) or the tick thread does (fewer), and the
+ * count that chooses (sim_t.ndriven) follows creates, updates both ways and deletes. */
+static void expect_driven_heads(sim_t *s, int n)
+{
+	int driven = 0;
+	for (int i = 0; i < n; i++) {
+		int slot = sim_slot_of(s, (uint64_t)(100 + i));
+		if (slot < 0)
+			continue;
+		sim_inst_t *in = &s->inst[slot];
+		driven += in->driver.enabled != 0;
+		if (!in->driver.enabled)
+			continue;
+		pt_pose want = driver_pose(&in->driver, (double)(s->tick - in->drive_origin) / 60.0);
+		pt_pose got;
+		pt_world_get_head(s->world, in->pid, &got);
+		assert_float_equal(got.p.x, want.p.x, 1e-6);
+		assert_float_equal(got.p.y, want.p.y, 1e-6);
+		assert_float_equal(got.q.y, want.q.y, 1e-6);
+	}
+	assert_int_equal(s->ndriven, driven);
+}
+
+static void test_drivers_counted_and_evaluated(void **state)
+{
+	(void)state;
+	enum { N = PARALLEL_MIN + PARALLEL_MIN / 3 + 8 }; /* 69 driven, then 60, then 61 */
+	sim_config_t cfg = {.tick_hz = 60, .substeps = 1, .workers = 2, .keyframe_interval = 60};
+	cmdq_t *q = cmdq_create(64);
+	frame_ring_t *ring = frame_ring_create(64);
+	sim_t *s = sim_create(&cfg, q, ring);
+	assert_non_null(s);
+	driver_t drv = {1, pt_motion_default(PT_MOTION_SHAKE)}, none = {0};
+	pt_instance_def d;
+	tdef_init(&d);
+	d.prewarm_s = 0;
+	for (int i = 0; i < N; i++) /* every fourth undriven */
+		assert_int_equal(sim_preload(s, (uint64_t)(100 + i), &d, i % 4 ? &drv : &none), 0);
+	int64_t deadline = sim_mono_ns();
+	for (int round = 0; round < 3; round++) {
+		for (int k = 0; k < 3; k++) {
+			deadline += 1000000000 / 60;
+			tick_once(s, deadline, 1000000000 / 60);
+			frame_event_t *ev;
+			int nev;
+			frame_set_t *fs = frame_ring_acquire(ring, NULL, &ev, &nev);
+			drop_events(ev, nev);
+			frame_ring_release(ring, fs);
+			expect_driven_heads(s, N);
+		}
+		/* round 0 -> 1: below PARALLEL_MIN driven (undriven updates, a delete);
+		 * round 1 -> 2: one undriven instance gets a driver */
+		if (round == 0) {
+			assert_true(s->ndriven >= PARALLEL_MIN);
+			for (int i = 1; i < 12; i++)
+				if (i % 4)
+					assert_int_equal(inst_update(s, sim_slot_of(s, (uint64_t)(100 + i)), &d, &none), CMD_OK);
+			inst_delete(s, sim_slot_of(s, 100 + 13));
+			assert_true(s->ndriven < PARALLEL_MIN);
+		} else if (round == 1) {
+			int before = s->ndriven;
+			assert_int_equal(inst_update(s, sim_slot_of(s, 100 + 4), &d, &drv), CMD_OK);
+			assert_int_equal(s->ndriven, before + 1);
+		}
+	}
+	pt_instance_def_fini(&d);
+	sim_destroy(s);
+	frame_ring_destroy(ring);
+	cmdq_destroy(q);
+}
+
+/* frame_set_find_room_hint: a right hint answers without the search, a stale, negative or
+ * out-of-range one still finds the room and is corrected, a missing room gives -1 and
+ * leaves the hint; the answer always equals frame_set_find_room's. */
+static void test_room_hint_lookup(void **state)
+{
+	(void)state;
+	static const char *names[] = {"alpha", "bravo", "charlie", "delta"};
+	sim_config_t cfg = {.tick_hz = 60, .substeps = 1, .workers = 1, .keyframe_interval = 60};
+	cmdq_t *q = cmdq_create(64);
+	frame_ring_t *ring = frame_ring_create(64);
+	sim_t *s = sim_create(&cfg, q, ring);
+	driver_t none = {0};
+	pt_instance_def d;
+	tdef_init(&d);
+	d.prewarm_s = 0;
+	for (int i = 0; i < 8; i++) {
+		snprintf(d.room, sizeof d.room, "%s", names[i % 4]);
+		assert_int_equal(sim_preload(s, (uint64_t)(200 + i), &d, &none), 0);
+	}
+	tick_once(s, sim_mono_ns(), 1000000000 / 60);
+	frame_event_t *ev;
+	int nev;
+	frame_set_t *fs = frame_ring_acquire(ring, NULL, &ev, &nev);
+	drop_events(ev, nev);
+	assert_int_equal(fs->nrooms, 4);
+	for (int k = 0; k < 4; k++) {
+		int want = frame_set_find_room(fs, names[k]);
+		assert_true(want >= 0);
+		assert_string_equal(fs->rooms[want].room, names[k]);
+		int hints[] = {-1, (want + 1) % 4, 99, want};
+		for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+			int hint = hints[h];
+			assert_int_equal(frame_set_find_room_hint(fs, names[k], &hint), want);
+			assert_int_equal(hint, want);
+		}
+	}
+	int hint = 2;
+	assert_int_equal(frame_set_find_room_hint(fs, "zulu", &hint), -1);
+	assert_int_equal(hint, 2);
+	frame_ring_release(ring, fs);
+	pt_instance_def_fini(&d);
+	sim_destroy(s);
+	frame_ring_destroy(ring);
+	cmdq_destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_divisors_and_shared_streams),
+	    cmocka_unit_test(test_drivers_counted_and_evaluated),
+	    cmocka_unit_test(test_room_hint_lookup),
 	    cmocka_unit_test_setup_teardown(test_compact_streams_per_rate, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_keyframe_request_per_stream, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gap_restarts_from_a_keyframe, setup, teardown),

@@ -60,11 +60,21 @@ int frame_set_find_room(const frame_set_t *s, const char *room)
 	return -1;
 }
 
+/* frame_ring.c's (its own test: test_sim_rates.c, room_hint_lookup) */
+int frame_set_find_room_hint(const frame_set_t *s, const char *room, int *hint)
+{
+	int r = frame_set_find_room(s, room);
+	if (r >= 0)
+		*hint = r;
+	return r;
+}
+
 /* ---- fixture --------------------------------------------------------------------- */
 
 static ws_t ws;
 static uint64_t ids[MAXC];
 static char room_names[MAXC][PTP_MAX_NAME + 1];
+static int room_hints[MAXC];
 
 /* n connections in accept order 0..n-1 (ws->conns lists them so), conn i watching
  * instance i + 1 whose pose arrived at arrival[i] (0 = none this tick). */
@@ -255,6 +265,8 @@ static void rooms_carry_their_oldest(void **state)
 		                          .pose_arrival_ns = 50 - r};
 		conns[r].nids = 0;
 		conns[r].rooms = &room_names[r];
+		room_hints[r] = -1;
+		conns[r].room_hint = &room_hints[r];
 		conns[r].nrooms = 1;
 	}
 	fs.nrooms = 4;
