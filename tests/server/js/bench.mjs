@@ -13,7 +13,11 @@
 // latency   200 clients each publish head poses at 60 Hz for their own instance and
 //           watch it; latency = pose sent -> first frame whose last_seq covers it. Also
 //           the server's own part (ponytail_pose_to_publish_seconds: admitted -> the
-//           frame set that applied it published) and the fan-out.
+//           frame set that applied it published) and the fan-out. Each run also does the
+//           same trial with the C load generator as the clients (`ponytail load`, one
+//           process: 200 publishers and 200 subscribers of 200 one-instance rooms, a
+//           sample per pose, and the delivery: tick deadline -> receipt), so the Node
+//           client's own share of the figure shows.
 // workers   the same 4,000 driven instances stepped (nobody watching, so no client
 //           competes for the cores) and then encoded (all watched by one subscriber)
 //           with --workers 1 and --workers 2, one daemon after the other in each run:
@@ -24,7 +28,8 @@
 // Every figure is the median of PT_BENCH_RUNS runs (default 3), reported with its
 // spread (min and max as _min/_max metrics). The machine may be shared: wall-clock
 // figures mean something only when it is quiet; the ratios compare peers of one run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { encodeMessage } from '../../../proto/js/ponytail-proto.mjs';
 import { Client } from './client.mjs';
 import { def, sleep, startDaemon } from './daemon.mjs';
@@ -238,9 +243,43 @@ async function latency() {
   return { p99: q(0.99), p50: q(0.5), inServer, fanout, work };
 }
 
+/* The latency trial with `ponytail load` as the clients (see the top). null when the
+ * generator is not built or fails (said in the log). */
+async function latencyC() {
+  const bin = `${process.env.PT_BUILD ?? 'build'}/bin/ponytail`;
+  const d = await start(['--write-rate', '0', '--max-conns-per-ip', '1000']);
+  const out = `${d.data}/load.json`;
+  const code = await new Promise((resolve) => {
+    const p = spawn(bin, ['load', '--rooms', '200', '--per-room', '1', '--publishers', '200',
+      '--subscribers', '200', '--duration', '10', '--ramp', '2', '--motion', 'shake',
+      '--server', d.http, '--json', out], { stdio: 'ignore' });
+    p.on('error', () => resolve(-1));
+    p.on('exit', (c) => resolve(c));
+  });
+  let j = null;
+  try { j = JSON.parse(readFileSync(out, 'utf8')); } catch { j = null; }
+  await d.cleanup();
+  if (code !== 0 || !j?.latency_ms?.samples) {
+    log(`latency (ponytail load): no result (${bin} exited ${code})`);
+    return null;
+  }
+  const l = j.latency_ms, dv = j.delivery_ms;
+  log(`latency (ponytail load): ${l.samples} poses, p50 ${l.p50.toFixed(2)} ms, p99 ${l.p99.toFixed(2)} ms, max ${l.max.toFixed(2)} ms; ` +
+    `delivery (tick deadline -> receipt) p50 ${dv.p50.toFixed(2)} ms, p99 ${dv.p99.toFixed(2)} ms`);
+  return { p99: l.p99, p50: l.p50, dp50: dv.p50, dp99: dv.p99 };
+}
+
 async function latencyRuns() {
-  const runs = [];
-  for (let r = 0; r < RUNS; r++) runs.push(await latency());
+  const runs = [], cruns = [];
+  for (let r = 0; r < RUNS; r++) {
+    runs.push(await latency());
+    const c = await latencyC();
+    if (c) cruns.push(c);
+  }
+  reported('server.latency_c_p99_ms', cruns.map((x) => x.p99), 2, 'ms', 'head pose published -> first frame reflecting it, every pose, loopback, ponytail load (C): 200 publishers, 200 subscribers');
+  reported('server.latency_c_p50_ms', cruns.map((x) => x.p50), 2, 'ms', 'same, median');
+  reported('server.delivery_c_p50_ms', cruns.map((x) => x.dp50), 2, 'ms', 'same trial: tick deadline -> frame received, median');
+  reported('server.delivery_c_p99_ms', cruns.map((x) => x.dp99), 2, 'ms', 'same trial: tick deadline -> frame received, p99');
   reported('server.latency_p99_ms', runs.map((x) => x.p99), 2, 'ms', 'head pose sent -> first frame reflecting it, loopback, 200 publishing clients');
   reported('server.latency_p50_ms', runs.map((x) => x.p50), 2, 'ms', 'same, median');
   reported('server.latency_in_server_ms', runs.map((x) => x.inServer), 2, 'ms',
