@@ -534,6 +534,32 @@ int pt_world_read_points(const pt_world *w, pt_id id, pt_vec3 *out, int cap)
 	return in->npoints;
 }
 
+/* The lines of n floats from p, first to last. */
+static void prefetch_floats(const float *p, int n)
+{
+	const char *b = (const char *)p, *e = b + (size_t)n * sizeof *p;
+	for (const char *c = b; c < e; c += 64)
+		PT_PREFETCH(c);
+	if (n > 0)
+		PT_PREFETCH(e - 1);
+}
+
+void pt_world_prefetch(const pt_world *w, pt_id id, int stage)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return;
+	if (stage == 0) { /* offset and npoints on the first line, head_target on the second */
+		PT_PREFETCH(in);
+		PT_PREFETCH((const char *)in + 64);
+		PT_PREFETCH((const char *)in + 128);
+		return;
+	}
+	prefetch_floats(&w->x[in->offset], in->npoints);
+	prefetch_floats(&w->y[in->offset], in->npoints);
+	prefetch_floats(&w->z[in->offset], in->npoints);
+}
+
 uint32_t pt_world_teleports(const pt_world *w, pt_id id)
 {
 	const pt_inst *in = lookup(w, id);

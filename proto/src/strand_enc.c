@@ -9,6 +9,7 @@
  * bytes.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,38 @@ void ptp_encoder_destroy(ptp_encoder_t *e)
 int ptp_encoder_bits(const ptp_encoder_t *e, int s)
 {
 	return (s >= 0 && s < e->shape.strand_count) ? e->bits[s] : 0;
+}
+
+/* The lines of [p, p + bytes). */
+static void prefetch_bytes(const void *p, size_t bytes)
+{
+	const char *b = p, *e = b + bytes;
+	for (const char *c = b; c < e; c += 64)
+		PTP_PREFETCH(c);
+	if (bytes > 0)
+		PTP_PREFETCH(e - 1);
+}
+
+void ptp_encoder_prefetch(const ptp_encoder_t *e, int stage)
+{
+	if (!e)
+		return;
+	if (stage == 0) {
+		/* The strand count and the first strands of the shape, params and the first four
+		 * strands' geometry, then everything from bits[] on (the per-tick fields). */
+		prefetch_bytes(e, 128);
+		prefetch_bytes(&e->params, sizeof e->params + 4 * sizeof e->geo[0]);
+		prefetch_bytes(e->bits, sizeof *e - offsetof(ptp_encoder_t, bits));
+		return;
+	}
+	size_t codes = 2 * (size_t)e->seg_off[e->shape.strand_count] * sizeof(int32_t);
+	prefetch_bytes(e->cur, codes);
+	prefetch_bytes(e->vel, codes);
+	prefetch_bytes(e->prev_cur, codes);
+	prefetch_bytes(e->prev_vel, codes);
+	prefetch_bytes(e->next, codes);
+	prefetch_bytes(e->zz, codes);
+	prefetch_bytes(e->xyz, 3 * (size_t)e->n_points * sizeof(float));
 }
 
 double ptp_encoder_last_error(const ptp_encoder_t *e)

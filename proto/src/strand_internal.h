@@ -13,6 +13,14 @@
 #include "ptp/proto.h"
 #include "ptp/strand.h"
 
+/* Starts loading the cache line of p (a hint). A volatile asm on x86: GCC 12's dead-code
+ * pass can drop __builtin_prefetch from loops (core/src/world_internal.h says where). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define PTP_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define PTP_PREFETCH(p) __builtin_prefetch(p)
+#endif
+
 enum {
 	PTP_MODE_HOLD = 0,    /* codes = cur + vel: nothing else sent */
 	PTP_MODE_DELTA = 1,   /* 2-bit predictor, 4-bit k, Exp-Golomb residuals */

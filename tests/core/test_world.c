@@ -40,6 +40,18 @@ static void test_ids_are_generation_checked(void **state)
 	pt_id zero = {0, 0}, wild = {999, 1};
 	assert_false(pt_world_valid(w, zero));
 	assert_false(pt_world_valid(w, wild));
+	/* the prefetch hint reads nothing through a stale or wild id (ASan would see a read
+	 * of a destroyed record), and changes nothing for a live one */
+	pt_vec3 before[12], after[12];
+	assert_int_equal(pt_world_read_points(w, b, before, 12), 12);
+	for (int stage = 0; stage < 2; stage++) {
+		pt_world_prefetch(w, a, stage);
+		pt_world_prefetch(w, zero, stage);
+		pt_world_prefetch(w, wild, stage);
+		pt_world_prefetch(w, b, stage);
+	}
+	assert_int_equal(pt_world_read_points(w, b, after, 12), 12);
+	assert_memory_equal(before, after, sizeof before);
 	assert_true(pt_id_to_u64(pt_id_from_u64(pt_id_to_u64(b))) == pt_id_to_u64(b));
 	pt_world_destroy(w);
 	pt_world_destroy(NULL);

@@ -198,6 +198,10 @@ static uint64_t output_hash(const scene_t *sc, int kernel)
 			ptp_err_t err;
 			if (k % 250 == 0)
 				ptp_encoder_force_key(e);
+			if (k % 2) { /* the server's hint, on every other tick: changes nothing */
+				ptp_encoder_prefetch(e, 0);
+				ptp_encoder_prefetch(e, 1);
+			}
 			err = compact ? ptp_encoder_tick_c(e, (uint32_t)k, hd, hd + 3, xyz,
 			                                   (size_t)sc->n)
 			              : ptp_encoder_tick(e, hd, hd + 3, xyz, (size_t)sc->n);
