@@ -3,7 +3,8 @@
 # and the REST frame route, against live daemons on loopback (tests/server/js/bench.mjs
 # explains each). Prints METRIC lines for tests/bench/run-bench.sh: medians of
 # PT_BENCH_RUNS runs (default 3) with their spread. Usage: bench_server.sh [all|capacity|
-# capacity1|latency|workers|frame]; make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
+# capacity1|capacity10|capacity0|latency|workers|frame] (capacity: all three audiences;
+# capacity1 / capacity10 / capacity0: one of them: 1 or 10 watched per subscriber, or all); make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "bench_server: $PT_BUILD/bin/ponytaild not built" >&2; exit 1; }

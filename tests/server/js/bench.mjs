@@ -367,8 +367,8 @@ async function frameRoute() {
 }
 
 if (which === 'capacity' || which === 'capacity1' || which === 'all') await capacityRuns(1);
-if (which === 'capacity' || which === 'all') await capacityRuns(10);
-if (which === 'capacity' || which === 'all') await capacityRuns(0);
+if (which === 'capacity' || which === 'capacity10' || which === 'all') await capacityRuns(10);
+if (which === 'capacity' || which === 'capacity0' || which === 'all') await capacityRuns(0);
 if (which === 'latency' || which === 'all') await latencyRuns();
 if (which === 'workers' || which === 'all') await workersRuns();
 if (which === 'frame' || which === 'all') await frameRoute();
