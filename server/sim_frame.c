@@ -173,6 +173,14 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 	return 0;
 }
 
+/* Whether any stream of the slot may be wanted this tick: a keyframe asked for on a due
+ * stream, or anyone watching the slot at all (the slot's newest watch mark). No: nothing
+ * of it is encoded (encode_one) or loaded ahead (prefetch_slot). */
+static int maybe_wanted(const sim_t *s, const sim_inst_t *in, int slot)
+{
+	return (in->key_wanted & s->due) || frame_ring_watched_any(s->ring, slot, s->tick);
+}
+
 static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
@@ -180,7 +188,7 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	/* Which streams (codings x rates) are due this tick and wanted (frame_ring.h): one
 	 * look at the slot's newest watch mark when nobody watches it at all. */
 	unsigned due = s->due, want = 0;
-	if ((in->key_wanted & due) || frame_ring_watched_any(s->ring, slot, s->tick))
+	if (maybe_wanted(s, in, slot))
 		for (unsigned m = due; m; m &= m - 1) {
 			int bit = __builtin_ctz(m), c = bit / FRAME_RATES, r = bit % FRAME_RATES;
 			if ((in->key_wanted & (1u << bit)) ||
@@ -229,27 +237,32 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
  * and core's records, (2) the encoders' buffers and the points. Thousands of instances
  * do not stay in cache between ticks, and without this every one began with a chain of
  * misses (perf, 2,750 instances all watched: 40 % of ptp_encoder_tick's own samples on
- * its first load). Slots nobody watches this tick are not loaded beyond stage 0. */
+ * its first load). Slots nobody watches this tick are not loaded beyond stage 0, and
+ * only the encoders of the streams due this tick are. */
+static void prefetch_range(const void *p, size_t bytes)
+{
+	const char *b = p;
+	for (size_t o = 0; o < bytes; o += 64)
+		SIM_PREFETCH(b + o);
+	SIM_PREFETCH(b + bytes - 1);
+}
+
 static void prefetch_slot(const sim_t *s, int slot, int stage)
 {
 	if (slot >= s->nslots)
 		return;
 	const sim_inst_t *in = &s->inst[slot];
 	if (stage == 0) {
-		const char *a = (const char *)in, *e = (const char *)&s->fs->entries[slot];
-		for (size_t o = 0; o < sizeof *in; o += 64)
-			SIM_PREFETCH(a + o);
-		SIM_PREFETCH(a + sizeof *in - 1);
-		for (size_t o = 0; o < sizeof s->fs->entries[0]; o += 64)
-			SIM_PREFETCH(e + o);
+		prefetch_range(in, sizeof *in);
+		prefetch_range(&s->fs->entries[slot], sizeof s->fs->entries[slot]);
 		return;
 	}
-	if (!in->id ||
-	    (!(in->key_wanted & s->due) && !frame_ring_watched_any(s->ring, slot, s->tick)))
+	if (!in->id || !maybe_wanted(s, in, slot))
 		return;
-	for (int c = 0; c < FRAME_CODINGS; c++)
-		for (int r = 0; r < FRAME_RATES; r++)
-			ptp_encoder_prefetch(in->enc[c][r], stage - 1);
+	for (unsigned m = s->due; m; m &= m - 1) {
+		int bit = __builtin_ctz(m);
+		ptp_encoder_prefetch(in->enc[bit / FRAME_RATES][bit % FRAME_RATES], stage - 1);
+	}
 	pt_world_prefetch(s->world, in->pid, stage - 1);
 }
 
