@@ -229,10 +229,8 @@ static void on_batch(ptc_conn_t *c, const ptp_frame_batch_t *b, int64_t now)
 		}
 		f.first_new_seq = 0;
 		if (in && r.last_seq && (!in->have_seq || in->last_seq != r.last_seq)) {
-			int64_t t = ptc_seq_time(c->ctx, r.id, r.last_seq);
-			f.latency_us = t >= 0 ? now - t : -1;
-			f.first_new_seq = first_new(in->have_seq ? in->last_seq : r.last_seq - 1,
-			                            r.last_seq);
+			f.first_new_seq = in->have_seq ? first_new(in->last_seq, r.last_seq) : r.last_seq;
+			f.latency_us = ptc_pose_latency_us(c, &f, r.last_seq);
 		}
 		if (in) {
 			in->last_seq = r.last_seq;
