@@ -46,14 +46,23 @@ typedef struct fx_t {
 	frame_set_t *fs; /* held between tick() calls */
 } fx_t;
 
-static int setup(void **state)
+/* A sim of cfg with its queue and ring, no instances yet. */
+static fx_t *fx_open(const sim_config_t *cfg)
 {
 	fx_t *f = calloc(1, sizeof *f);
-	sim_config_t cfg = {.tick_hz = 60, .substeps = 4, .workers = 1, .keyframe_interval = 60};
+	assert_non_null(f);
 	f->q = cmdq_create(64);
 	f->ring = frame_ring_create(64);
-	f->s = sim_create(&cfg, f->q, f->ring);
+	f->s = sim_create(cfg, f->q, f->ring);
 	assert_non_null(f->s);
+	f->deadline = sim_mono_ns();
+	return f;
+}
+
+static int setup(void **state)
+{
+	sim_config_t cfg = {.tick_hz = 60, .substeps = 4, .workers = 1, .keyframe_interval = 60};
+	fx_t *f = fx_open(&cfg);
 	driver_t drv = {1, pt_motion_default(PT_MOTION_STRESS)};
 	pt_instance_def d;
 	tdef_init(&d);
@@ -75,14 +84,18 @@ static void drop_events(frame_event_t *ev, int nev)
 	}
 }
 
-static int teardown(void **state)
+static void fx_close(fx_t *f)
 {
-	fx_t *f = *state;
 	frame_ring_release(f->ring, f->fs);
 	sim_destroy(f->s);
 	frame_ring_destroy(f->ring);
 	cmdq_destroy(f->q);
 	free(f);
+}
+
+static int teardown(void **state)
+{
+	fx_close(*state);
 	return 0;
 }
 
@@ -387,26 +400,17 @@ static void test_drivers_counted_and_evaluated(void **state)
 	(void)state;
 	enum { N = PARALLEL_MIN + PARALLEL_MIN / 3 + 8 }; /* 69 driven, then 60, then 61 */
 	sim_config_t cfg = {.tick_hz = 60, .substeps = 1, .workers = 2, .keyframe_interval = 60};
-	cmdq_t *q = cmdq_create(64);
-	frame_ring_t *ring = frame_ring_create(64);
-	sim_t *s = sim_create(&cfg, q, ring);
-	assert_non_null(s);
+	fx_t *f = fx_open(&cfg);
+	sim_t *s = f->s;
 	driver_t drv = {1, pt_motion_default(PT_MOTION_SHAKE)}, none = {0};
 	pt_instance_def d;
 	tdef_init(&d);
 	d.prewarm_s = 0;
 	for (int i = 0; i < N; i++) /* every fourth undriven */
 		assert_int_equal(sim_preload(s, (uint64_t)(100 + i), &d, i % 4 ? &drv : &none), 0);
-	int64_t deadline = sim_mono_ns();
 	for (int round = 0; round < 3; round++) {
 		for (int k = 0; k < 3; k++) {
-			deadline += 1000000000 / 60;
-			tick_once(s, deadline, 1000000000 / 60);
-			frame_event_t *ev;
-			int nev;
-			frame_set_t *fs = frame_ring_acquire(ring, NULL, &ev, &nev);
-			drop_events(ev, nev);
-			frame_ring_release(ring, fs);
+			tick(f);
 			expect_driven_heads(s, N);
 		}
 		/* round 0 -> 1: below PARALLEL_MIN driven (undriven updates, a delete);
@@ -425,9 +429,7 @@ static void test_drivers_counted_and_evaluated(void **state)
 		}
 	}
 	pt_instance_def_fini(&d);
-	sim_destroy(s);
-	frame_ring_destroy(ring);
-	cmdq_destroy(q);
+	fx_close(f);
 }
 
 /* frame_set_find_room_hint: a right hint answers without the search, a stale, negative or
@@ -438,22 +440,17 @@ static void test_room_hint_lookup(void **state)
 	(void)state;
 	static const char *names[] = {"alpha", "bravo", "charlie", "delta"};
 	sim_config_t cfg = {.tick_hz = 60, .substeps = 1, .workers = 1, .keyframe_interval = 60};
-	cmdq_t *q = cmdq_create(64);
-	frame_ring_t *ring = frame_ring_create(64);
-	sim_t *s = sim_create(&cfg, q, ring);
+	fx_t *f = fx_open(&cfg);
 	driver_t none = {0};
 	pt_instance_def d;
 	tdef_init(&d);
 	d.prewarm_s = 0;
 	for (int i = 0; i < 8; i++) {
 		snprintf(d.room, sizeof d.room, "%s", names[i % 4]);
-		assert_int_equal(sim_preload(s, (uint64_t)(200 + i), &d, &none), 0);
+		assert_int_equal(sim_preload(f->s, (uint64_t)(200 + i), &d, &none), 0);
 	}
-	tick_once(s, sim_mono_ns(), 1000000000 / 60);
-	frame_event_t *ev;
-	int nev;
-	frame_set_t *fs = frame_ring_acquire(ring, NULL, &ev, &nev);
-	drop_events(ev, nev);
+	tick(f);
+	const frame_set_t *fs = f->fs;
 	assert_int_equal(fs->nrooms, 4);
 	for (int k = 0; k < 4; k++) {
 		int want = frame_set_find_room(fs, names[k]);
@@ -469,11 +466,8 @@ static void test_room_hint_lookup(void **state)
 	int hint = 2;
 	assert_int_equal(frame_set_find_room_hint(fs, "zulu", &hint), -1);
 	assert_int_equal(hint, 2);
-	frame_ring_release(ring, fs);
 	pt_instance_def_fini(&d);
-	sim_destroy(s);
-	frame_ring_destroy(ring);
-	cmdq_destroy(q);
+	fx_close(f);
 }
 
 int main(void)
