@@ -534,16 +534,6 @@ int pt_world_read_points(const pt_world *w, pt_id id, pt_vec3 *out, int cap)
 	return in->npoints;
 }
 
-/* The lines of n floats from p, first to last. */
-static void prefetch_floats(const float *p, int n)
-{
-	const char *b = (const char *)p, *e = b + (size_t)n * sizeof *p;
-	for (const char *c = b; c < e; c += 64)
-		PT_PREFETCH(c);
-	if (n > 0)
-		PT_PREFETCH(e - 1);
-}
-
 void pt_world_prefetch(const pt_world *w, pt_id id, int stage)
 {
 	const pt_inst *in = lookup(w, id);

@@ -32,13 +32,23 @@ struct pt_world;
 struct pt_inst;
 
 /* A hint to load the line at p (no effect on results). GCC 12's dead-code pass drops
- * __builtin_prefetch in loops like lanes_prefetch's (the instruction count did not
+ * __builtin_prefetch in loops like prefetch_points's (the instruction count did not
  * change); a volatile asm stays. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define PT_PREFETCH(p) __asm__ __volatile__("prefetcht0 %0" : : "m"(*(const char *)(p)))
 #else
 #define PT_PREFETCH(p) __builtin_prefetch(p)
 #endif
+
+/* The lines of n floats from p, first to last (PT_PREFETCH each). */
+static inline void prefetch_floats(const float *p, int n)
+{
+	const char *b = (const char *)p, *e = b + (size_t)n * sizeof *p;
+	for (const char *c = b; c < e; c += 64)
+		PT_PREFETCH(c);
+	if (n > 0)
+		PT_PREFETCH(e - 1);
+}
 
 /* A solver steps one instance by one substep. `head` is the interpolated head pose for
  * the end of the substep, `rot` its rotation matrix, `cols` the colliders in world space

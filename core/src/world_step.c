@@ -129,14 +129,11 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 		pin_roots(w, in, &in->head_target);
 }
 
-/* Steps dense instances [begin, end). Verlet strands are batched across instances and
- * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
- * their substeps one after another. Instances never interact, so the order is free. */
 /* The lines of an instance record a step reads first (header, head poses, parameters,
- * the first strands and colliders), asked for two instances ahead: records are ~5 KB
- * apart and each tick touches a few lines of each, which the hardware prefetcher did not
- * follow (perf: a quarter of this function's time at 9,000 instances waited on
- * in->substeps and in->bones). No effect on results. */
+ * the first strands and colliders), asked for PREFETCH_INST instances ahead: records
+ * are ~5 KB apart and each tick touches a few lines of each, which the hardware
+ * prefetcher did not follow (perf: a quarter of this function's time at 9,000 instances
+ * waited on in->substeps and in->bones). No effect on results. */
 static void prefetch_inst(const pt_inst *in)
 {
 	const char *p = (const char *)in;
@@ -148,6 +145,29 @@ static void prefetch_inst(const pt_inst *in)
 	PT_PREFETCH(&in->colliders[1]);
 }
 
+/* The pool rows lanes_gather reads for a verlet instance's strands (nine arrays, twelve
+ * with bending), asked for PREFETCH_POINTS instances ahead. A batch takes sixteen
+ * strands (five or six instances of three) and runs as soon as it is full, so the rows
+ * must be asked for before the batch that needs them is filled: at 10,000 instances the
+ * pool is megabytes that do not stay in cache between ticks, and without this the
+ * gather waited on its loads (perf, bench_verlet at 1 substep: 14 % of the samples on
+ * the loads' first use). Reads the record's header, which prefetch_inst asked for two
+ * instances earlier. No effect on results. */
+static void prefetch_points(const pt_world *w, const pt_inst *in)
+{
+	if (in->solver != PT_SOLVER_VERLET)
+		return;
+	const float *const rows[12] = {w->x, w->y,   w->z,   w->px, w->py, w->pz,
+	                               w->w, w->len, w->rad, w->ux, w->uy, w->uz};
+	for (int a = 0; a < (in->bend > 0.0f ? 12 : 9); a++)
+		prefetch_floats(rows[a] + in->offset, in->npoints);
+}
+
+enum { PREFETCH_POINTS = 8, PREFETCH_INST = PREFETCH_POINTS + 2 };
+
+/* Steps dense instances [begin, end). Verlet strands are batched across instances and
+ * run all their substeps inside the batch (verlet_lanes.h); spring-bone instances step
+ * their substeps one after another. Instances never interact, so the order is free. */
 void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end)
 {
 	pt_batcher batch;
@@ -156,8 +176,10 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 	sb.used = 0;
 	for (int i = begin; i < end; i++) {
 		pt_inst *in = &w->inst[i];
-		if (i + 2 < end)
-			prefetch_inst(&w->inst[i + 2]);
+		if (i + PREFETCH_INST < end)
+			prefetch_inst(&w->inst[i + PREFETCH_INST]);
+		if (i + PREFETCH_POINTS < end)
+			prefetch_points(w, &w->inst[i + PREFETCH_POINTS]);
 		in->sub_n = in->substeps > 0 ? in->substeps : (substeps > 0 ? substeps : 1);
 		in->sub_h = dt / (float)in->sub_n;
 		if (in->extrapolate) {
