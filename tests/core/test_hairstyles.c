@@ -306,7 +306,9 @@ static void test_mass_changes_double_pendulum_period(void **state)
  * instance stepped alone on the scalar emulation reaches bit for bit the state of the
  * same instance stepped on the default kernel in a world full of neighbours that share
  * its batches (other gravity, so their lanes hold other numbers; every other one with
- * its first collider world-attached), at 1, 4 and 16 substeps. */
+ * its first collider world-attached; every fourth with a capsule over the head put
+ * first, so that each of its collider slots holds another shape than the instance's in
+ * the same lane group), at 1, 4 and 16 substeps. */
 static void lane_scene(pt_instance_def *d, int k)
 {
 	pt_collider_def *c;
@@ -341,6 +343,24 @@ static void lane_scene(pt_instance_def *d, int k)
 	}
 }
 
+/* A capsule across the head, where the hair lies, as collider 0 (the others and every
+ * strand's selection move up one): a lane group's slots then mix shapes across lanes
+ * (a sphere beside a capsule, a plane beside a capsule), and its pushes are shared
+ * round state with the other lanes' (lv_contact_push's skipped slots). */
+static void prepend_head_capsule(pt_instance_def *d)
+{
+	assert_true(d->collider_count < PT_MAX_COLLIDERS);
+	memmove(&d->colliders[1], &d->colliders[0],
+	        sizeof d->colliders[0] * (size_t)d->collider_count);
+	d->collider_count++;
+	pt_collider_def *c = &d->colliders[0];
+	memset(c, 0, sizeof *c);
+	c->shape = PT_SHAPE_CAPSULE, c->attach = PT_ATTACH_HEAD, c->radius_b = -1.0f;
+	c->a = pt_v3(-0.1f, 0.02f, 0), c->b = pt_v3(0.1f, 0.02f, 0), c->radius = 0.09f;
+	for (int s = 0; s < d->strand_count; s++)
+		d->strands[s].collider_mask = d->strands[s].collider_mask << 1 | 1u;
+}
+
 static void test_one_verlet_step_definition(void **state)
 {
 	(void)state;
@@ -352,10 +372,10 @@ static void test_one_verlet_step_definition(void **state)
 		pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 		pt_world_def wd = pt_world_def_default();
 		wd.kernel = PT_KERNEL_SCALAR;
-		pt_world *alone = pt_world_create(&wd);
+		pt_world *alone = pt_world_create(&wd), *alone2 = pt_world_create(&wd);
 		pt_world *crowd = pt_world_create(NULL);
 		pt_id a = pt_world_create_instance(alone, &d, pt_motion_pose(&m, 0));
-		pt_id others[8], b = {0, 0};
+		pt_id others[8], b = {0, 0}, a2 = {0, 0}; /* a2: neighbour 2 alone */
 		for (int i = 0; i < 8; i++) {
 			tdef_copy(&o, &d);
 			o.gravity.y = -9.81f * (0.5f + 0.1f * (float)i);
@@ -363,31 +383,43 @@ static void test_one_verlet_step_definition(void **state)
 			 * lanes take per-lane frames (verlet_lanes_slots.inc), not the head's */
 			if ((i & 1) && o.collider_count > 0)
 				o.colliders[0].attach = PT_ATTACH_WORLD;
+			if (i % 4 == 2)
+				prepend_head_capsule(&o);
 			others[i] = pt_world_create_instance(crowd, &o, pt_motion_pose(&m, 0));
+			if (i == 2)
+				a2 = pt_world_create_instance(alone2, &o, pt_motion_pose(&m, 0));
 			if (i == 4)
 				b = pt_world_create_instance(crowd, &d, pt_motion_pose(&m, 0));
 		}
-		assert_true(!pt_id_is_null(a) && !pt_id_is_null(b));
+		assert_true(!pt_id_is_null(a) && !pt_id_is_null(b) && !pt_id_is_null(a2));
 		int n = pt_world_shape(alone, a, NULL, NULL);
 		pt_vec3 pa[PT_MAX_STRANDS * PT_MAX_POINTS], pb[PT_MAX_STRANDS * PT_MAX_POINTS];
-		int diff_tick = 0;
-		for (int t = 1; t <= 120 && !diff_tick; t++) {
+		int diff_tick = 0, diff2_tick = 0;
+		for (int t = 1; t <= 120 && !diff_tick && !diff2_tick; t++) {
 			pt_pose h = pt_motion_pose(&m, t / 60.0);
 			pt_world_set_head(alone, a, h), pt_world_set_head(crowd, b, h);
+			pt_world_set_head(alone2, a2, h);
 			for (int i = 0; i < 8; i++)
 				pt_world_set_head(crowd, others[i], h);
 			pt_world_step(alone, 1.0f / 60.0f, substeps);
+			pt_world_step(alone2, 1.0f / 60.0f, substeps);
 			pt_world_step(crowd, 1.0f / 60.0f, substeps);
 			pt_world_read_points(alone, a, pa, n), pt_world_read_points(crowd, b, pb, n);
 			if (memcmp(pa, pb, sizeof(pt_vec3) * (size_t)n) != 0)
 				diff_tick = t;
+			pt_world_read_points(alone2, a2, pa, n);
+			pt_world_read_points(crowd, others[2], pb, n);
+			if (memcmp(pa, pb, sizeof(pt_vec3) * (size_t)n) != 0)
+				diff2_tick = t;
 		}
 		print_message("scene %d, %2d substeps: alone on the scalar kernel vs in a crowd on %s: "
-		              "%s\n",
+		              "%s; its neighbour with the capsule first: %s\n",
 		              k % 6, substeps, pt_world_kernel(crowd) == PT_KERNEL_AVX2 ? "AVX2" : "scalar",
-		              diff_tick ? "DIFFER" : "bit-identical for 2 s");
+		              diff_tick ? "DIFFER" : "bit-identical for 2 s",
+		              diff2_tick ? "DIFFER" : "bit-identical for 2 s");
 		assert_int_equal(diff_tick, 0);
-		pt_world_destroy(alone), pt_world_destroy(crowd);
+		assert_int_equal(diff2_tick, 0);
+		pt_world_destroy(alone), pt_world_destroy(alone2), pt_world_destroy(crowd);
 		pt_instance_def_fini(&o);
 		pt_instance_def_fini(&d);
 	}
