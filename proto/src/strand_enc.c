@@ -269,40 +269,69 @@ static void choose_mode(ptp_encoder_t *e, int s, int key_tick)
 	e->dbits[s] = 2 + 2 + 4 + bits;
 }
 
-ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float head_q[4],
-                           const float *xyz, size_t n_points)
-{
+/* One encoder's tick between its checks and its commit: what ptp_encoder_tick computes
+ * before the closed loop, and the loop's per-strand errors after it. */
+typedef struct tick_job_t {
+	ptp_encoder_t *e;
+	const float *head_p, *xyz;
 	ptp_quat16_t q16;
-	double q[4], rot[9], hp[3], se[PTP_MAX_STRANDS], worst = 0.0;
-	int key_tick, segs = e->seg_off[e->shape.strand_count];
-	uint8_t raw[PTP_MAX_STRANDS];
 	ptp_head_state_t hs;
+	double rot[9], hp[3], se[PTP_MAX_STRANDS];
+} tick_job_t;
+
+/* ptp_encoder_tick's checks and the head pose the strands are quantised against; on an
+ * error nothing has changed. */
+static ptp_err_t tick_prepare(tick_job_t *j, ptp_encoder_t *e, const float head_p[3],
+                              const float head_q[4], const float *xyz, size_t n_points)
+{
+	double q[4];
 	ptp_err_t err;
 	if (!xyz || n_points != (size_t)e->n_points)
 		return PTP_EINVAL;
 	if (!ptp_all_finite(xyz, 3 * n_points) || !ptp_all_finite(head_p, 3))
 		return PTP_EFLOAT;
-	err = ptp_quat16_pack(head_q, &q16);
+	err = ptp_quat16_pack(head_q, &j->q16);
 	if (err != PTP_OK)
 		return err;
-	ptp_quat16_unpack(&q16, q);
-	ptp_quat_matrix(q, rot);
+	ptp_quat16_unpack(&j->q16, q);
+	ptp_quat_matrix(q, j->rot);
 	for (int i = 0; i < 3; i++)
-		hp[i] = head_p[i];
+		j->hp[i] = head_p[i];
 	/* the compact coding's head position is on its grid: the strands are quantised
 	 * against the root the decoder will compute from it */
-	if (e->compact && (err = ptp_enc_head_prepare(e, head_p, &q16, &hs, hp)) != PTP_OK)
+	if (e->compact && (err = ptp_enc_head_prepare(e, head_p, &j->q16, &j->hs, j->hp)) != PTP_OK)
 		return err;
+	j->e = e;
+	j->head_p = head_p;
+	j->xyz = xyz;
+	return PTP_OK;
+}
 
-	ptp_quantise(e->kernel, e->geo, e->shape.strand_count, e->bits, rot, hp, xyz, e->next, se);
+/* The closed loop's tasks of job j (codes into its encoder's next), appended at t. */
+static int tick_tasks(tick_job_t *j, ptp_quant_task_t *t)
+{
+	const ptp_encoder_t *e = j->e;
+	for (int s = 0; s < e->shape.strand_count; s++)
+		t[s] = (ptp_quant_task_t){&e->geo[s], ptp_grid_m(e->bits[s]), j->rot, j->hp,
+		                          j->xyz + 3 * (e->seg_off[s] + s),
+		                          e->next + 2 * e->seg_off[s], &j->se[s]};
+	return e->shape.strand_count;
+}
+
+/* After the closed loop: nothing fails from here on. */
+static void tick_commit(tick_job_t *j)
+{
+	ptp_encoder_t *e = j->e;
+	double worst = 0.0;
+	int key_tick, segs = e->seg_off[e->shape.strand_count];
+	uint8_t raw[PTP_MAX_STRANDS];
 	for (int s = 0; s < e->shape.strand_count; s++) {
-		raw[s] = se[s] > (double)e->params.max_error_m;
-		if (!raw[s] && se[s] > worst)
-			worst = se[s];
+		raw[s] = j->se[s] > (double)e->params.max_error_m;
+		if (!raw[s] && j->se[s] > worst)
+			worst = j->se[s];
 	}
-
-	/* Commit: from here on nothing fails. The code arrays rotate instead of being
-	 * copied: prev_cur <- cur <- next, prev_vel <- vel, then vel = cur - prev_cur. */
+	/* The code arrays rotate instead of being copied: prev_cur <- cur <- next,
+	 * prev_vel <- vel, then vel = cur - prev_cur. */
 	{
 		int32_t *t = e->prev_cur;
 		e->prev_cur = e->cur;
@@ -319,22 +348,22 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	/* only a raw strand's record carries its input points */
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)
 		if (raw[s])
-			memcpy(e->xyz + 3 * p, xyz + 3 * p,
+			memcpy(e->xyz + 3 * p, j->xyz + 3 * p,
 			       sizeof(float) * 3 * (size_t)e->geo[s].points);
 	/* the record's head pose bytes, as ptp_record_encode lays them out */
 	for (int i = 0; i < 3; i++) {
-		uint32_t b = ptp_f32_bits(head_p[i]);
-		uint16_t c = (uint16_t)q16.c[i];
-		for (int j = 0; j < 4; j++)
-			e->head[4 * i + j] = (uint8_t)(b >> (8 * j));
+		uint32_t b = ptp_f32_bits(j->head_p[i]);
+		uint16_t c = (uint16_t)j->q16.c[i];
+		for (int k = 0; k < 4; k++)
+			e->head[4 * i + k] = (uint8_t)(b >> (8 * k));
 		e->head[12 + 2 * i] = (uint8_t)c;
 		e->head[13 + 2 * i] = (uint8_t)(c >> 8);
 	}
-	e->largest = q16.largest;
+	e->largest = j->q16.largest;
 	e->last_error = worst;
 	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
 	if (e->compact)
-		ptp_enc_head_commit(e, &hs, key_tick);
+		ptp_enc_head_commit(e, &j->hs, key_tick);
 	for (int s = 0; s < e->shape.strand_count; s++) {
 		e->raw[s] = raw[s];
 		choose_mode(e, s, key_tick);
@@ -342,7 +371,52 @@ ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float 
 	}
 	e->force_key = 0;
 	e->ticks++;
+}
+
+ptp_err_t ptp_encoder_tick(ptp_encoder_t *e, const float head_p[3], const float head_q[4],
+                           const float *xyz, size_t n_points)
+{
+	tick_job_t j;
+	ptp_quant_task_t t[PTP_MAX_STRANDS];
+	ptp_err_t err = tick_prepare(&j, e, head_p, head_q, xyz, n_points);
+	if (err != PTP_OK)
+		return err;
+	ptp_quantise_tasks(e->kernel, t, tick_tasks(&j, t));
+	tick_commit(&j);
 	return PTP_OK;
+}
+
+void ptp_encoder_tick_many(const ptp_tick_in_t *in, int n, ptp_err_t *err)
+{
+	tick_job_t j[PTP_TICK_MANY_MAX];
+	ptp_quant_task_t t[PTP_TICK_MANY_MAX * PTP_MAX_STRANDS];
+	int nj = 0, nt = 0, kernel = -1;
+	for (int i = 0; i < n; i++) {
+		ptp_encoder_t *e = in[i].enc;
+		if (i >= PTP_TICK_MANY_MAX || !e || (in[i].compact && !e->compact)) {
+			err[i] = PTP_EINVAL;
+			continue;
+		}
+		if (e->compact)
+			e->next_seq = in[i].last_seq;
+		err[i] = tick_prepare(&j[nj], e, in[i].head_p, in[i].head_q, in[i].xyz,
+		                      in[i].n_points);
+		if (err[i] != PTP_OK)
+			continue;
+		if (kernel >= 0 && e->kernel != kernel) {
+			/* encoders set to different kernels (tests only): this one alone */
+			ptp_quantise_tasks(e->kernel, t + nt, tick_tasks(&j[nj], t + nt));
+			tick_commit(&j[nj]);
+			continue;
+		}
+		kernel = e->kernel;
+		nt += tick_tasks(&j[nj], t + nt);
+		nj++;
+	}
+	if (nt > 0)
+		ptp_quantise_tasks(kernel, t, nt);
+	for (int i = 0; i < nj; i++)
+		tick_commit(&j[i]);
 }
 
 void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w, int point0)

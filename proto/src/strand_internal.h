@@ -91,6 +91,20 @@ void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const in
                   const double rot[9], const double hp[3], const float *pts, int32_t *codes,
                   double *err);
 
+/* One strand of the closed loop, whichever instance it belongs to: ptp_quantise_tasks
+ * runs strands of several instances side by side (the AVX2 kernel has four lanes; an
+ * instance of two strands fills half of them), each with its instance's head rotation
+ * and position. Results are those of ptp_quantise, strand by strand. */
+typedef struct ptp_quant_task_t {
+	const ptp_strand_geo_t *geo;
+	int32_t m;                     /* ptp_grid_m of the strand's bits */
+	const double *rot, *hp;        /* the instance's rot[9] and root position hp[3] */
+	const float *pts;              /* the strand's points, root first */
+	int32_t *codes;                /* 2 per segment */
+	double *err;                   /* its largest distance */
+} ptp_quant_task_t;
+void ptp_quantise_tasks(int kernel, const ptp_quant_task_t *tasks, int n);
+
 /* For tests: makes an encoder use one kernel of ptp_quantise (default PTP_QUANT_AUTO). */
 void ptp_encoder_set_kernel(ptp_encoder_t *e, int kernel);
 

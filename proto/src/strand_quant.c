@@ -10,10 +10,11 @@
  *
  * - A segment's code depends on the previous point through a division, a floor, another
  *   division, the corner comparison, a square root and a third division: a dependency
- *   chain of well over a hundred cycles per point. Strands are independent, so two
- *   strands go through the loop together, one per SIMD lane: one instruction stream
- *   carries both chains. (Two strands stepped one after the other do not overlap in
- *   practice: the waiting instructions of the first fill the out-of-order window.)
+ *   chain of well over a hundred cycles per point. Strands are independent, so several
+ *   go through the loop together, one per SIMD lane (two with SSE2, four with AVX2):
+ *   one instruction stream carries all their chains. (Strands stepped one after the
+ *   other do not overlap in practice: the waiting instructions of the first fill the
+ *   out-of-order window.)
  * - The corners are compared without branches on the data: the winner is picked with
  *   masks in the reference's order of trial, so nothing is mispredicted.
  * - The error is kept squared and rooted once per strand: sqrt is correctly rounded and
@@ -37,73 +38,50 @@ static double dist2(const double a[3], const float b[3])
 }
 
 /* The reference: ptp_oct_encode and ptp_strand_step, one strand after the other. */
-static void quantise_reference(const ptp_strand_geo_t *geo, int strands, const int *bits,
-                               const double rot[9], const double hp[3], const float *pts,
-                               int32_t *codes, double *err)
+static void quantise_reference(const ptp_quant_task_t *t)
 {
-	for (int s = 0, p = 0, c = 0; s < strands; s++) {
-		const ptp_strand_geo_t *g = &geo[s];
-		const float *sp = pts + 3 * p;
-		int32_t m = ptp_grid_m(bits[s]);
-		double frame[9], prev[3], err2;
-		ptp_frame(rot, g->basis, frame);
-		ptp_strand_root(g, rot, hp, prev);
-		err2 = dist2(prev, sp);
-		for (int i = 0; i + 1 < g->points; i++) {
-			const float *t = sp + 3 * (i + 1);
-			double d[3], l[3], next[3], dir[3], e2;
-			for (int r = 0; r < 3; r++)
-				d[r] = t[r] - prev[r];
-			for (int k = 0; k < 3; k++)
-				l[k] =
-				    frame[0 + k] * d[0] + frame[3 + k] * d[1] + frame[6 + k] * d[2];
-			ptp_oct_encode(l, m, &codes[c + 2 * i], &codes[c + 2 * i + 1], dir);
-			ptp_strand_step(g, frame, dir, prev, next);
-			e2 = dist2(next, t);
-			if (e2 > err2)
-				err2 = e2;
-			memcpy(prev, next, sizeof prev);
-		}
-		err[s] = sqrt(err2);
-		p += g->points;
-		c += 2 * (g->points - 1);
+	const ptp_strand_geo_t *g = t->geo;
+	double frame[9], prev[3], err2;
+	ptp_frame(t->rot, g->basis, frame);
+	ptp_strand_root(g, t->rot, t->hp, prev);
+	err2 = dist2(prev, t->pts);
+	for (int i = 0; i + 1 < g->points; i++) {
+		const float *tg = t->pts + 3 * (i + 1);
+		double d[3], l[3], next[3], dir[3], e2;
+		for (int r = 0; r < 3; r++)
+			d[r] = tg[r] - prev[r];
+		for (int k = 0; k < 3; k++)
+			l[k] = frame[0 + k] * d[0] + frame[3 + k] * d[1] + frame[6 + k] * d[2];
+		ptp_oct_encode(l, t->m, &t->codes[2 * i], &t->codes[2 * i + 1], dir);
+		ptp_strand_step(g, frame, dir, prev, next);
+		e2 = dist2(next, tg);
+		if (e2 > err2)
+			err2 = e2;
+		memcpy(prev, next, sizeof prev);
 	}
+	*t->err = sqrt(err2);
 }
 
 #if QUANT_SSE2
 
-/* Lane `lane` of q (lanes_t, strand_quant.h) at strand g's root, aiming at pts. */
-/* Lane `lane` of q (lanes_t, strand_quant.h) for strand g: its grid, targets and codes. */
-static void lanes_meta(lanes_t *q, int lane, const ptp_strand_geo_t *g, const float *pts,
-                       int32_t m, int32_t *codes)
+/* Lane `lane` of q (lanes_t, strand_quant.h) at task t's strand root, aiming at its
+ * points. */
+static void lanes_init(lanes_t *q, int lane, const ptp_quant_task_t *t)
 {
-	q->len[lane] = g->length;
-	q->md[lane] = (double)m;
-	q->pts[lane] = pts;
-	q->codes[lane] = codes;
-	q->segs[lane] = g->points - 1;
-}
-
-/* The lane's squared error at its root (q->prev, set), against its first point. */
-static void lanes_root_err(lanes_t *q, int lane)
-{
-	double root[3] = {q->prev[0][lane], q->prev[1][lane], q->prev[2][lane]};
-	q->err2[lane] = dist2(root, q->pts[lane]);
-}
-
-/* Lane `lane` of q at strand g's root, aiming at pts. */
-static void lanes_init(lanes_t *q, int lane, const ptp_strand_geo_t *g, const double rot[9],
-                       const double hp[3], const float *pts, int32_t m, int32_t *codes)
-{
+	const ptp_strand_geo_t *g = t->geo;
 	double f[9], root[3];
-	ptp_frame(rot, g->basis, f);
-	ptp_strand_root(g, rot, hp, root);
+	ptp_frame(t->rot, g->basis, f);
+	ptp_strand_root(g, t->rot, t->hp, root);
 	for (int k = 0; k < 9; k++)
 		q->f[k][lane] = f[k];
 	for (int k = 0; k < 3; k++)
 		q->prev[k][lane] = root[k];
-	lanes_meta(q, lane, g, pts, m, codes);
-	lanes_root_err(q, lane);
+	q->len[lane] = g->length;
+	q->md[lane] = (double)t->m;
+	q->pts[lane] = t->pts;
+	q->codes[lane] = t->codes;
+	q->segs[lane] = g->points - 1;
+	q->err2[lane] = dist2(root, t->pts);
 }
 
 static inline __m128d sel(__m128d mask, __m128d a, __m128d b)
@@ -296,64 +274,90 @@ int ptp_quant_available(int kernel)
 	}
 }
 
-void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const int *bits,
-                  const double rot[9], const double hp[3], const float *pts, int32_t *codes,
-                  double *err)
+#if QUANT_AVX2
+/* The AVX2 kernel's share: tasks four at a time. A group of fewer than four fills its
+ * spare lanes with its first task again, their codes to a scratch array and their
+ * errors dropped. */
+static void quantise_avx2(const ptp_quant_task_t *tasks, int n)
+{
+	int32_t spare[2 * PTP_MAX_POINTS], scratch[2];
+	for (int s = 0; s < n; s += 4) {
+		const ptp_strand_geo_t *g[4];
+		const double *rot[4], *hp[4];
+		int live = n - s < 4 ? n - s : 4, steps = 0;
+		lanes4_t q;
+		for (int j = 0; j < 4; j++) {
+			const ptp_quant_task_t *t = &tasks[j < live ? s + j : s];
+			g[j] = t->geo;
+			rot[j] = t->rot;
+			hp[j] = t->hp;
+			q.len[j] = t->geo->length;
+			q.md[j] = (double)t->m;
+			q.pts[j] = t->pts;
+			q.codes[j] = j < live ? t->codes : spare;
+			q.segs[j] = t->geo->points - 1;
+			if (q.segs[j] > steps)
+				steps = q.segs[j];
+		}
+		ptp_lanes_init_avx2(&q, g, rot, hp);
+		for (int j = 0; j < 4; j++) {
+			double root[3] = {q.prev[0][j], q.prev[1][j], q.prev[2][j]};
+			q.err2[j] = dist2(root, q.pts[j]);
+		}
+		ptp_quant_run_avx2(&q, steps, scratch);
+		for (int j = 0; j < live; j++)
+			*tasks[s + j].err = sqrt(q.err2[j]);
+	}
+}
+#endif /* QUANT_AVX2 */
+
+void ptp_quantise_tasks(int kernel, const ptp_quant_task_t *tasks, int n)
 {
 #if QUANT_SSE2
-	int p[PTP_MAX_STRANDS + 1], c[PTP_MAX_STRANDS + 1];
 	int32_t scratch[2];
 	if (kernel == PTP_QUANT_AUTO)
 		kernel = QUANT_AVX2 && ptp_quant_available(PTP_QUANT_AVX2) ? PTP_QUANT_AVX2
 		                                                           : PTP_QUANT_SSE2;
-	if (kernel == PTP_QUANT_REFERENCE || !ptp_quant_available(kernel)) {
-		quantise_reference(geo, strands, bits, rot, hp, pts, codes, err);
-		return;
-	}
-	p[0] = c[0] = 0;
-	for (int s = 0; s < strands; s++) {
-		p[s + 1] = p[s] + geo[s].points;
-		c[s + 1] = c[s] + 2 * (geo[s].points - 1);
-	}
-	/* Strands two at a time; an odd last one runs in both lanes, stored once. */
-	for (int s = 0; s < strands; s += 2) {
-		int b = s + 1 < strands ? s + 1 : s;
-		lanes_t q;
+	if (kernel != PTP_QUANT_REFERENCE && ptp_quant_available(kernel)) {
 #if QUANT_AVX2
 		if (kernel == PTP_QUANT_AVX2) {
-			lanes_meta(&q, 0, &geo[s], pts + 3 * p[s], ptp_grid_m(bits[s]), codes + c[s]);
-			lanes_meta(&q, 1, &geo[b], pts + 3 * p[b], ptp_grid_m(bits[b]), codes + c[b]);
-			ptp_lanes_init_avx2(&q, &geo[s], &geo[b], rot, hp);
-			lanes_root_err(&q, 0);
-			lanes_root_err(&q, 1);
-		} else
-#endif
-		{
-			lanes_init(&q, 0, &geo[s], rot, hp, pts + 3 * p[s], ptp_grid_m(bits[s]),
-			           codes + c[s]);
-			lanes_init(&q, 1, &geo[b], rot, hp, pts + 3 * p[b], ptp_grid_m(bits[b]),
-			           codes + c[b]);
+			quantise_avx2(tasks, n);
+			return;
 		}
-		if (b == s)
-			q.segs[1] = 0; /* the copy: computed, never stored */
-#if QUANT_AVX2
-		if (kernel == PTP_QUANT_AVX2)
-			ptp_quant_run_avx2(&q,
-			                   geo[s].points > geo[b].points ? geo[s].points - 1
-			                                                 : geo[b].points - 1,
-			                   scratch);
-		else
 #endif
-			run_sse2(&q,
-			         geo[s].points > geo[b].points ? geo[s].points - 1
-			                                       : geo[b].points - 1,
-			         scratch);
-		err[s] = sqrt(q.err2[0]);
-		if (b != s)
-			err[b] = sqrt(q.err2[1]);
+		/* Tasks two at a time; an odd last one runs in both lanes, stored once. */
+		for (int s = 0; s < n; s += 2) {
+			int b = s + 1 < n ? s + 1 : s;
+			const ptp_strand_geo_t *ga = tasks[s].geo, *gb = tasks[b].geo;
+			lanes_t q;
+			lanes_init(&q, 0, &tasks[s]);
+			lanes_init(&q, 1, &tasks[b]);
+			if (b == s)
+				q.segs[1] = 0; /* the copy: computed, never stored */
+			run_sse2(&q, ga->points > gb->points ? ga->points - 1 : gb->points - 1, scratch);
+			*tasks[s].err = sqrt(q.err2[0]);
+			if (b != s)
+				*tasks[b].err = sqrt(q.err2[1]);
+		}
+		return;
 	}
 #else
 	(void)kernel;
-	quantise_reference(geo, strands, bits, rot, hp, pts, codes, err);
 #endif
+	for (int s = 0; s < n; s++)
+		quantise_reference(&tasks[s]);
+}
+
+void ptp_quantise(int kernel, const ptp_strand_geo_t *geo, int strands, const int *bits,
+                  const double rot[9], const double hp[3], const float *pts, int32_t *codes,
+                  double *err)
+{
+	ptp_quant_task_t t[PTP_MAX_STRANDS];
+	for (int s = 0, p = 0, c = 0; s < strands; s++) {
+		t[s] = (ptp_quant_task_t){&geo[s], ptp_grid_m(bits[s]), rot, hp, pts + 3 * p,
+		                          codes + c, &err[s]};
+		p += geo[s].points;
+		c += 2 * (geo[s].points - 1);
+	}
+	ptp_quantise_tasks(kernel, t, strands);
 }

@@ -76,13 +76,27 @@ static inline __m128d neg_sign(__m128d x)
 
 #define AVX2 __attribute__((target("avx2")))
 
-/* The AVX2 kernel (strand_quant_avx2.c): q's two strands through steps segments, their
- * codes and squared errors into q, as the SSE2 kernel does; scratch takes the codes of
- * a lane past its strand's end. Call it only where ptp_quant_available says AVX2. */
-AVX2 void ptp_quant_run_avx2(lanes_t *q, int steps, int32_t *scratch);
-/* The frames and roots of q's two lanes (strands ga and gb), as lanes_init sets them. */
-AVX2 void ptp_lanes_init_avx2(lanes_t *q, const ptp_strand_geo_t *ga, const ptp_strand_geo_t *gb,
-                              const double rot[9], const double hp[3]);
+/* Four strands' loop state for the AVX2 kernel, lanes 0..3 of every row: lanes_t with
+ * four lanes. A lane may repeat another's strand (a group of fewer than four): its codes
+ * then point at a scratch array of the caller's and its error is not read. */
+typedef struct lanes4_t {
+	double f[9][4];    /* frame, row-major */
+	double prev[3][4]; /* reconstructed point so far */
+	double len[4], md[4], err2[4];
+	const float *pts[4]; /* each lane's points, root first */
+	int32_t *codes[4];
+	int segs[4];
+} lanes4_t;
+
+/* The AVX2 kernel (strand_quant_avx2.c): q's four strands through steps segments, their
+ * codes and squared errors into q; scratch (2 ints) takes the codes of a lane past its
+ * strand's end. Call it only where ptp_quant_available says AVX2. */
+AVX2 void ptp_quant_run_avx2(lanes4_t *q, int steps, int32_t *scratch);
+/* The frames and roots of q's four lanes (strand g[j] of an instance at rot[j], hp[j]),
+ * as lanes_init sets them: each element the same ((a + b) + c) of the same products as
+ * ptp_frame and ptp_strand_root. */
+AVX2 void ptp_lanes_init_avx2(lanes4_t *q, const ptp_strand_geo_t *const g[4],
+                              const double *const rot[4], const double *const hp[4]);
 
 #endif /* QUANT_AVX2 */
 #endif /* QUANT_SSE2 */

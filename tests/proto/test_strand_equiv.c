@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../../proto/src/strand_internal.h" /* ptp_encoder_set_kernel, PTP_QUANT_* */
+#include "ptp/compact.h"
 #include "ptp/strand.h"
 #include "strand_ref.h"
 
@@ -371,6 +372,114 @@ static void test_avx2(void **state)
 	play_kernel(PTP_QUANT_AVX2);
 }
 
+/* ptp_encoder_tick_many against the same encoders ticked one by one (each of those is
+ * held to the reference above): for every kernel, 1 to 5 instances of random shapes,
+ * classic and compact, now and then one with bad input (a NaN point, a zero quaternion,
+ * the wrong point count) or a forced keyframe. Every verdict and every record byte must
+ * be the same; a fifth instance is over PTP_TICK_MANY_MAX and must be refused untouched. */
+enum { MANY = PTP_TICK_MANY_MAX + 1 };
+
+static void play_many(int kernel, uint64_t seed)
+{
+	static float xyz[MANY][3 * MAXP];
+	static uint8_t a[CAP], b[CAP];
+	scene_t sc[MANY];
+	ptp_encoder_t *one[MANY], *many[MANY];
+	ptp_tick_in_t in[MANY];
+	float hp[MANY][3], hq[MANY][4];
+	int n = 1 + rnd_int(MANY), pts[MANY];
+	rng_state = seed;
+	for (int i = 0; i < n; i++) {
+		int compact = rnd_int(2);
+		random_scene(&sc[i]);
+		pts[i] = ptp_shape_point_count(&sc[i].shape);
+		one[i] = compact ? ptp_encoder_create_compact(&sc[i].shape, &sc[i].params)
+		                 : ptp_encoder_create(&sc[i].shape, &sc[i].params);
+		many[i] = compact ? ptp_encoder_create_compact(&sc[i].shape, &sc[i].params)
+		                  : ptp_encoder_create(&sc[i].shape, &sc[i].params);
+		assert_non_null(one[i]);
+		assert_non_null(many[i]);
+		ptp_encoder_set_kernel(one[i], kernel);
+		ptp_encoder_set_kernel(many[i], kernel);
+		in[i] = (ptp_tick_in_t){many[i], compact, 0, hp[i], hq[i], xyz[i], (size_t)pts[i]};
+	}
+	for (int tick = 1; tick <= TICKS; tick++) {
+		ptp_err_t ea[MANY], eb[MANY];
+		for (int i = 0; i < n; i++) {
+			head_of(&sc[i], tick, hp[i], hq[i]);
+			points_of(&sc[i], tick, hp[i], xyz[i]);
+			in[i].last_seq = (uint32_t)(tick * 3 + i);
+			in[i].n_points = (size_t)pts[i];
+			switch (rnd_int(24)) {
+			case 0:
+				xyz[i][3 * rnd_int(pts[i]) + rnd_int(3)] = NAN;
+				break;
+			case 1:
+				hq[i][0] = hq[i][1] = hq[i][2] = hq[i][3] = 0;
+				break;
+			case 2:
+				in[i].n_points--;
+				break;
+			case 3:
+				ptp_encoder_force_key(one[i]);
+				ptp_encoder_force_key(many[i]);
+				break;
+			}
+			ea[i] = in[i].compact
+			            ? ptp_encoder_tick_c(one[i], in[i].last_seq, hp[i], hq[i], xyz[i],
+			                                 in[i].n_points)
+			            : ptp_encoder_tick(one[i], hp[i], hq[i], xyz[i], in[i].n_points);
+		}
+		ptp_encoder_tick_many(in, n, eb);
+		for (int i = 0; i < n; i++) {
+			if (i >= PTP_TICK_MANY_MAX) {
+				assert_int_equal(eb[i], PTP_EINVAL);
+				continue;
+			}
+			assert_int_equal(eb[i], ea[i]);
+			for (int key = 0; key < 2; key++) {
+				size_t na = 0, nb = 0;
+				ptp_err_t ra = in[i].compact
+				                   ? ptp_encoder_record_c(one[i], key, 7, a, CAP, &na)
+				                   : ptp_encoder_record(one[i], key, 7, 1, a, CAP, &na);
+				ptp_err_t rb = in[i].compact
+				                   ? ptp_encoder_record_c(many[i], key, 7, b, CAP, &nb)
+				                   : ptp_encoder_record(many[i], key, 7, 1, b, CAP, &nb);
+				assert_int_equal(ra, rb);
+				assert_int_equal(na, nb);
+				if (ra == PTP_OK)
+					assert_memory_equal(a, b, na);
+			}
+		}
+	}
+	/* the refused fifth was never ticked: its first record is still a keyframe's */
+	if (n > PTP_TICK_MANY_MAX) {
+		size_t na = 0;
+		assert_int_not_equal(in[n - 1].compact
+		                         ? ptp_encoder_record_c(many[n - 1], 0, 7, a, CAP, &na)
+		                         : ptp_encoder_record(many[n - 1], 0, 7, 1, a, CAP, &na),
+		                     PTP_OK);
+	}
+	for (int i = 0; i < n; i++) {
+		ptp_encoder_destroy(one[i]);
+		ptp_encoder_destroy(many[i]);
+	}
+}
+
+static void test_tick_many(void **state)
+{
+	static const int kernels[] = {PTP_QUANT_REFERENCE, PTP_QUANT_SSE2, PTP_QUANT_AVX2,
+	                              PTP_QUANT_AUTO};
+	int n = runs();
+	(void)state;
+	for (int k = 0; k < 4; k++) {
+		if (!ptp_quant_available(kernels[k]))
+			continue;
+		for (int i = 0; i < n; i++)
+			play_many(kernels[k], 0x51ed270b27be3ce5ull * (uint64_t)(i + 1) + (uint64_t)k);
+	}
+}
+
 /* A decoder reset and an out-of-order tick: both refuse the same way. */
 static void test_decoder_history(void **state)
 {
@@ -474,6 +583,7 @@ int main(void)
 	    cmocka_unit_test(test_reference),
 	    cmocka_unit_test(test_sse2),
 	    cmocka_unit_test(test_avx2),
+	    cmocka_unit_test(test_tick_many),
 	    cmocka_unit_test(test_decoder_history),
 	    cmocka_unit_test(test_eg_limits),
 	};

@@ -55,6 +55,25 @@ int ptp_encoder_bits(const ptp_encoder_t *enc, int s);
 ptp_err_t ptp_encoder_tick(ptp_encoder_t *enc, const float head_p[3], const float head_q[4],
                            const float *xyz, size_t n_points);
 
+/* One encoder's input to ptp_encoder_tick_many: as ptp_encoder_tick's arguments, or
+ * with compact = 1 as ptp_encoder_tick_c's (last_seq, a compact encoder). */
+typedef struct ptp_tick_in_t {
+	ptp_encoder_t *enc;
+	int compact;
+	uint32_t last_seq;
+	const float *head_p, *head_q, *xyz;
+	size_t n_points;
+} ptp_tick_in_t;
+
+enum { PTP_TICK_MANY_MAX = 4 };
+
+/* Ticks n distinct encoders (at most PTP_TICK_MANY_MAX; further ones get PTP_EINVAL):
+ * err[i] and each encoder's state afterwards are exactly what ptp_encoder_tick (or
+ * ptp_encoder_tick_c) called on each in turn gives, but their strands go through the
+ * closed loop side by side. The loop runs several strands at once (four with AVX2), and
+ * one instance rarely fills it: two strands of twin tails use half of it. */
+void ptp_encoder_tick_many(const ptp_tick_in_t *in, int n, ptp_err_t *err);
+
 /* Writes this tick's frame record (ptp_record_encode layout) for instance `id`:
  * key = 0 the shared delta record (itself a keyframe on the first tick, every
  * keyframe_interval ticks and after ptp_encoder_force_key), key = 1 a keyframe for
