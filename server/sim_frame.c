@@ -122,11 +122,10 @@ static void set_step(int coding, uint8_t *rec, uint32_t len, int step)
 		rec[8] |= (uint8_t)((step - 1) << 1);
 }
 
-/* Encodes stream r of `coding` (and, when asked for, a keyframe record) of the instance
- * for this tick from sc->xyz. Returns 0, or -1 when it could not (logged once). */
-static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
-                         frame_rec_t *fr, int coding, int r, const float hp[3], const float hq[4],
-                         int n)
+/* Stream r of `coding` of the instance before this tick's encoding: its encoder, made on
+ * first use (it starts with a keyframe) and told to start again from a keyframe after a
+ * gap; NULL when it could not be made. */
+static ptp_encoder_t *stream_begin(sim_t *s, sim_inst_t *in, int coding, int r)
 {
 	unsigned bit = SIM_STREAM_BIT(coding, r);
 	ptp_encoder_t **enc = &in->enc[coding][r];
@@ -139,13 +138,19 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 		ptp_encoder_force_key(*enc);
 		in->enc_gap &= ~bit;
 	}
-	ptp_err_t err = PTP_EINVAL;
-	if (*enc && n > 0)
-		err = coding == FRAME_COMPACT
-		          ? ptp_encoder_tick_c(*enc, in->last_seq, hp, hq, sc->xyz, (size_t)n)
-		          : ptp_encoder_tick(*enc, hp, hq, sc->xyz, (size_t)n);
+	return *enc;
+}
+
+/* Stream r of `coding` after its encoder's tick (err: the tick's verdict): its record
+ * (and, when asked for, a keyframe record) appended to b. Returns 0, or -1 when it could
+ * not be encoded (logged once). */
+static int stream_end(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t *in,
+                      frame_rec_t *fr, int coding, int r, ptp_err_t err)
+{
+	unsigned bit = SIM_STREAM_BIT(coding, r);
+	ptp_encoder_t *enc = in->enc[coding][r];
 	if (err != PTP_OK ||
-	    append_record(b, *enc, coding, 0, in->id, in->last_seq, &fr->off, &fr->len)) {
+	    append_record(b, enc, coding, 0, in->id, in->last_seq, &fr->off, &fr->len)) {
 		fr->len = 0; /* no frame this tick; subscribers see the instance skip it */
 		/* the decoders' history no longer matches the encoder's: a key next */
 		in->enc_gap |= bit;
@@ -159,11 +164,11 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 	}
 	int step = s->div[coding][r];
 	/* the record's key flag, from the encoder rather than parsed back from the bytes */
-	fr->delta_is_key = (uint8_t)ptp_encoder_record_is_key(*enc, 0);
+	fr->delta_is_key = (uint8_t)ptp_encoder_record_is_key(enc, 0);
 	set_step(coding, b->data + fr->off, fr->len, step);
 	sc->bytes += fr->len;
 	if ((in->key_wanted & bit) && !fr->delta_is_key &&
-	    append_record(b, *enc, coding, 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
+	    append_record(b, enc, coding, 1, in->id, in->last_seq, &fr->key_off, &fr->key_len) ==
 	        0) {
 		set_step(coding, b->data + fr->key_off, fr->key_len, step);
 		sc->bytes += fr->key_len;
@@ -175,13 +180,26 @@ static int encode_stream(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, sim_inst_t
 
 /* Whether any stream of the slot may be wanted this tick: a keyframe asked for on a due
  * stream, or anyone watching the slot at all (the slot's newest watch mark). No: nothing
- * of it is encoded (encode_one) or loaded ahead (prefetch_slot). */
+ * of it is encoded (gather_one) or loaded ahead (prefetch_slot). */
 static int maybe_wanted(const sim_t *s, const sim_inst_t *in, int slot)
 {
 	return (in->key_wanted & s->due) || frame_ring_watched_any(s->ring, slot, s->tick);
 }
 
-static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
+/* An instance whose points are read, waiting for its streams to be encoded: encode_part
+ * gathers up to PTP_TICK_MANY_MAX of them (points in the scratch's xyz[i]) and encodes
+ * them together, each stream's encoders ticked in one ptp_encoder_tick_many. */
+typedef struct pending_t {
+	int slot;
+	unsigned want; /* its streams to encode this tick */
+	int n;         /* its points */
+	float hp[3], hq[4];
+} pending_t;
+
+/* The slot's share before encoding: which of its streams are due and wanted (the gap
+ * rule for the rest), its REST snapshot, and its points into xyz. Returns 1 when it has
+ * streams to encode (*p filled), else 0. */
+static int gather_one(sim_t *s, sim_scratch_t *sc, int slot, float *xyz, pending_t *p)
 {
 	sim_inst_t *in = &s->inst[slot];
 	frame_entry_t *e = &s->fs->entries[slot];
@@ -200,30 +218,65 @@ static void encode_one(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, int slot)
 	in->enc_gap |= due & ~want;
 	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
 	if (!want && !want_snap)
-		return;
+		return 0;
 	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
-	float hp[3] = {head.p.x, head.p.y, head.p.z},
-	      hq[4] = {head.q.x, head.q.y, head.q.z, head.q.w};
 	if (n > 0 && !sim_points_finite(sc->pts, n)) {
 		in->nonfinite = 1; /* reset after publishing (sim_guard.c); this tick: no record */
 		in->enc_gap |= want;
-		return;
+		return 0;
 	}
 	if (want_snap && n > 0)
 		e->snap = make_snap(s, in, sc->pts, n, &head);
 	if (!want)
-		return;
+		return 0;
 	if (n > 0)
-		memcpy(sc->xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
-	int failed = 0;
-	for (unsigned m = want; m; m &= m - 1) {
-		int bit = __builtin_ctz(m), c = bit / FRAME_RATES, r = bit % FRAME_RATES;
-		failed |= encode_stream(s, sc, b, in, &e->rec[c][r], c, r, hp, hq, n);
+		memcpy(xyz, sc->pts, (size_t)n * sizeof(pt_vec3));
+	*p = (pending_t){slot, want, n, {head.p.x, head.p.y, head.p.z},
+	                 {head.q.x, head.q.y, head.q.z, head.q.w}};
+	return 1;
+}
+
+/* Encodes the np pending instances' streams, stream by stream: the encoders of one
+ * stream ticked together (their strands side by side in the closed loop), then each
+ * one's records appended. */
+static void encode_pending(sim_t *s, sim_scratch_t *sc, frame_buf_t *b, const pending_t *p,
+                           int np)
+{
+	unsigned all = 0;
+	int failed[PTP_TICK_MANY_MAX] = {0};
+	for (int i = 0; i < np; i++)
+		all |= p[i].want;
+	for (unsigned m = all; m; m &= m - 1) {
+		int bit = __builtin_ctz(m), c = bit / FRAME_RATES, r = bit % FRAME_RATES, k = 0;
+		ptp_tick_in_t tin[PTP_TICK_MANY_MAX];
+		ptp_err_t err[PTP_TICK_MANY_MAX];
+		int who[PTP_TICK_MANY_MAX];
+		for (int i = 0; i < np; i++) {
+			sim_inst_t *in = &s->inst[p[i].slot];
+			if (!(p[i].want & (1u << bit)))
+				continue;
+			ptp_encoder_t *enc = stream_begin(s, in, c, r);
+			if (!enc || p[i].n <= 0) {
+				failed[i] |= stream_end(s, sc, b, in, &s->fs->entries[p[i].slot].rec[c][r],
+				                        c, r, PTP_EINVAL);
+				continue;
+			}
+			tin[k] = (ptp_tick_in_t){enc,  c == FRAME_COMPACT, in->last_seq, p[i].hp,
+			                         p[i].hq, sc->xyz[i], (size_t)p[i].n};
+			who[k++] = i;
+		}
+		ptp_encoder_tick_many(tin, k, err);
+		for (int j = 0; j < k; j++) {
+			int i = who[j];
+			failed[i] |= stream_end(s, sc, b, &s->inst[p[i].slot],
+			                        &s->fs->entries[p[i].slot].rec[c][r], c, r, err[j]);
+		}
 	}
-	if (!failed)
-		in->encode_failed = 0;
+	for (int i = 0; i < np; i++)
+		if (!failed[i])
+			s->inst[p[i].slot].encode_failed = 0;
 }
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -266,10 +319,14 @@ static void prefetch_slot(const sim_t *s, int slot, int stage)
 	pt_world_prefetch(s->world, in->pid, stage - 1);
 }
 
-/* Worker w of n: its blocks of slots (sim_internal.h says why blocks). */
+/* Worker w of n: its blocks of slots (sim_internal.h says why blocks), the watched ones
+ * encoded PTP_TICK_MANY_MAX at a time. */
 static void encode_part(void *ctx, int w, int n)
 {
 	sim_t *s = ctx;
+	sim_scratch_t *sc = &s->scratch[w];
+	pending_t pend[PTP_TICK_MANY_MAX];
+	int np = 0;
 	(void)n;
 	SIM_FOR_SLOTS(s, slot)
 	{
@@ -293,8 +350,13 @@ static void encode_part(void *ctx, int w, int n)
 		e->born_tick = in->born_tick;
 		e->last_seq = in->last_seq;
 		e->pose_arrival_ns = in->applied_arrival_ns;
-		encode_one(s, &s->scratch[w], &s->fs->bufs[w], slot);
+		if (gather_one(s, sc, slot, sc->xyz[np], &pend[np]) && ++np == PTP_TICK_MANY_MAX) {
+			encode_pending(s, sc, &s->fs->bufs[w], pend, np);
+			np = 0;
+		}
 	}
+	if (np)
+		encode_pending(s, sc, &s->fs->bufs[w], pend, np);
 }
 
 void sim_publish(sim_t *s, int64_t deadline_ns)

@@ -3,10 +3,10 @@
  * anyway it is found, logged, counted (ponytail_instances_nonfinite_resets_total) and
  * put back at rest — never encoded, never served as JSON garbage or a 500.
  *
- * Found three ways: encode_one (sim_frame.c) flags a watched instance whose points it was
+ * Found three ways: gather_one (sim_frame.c) flags a watched instance whose points it was
  * about to encode; read_frame checks what REST asked for; and every tick this sweep reads
  * a few more instances round robin, so that each one is checked at least once a second
- * whether or not anybody watches it. Sim thread only (encode_one's flag is set by the
+ * whether or not anybody watches it. Sim thread only (gather_one's flag is set by the
  * worker that owns the slot and read here after pool_run). */
 #include "log.h"
 #include "metrics.h"

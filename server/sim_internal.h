@@ -33,7 +33,7 @@ typedef struct sim_inst_t {
 	unsigned enc_gap;    /* a due tick of that stream was not encoded (nobody watched):
 	                      * its next record is a key (the gap rule, PROTOCOL.md 8) */
 	int encode_failed;  /* logged once */
-	int nonfinite;      /* encode_one found non-finite points: sim_guard_sweep resets */
+	int nonfinite;      /* gather_one found non-finite points: sim_guard_sweep resets */
 	int npoints;
 	/* One encoder per coding and rate stream (frame_ring.h): the classic enc[0][0] always,
 	 * the others made when a subscriber first asks for that coding and rate, freed with
@@ -55,7 +55,8 @@ typedef struct sim_scratch_t {
 	uint64_t bytes, keys; /* this tick's output, summed into metrics after the run */
 	char pad_[64 - 2 * sizeof(uint64_t)];
 	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
-	float xyz[PT_MAX_STRANDS * PT_MAX_POINTS * 3];
+	/* the points of the instances waiting to be encoded together (sim_frame.c) */
+	float xyz[PTP_TICK_MANY_MAX][PT_MAX_STRANDS * PT_MAX_POINTS * 3];
 } sim_scratch_t;
 
 struct sim_t {
@@ -150,7 +151,7 @@ void sim_guard_reset(sim_t *s, int slot, const char *found_by);
  * resets it when one is not finite. Returns 1 when it was reset. */
 int sim_guard_check(sim_t *s, int slot, pt_vec3 *scratch, const char *found_by);
 
-/* Once per tick, after publishing: resets what encode_one flagged, checks a few more. */
+/* Once per tick, after publishing: resets what gather_one flagged, checks a few more. */
 void sim_guard_sweep(sim_t *s);
 
 /* Encodes every instance's record for tick s->tick and publishes the frame set and the

@@ -51,7 +51,7 @@ callgrind-springbone: $(SB_CALLGRIND)
 .PHONY: callgrind-springbone
 
 # make callgrind-encode: callgrind instructions per instance-tick of the sim's encode pass
-# (encode_part: entry reset + encode_one) with nobody watching, and with every instance
+# (encode_part: entry reset + gather_one) with nobody watching, and with every instance
 # watched by one compact 60 Hz, compact 10 Hz or classic 60 Hz viewer
 # (tests/bench/bench_sim_encode.c; issue 15's "flat when nobody watches").
 ENC_CALLGRIND := $(B)/bench/bench_sim_encode

@@ -1,5 +1,5 @@
 /* Benchmark harness for callgrind (no timing): the sim's encode pass (server/sim_frame.c
- * encode_part / encode_one) over N default instances for T ticks, in-process, one worker.
+ * encode_part / gather_one / encode_pending) over N default instances for T ticks, in-process, one worker.
  *
  *   bench_sim_encode MODE [N] [T]
  *   MODE idle     nobody watches (the cost the demand back-channel leaves: issue 15 asks
