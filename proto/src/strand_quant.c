@@ -129,16 +129,8 @@ static void run_sse2(lanes_t *q, int steps, int32_t *scratch)
 		__m128d l0, l1, l2, s, u, v, fu, fv, xa, xb, ya, yb, inv_u, inv_v, g, h, k;
 		__m128d n0, n1, n2;
 
-		/* l = frame^T d, each component ((a + b) + c) as in the reference */
-		l0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[0]), d0),
-		                           _mm_mul_pd(_mm_loadu_pd(q->f[3]), d1)),
-		                _mm_mul_pd(_mm_loadu_pd(q->f[6]), d2));
-		l1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[1]), d0),
-		                           _mm_mul_pd(_mm_loadu_pd(q->f[4]), d1)),
-		                _mm_mul_pd(_mm_loadu_pd(q->f[7]), d2));
-		l2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[2]), d0),
-		                           _mm_mul_pd(_mm_loadu_pd(q->f[5]), d1)),
-		                _mm_mul_pd(_mm_loadu_pd(q->f[8]), d2));
+		/* l = frame^T d */
+		lanes_frame_t(q, d0, d1, d2, &l0, &l1, &l2);
 
 		/* projection onto the octahedron; s = 0 (l = 0) gives (0, 0) like the reference */
 		s = _mm_add_pd(_mm_add_pd(pd_abs(l0), pd_abs(l1)), pd_abs(l2));
@@ -275,9 +267,37 @@ int ptp_quant_available(int kernel)
 }
 
 #if QUANT_AVX2
-/* The AVX2 kernel's share: tasks four at a time. A group of fewer than four fills its
- * spare lanes with its first task again, their codes to a scratch array and their
- * errors dropped. */
+/* A group of one or two tasks: the two-lane AVX2 kernel (half the four-lane kernel's
+ * instructions for the same chain). A lone task runs in both lanes, stored once. */
+static void quantise_avx2_pair(const ptp_quant_task_t *ta, const ptp_quant_task_t *tb)
+{
+	const ptp_quant_task_t *t[2] = {ta, tb ? tb : ta};
+	const double *rot[2] = {t[0]->rot, t[1]->rot}, *hp[2] = {t[0]->hp, t[1]->hp};
+	int32_t scratch[2];
+	lanes_t q;
+	for (int j = 0; j < 2; j++) {
+		q.len[j] = t[j]->geo->length;
+		q.md[j] = (double)t[j]->m;
+		q.pts[j] = t[j]->pts;
+		q.codes[j] = t[j]->codes;
+		q.segs[j] = t[j]->geo->points - 1;
+	}
+	ptp_lanes_init_avx2_pair(&q, t[0]->geo, t[1]->geo, rot, hp);
+	for (int j = 0; j < 2; j++) {
+		double root[3] = {q.prev[0][j], q.prev[1][j], q.prev[2][j]};
+		q.err2[j] = dist2(root, q.pts[j]);
+	}
+	if (!tb)
+		q.segs[1] = 0; /* the copy: computed, never stored */
+	ptp_quant_run_avx2_pair(&q, q.segs[0] > q.segs[1] ? q.segs[0] : q.segs[1], scratch);
+	*ta->err = sqrt(q.err2[0]);
+	if (tb)
+		*tb->err = sqrt(q.err2[1]);
+}
+
+/* The AVX2 kernels' share: tasks four at a time; a last group of one or two goes to the
+ * two-lane kernel, one of three fills its spare lane with its first task again, its codes
+ * to a scratch array and its error dropped. */
 static void quantise_avx2(const ptp_quant_task_t *tasks, int n)
 {
 	int32_t spare[2 * PTP_MAX_POINTS], scratch[2];
@@ -286,6 +306,10 @@ static void quantise_avx2(const ptp_quant_task_t *tasks, int n)
 		const double *rot[4], *hp[4];
 		int live = n - s < 4 ? n - s : 4, steps = 0;
 		lanes4_t q;
+		if (live <= 2) {
+			quantise_avx2_pair(&tasks[s], live == 2 ? &tasks[s + 1] : NULL);
+			break;
+		}
 		for (int j = 0; j < 4; j++) {
 			const ptp_quant_task_t *t = &tasks[j < live ? s + j : s];
 			g[j] = t->geo;

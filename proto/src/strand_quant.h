@@ -72,9 +72,42 @@ static inline __m128d neg_sign(__m128d x)
 	return _mm_and_pd(_mm_cmplt_pd(x, _mm_setzero_pd()), _mm_set1_pd(-0.0));
 }
 
+/* l = frame^T d of both lanes, each component ((a + b) + c) as in the reference. */
+static inline void lanes_frame_t(const lanes_t *q, __m128d d0, __m128d d1, __m128d d2,
+                                 __m128d *l0, __m128d *l1, __m128d *l2)
+{
+	*l0 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[0]), d0),
+	                            _mm_mul_pd(_mm_loadu_pd(q->f[3]), d1)),
+	                 _mm_mul_pd(_mm_loadu_pd(q->f[6]), d2));
+	*l1 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[1]), d0),
+	                            _mm_mul_pd(_mm_loadu_pd(q->f[4]), d1)),
+	                 _mm_mul_pd(_mm_loadu_pd(q->f[7]), d2));
+	*l2 = _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(q->f[2]), d0),
+	                            _mm_mul_pd(_mm_loadu_pd(q->f[5]), d1)),
+	                 _mm_mul_pd(_mm_loadu_pd(q->f[8]), d2));
+}
+
 #if QUANT_AVX2
 
 #define AVX2 __attribute__((target("avx2")))
+
+/* Helpers both AVX2 kernels inline: |x|, the sign bit where x < 0 (not for -0, as
+ * neg_sign), a where mask (per lane) else b. */
+AVX2 static inline __m256d abs4(__m256d x)
+{
+	return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+}
+
+AVX2 static inline __m256d neg_sign4(__m256d x)
+{
+	return _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ),
+	                     _mm256_set1_pd(-0.0));
+}
+
+AVX2 static inline __m256d pick4(__m256d mask, __m256d a, __m256d b)
+{
+	return _mm256_blendv_pd(b, a, mask);
+}
 
 /* Four strands' loop state for the AVX2 kernel, lanes 0..3 of every row: lanes_t with
  * four lanes. A lane may repeat another's strand (a group of fewer than four): its codes
@@ -92,6 +125,14 @@ typedef struct lanes4_t {
  * codes and squared errors into q; scratch (2 ints) takes the codes of a lane past its
  * strand's end. Call it only where ptp_quant_available says AVX2. */
 AVX2 void ptp_quant_run_avx2(lanes4_t *q, int steps, int32_t *scratch);
+/* The two-lane kernel for a group of one or two strands (strand_quant_avx2_pair.c), on
+ * lanes_t as the SSE2 kernel: a lane with segs 0 repeats lane 0's strand, never stored.
+ * Its init: the frames and roots of both lanes, strand ga of an instance at rot[0],
+ * hp[0] and gb at rot[1], hp[1]. */
+AVX2 void ptp_quant_run_avx2_pair(lanes_t *q, int steps, int32_t *scratch);
+AVX2 void ptp_lanes_init_avx2_pair(lanes_t *q, const ptp_strand_geo_t *ga,
+                                   const ptp_strand_geo_t *gb, const double *const rot[2],
+                                   const double *const hp[2]);
 /* The frames and roots of q's four lanes (strand g[j] of an instance at rot[j], hp[j]),
  * as lanes_init sets them: each element the same ((a + b) + c) of the same products as
  * ptp_frame and ptp_strand_root. */

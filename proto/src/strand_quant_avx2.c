@@ -45,24 +45,6 @@
 
 typedef __m256d v4;
 
-AVX2 static inline v4 abs4(v4 x)
-{
-	return _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
-}
-
-/* the sign bit where x < 0 (not for -0), as neg_sign */
-AVX2 static inline v4 neg_sign4(v4 x)
-{
-	return _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LT_OQ),
-	                     _mm256_set1_pd(-0.0));
-}
-
-/* a where mask (per lane), else b */
-AVX2 static inline v4 pick4(v4 mask, v4 a, v4 b)
-{
-	return _mm256_blendv_pd(b, a, mask);
-}
-
 AVX2 static inline v4 load4(const double *p)
 {
 	return _mm256_loadu_pd(p);
