@@ -15,6 +15,9 @@
  *   proto.c.max_error_m             largest decoded point error over the run
  *   proto.c.encode_ns_per_point     median of PTP_BENCH_REPS (default 5) timed passes, and
  *   proto.c.encode_ns_spread        (max - min) / median of those passes
+ *   proto.c.many4.encode_ns_median  the same with four instances' encoders ticked together
+ *                                   by ptp_encoder_tick_many, as the server runs them
+ *                                   (proto.many4.*: classic)
  *   proto.encode_instr_per_point    callgrind instructions (classic and .c), when valgrind
  *                                   is installed: stable on a loaded machine
  *   proto.c.bytes_per_point.r30/.r20/.r10, proto.bytes_per_point.r30/...: the default scene
@@ -258,6 +261,61 @@ static __attribute__((noinline)) double time_encode_c(const scene_t *sc, int com
 	return t;
 }
 
+/* The same as the server runs encoders (server/sim_frame.c): four instances ticked together
+ * with ptp_encoder_tick_many, each then writing its delta record. Instance j plays the
+ * scene from tick 1 + 977 j on, so no two of them move alike. noinline and named for
+ * callgrind, as time_encode_c. */
+static __attribute__((noinline)) double time_encode_many(const scene_t *sc, int compact)
+{
+	static uint8_t rec[CAP];
+	enum { N = PTP_TICK_MANY_MAX };
+	ptp_encoder_t *e[N];
+	ptp_tick_in_t in[N];
+	ptp_err_t err[N];
+	float hp[N][3], hq[N][4];
+	double t0, t;
+	for (int j = 0; j < N; j++) {
+		e[j] = compact ? ptp_encoder_create_compact(&sc->shape, NULL)
+		               : ptp_encoder_create(&sc->shape, NULL);
+		in[j] = (ptp_tick_in_t){e[j], compact, 0, hp[j], hq[j], NULL, (size_t)sc->n};
+	}
+	t0 = bench_now();
+	for (int k = 1; k <= sc->ticks; k++) {
+		for (int j = 0; j < N; j++) {
+			int f = (k - 1 + 977 * j) % sc->ticks;
+			pose_of(&sc->heads[f], hp[j], hq[j]);
+			in[j].xyz = sc->frames + (size_t)f * 3 * sc->n;
+			in[j].last_seq = (uint32_t)k;
+		}
+		ptp_encoder_tick_many(in, N, err);
+		for (int j = 0; j < N; j++) {
+			size_t len;
+			if (compact)
+				ptp_encoder_record_c(e[j], 0, 1, rec, sizeof rec, &len);
+			else
+				ptp_encoder_record(e[j], 0, 1, (uint32_t)k, rec, sizeof rec, &len);
+		}
+	}
+	t = bench_now() - t0;
+	for (int j = 0; j < N; j++)
+		ptp_encoder_destroy(e[j]);
+	return t;
+}
+
+/* Pass `mode` of the timing: 0 classic, 1 compact (one encoder), 2 and 3 the same four at a
+ * time; its seconds, and the points it encoded. */
+static double time_mode(const scene_t *sc, int mode, double *points)
+{
+	*points = (double)sc->ticks * sc->n * (mode >= 2 ? PTP_TICK_MANY_MAX : 1);
+	return mode >= 2 ? time_encode_many(sc, mode & 1) : time_encode_c(sc, mode & 1);
+}
+
+static const char *const mode_name[4] = {"", ".c", ".many4", ".c.many4"};
+static const char *const mode_what[4] = {
+    "tick + delta record per point", "tick + delta record per point",
+    "tick + delta record per point, four instances ticked together (the server's way)",
+    "tick + delta record per point, four instances ticked together (the server's way)"};
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -268,34 +326,36 @@ static void timing(const scene_t *sc)
 {
 	const char *env = getenv("PTP_BENCH_REPS");
 	int reps = env ? atoi(env) : 5;
-	double t[2][64];
+	double t[4][64];
 	reps = reps < 1 ? 1 : reps > 64 ? 64 : reps;
 	for (int r = 0; r < reps; r++)
-		for (int c = 0; c < 2; c++)
-			t[c][r] = time_encode_c(sc, c) * 1e9 / sc->ticks / sc->n;
-	for (int c = 0; c < 2; c++) {
+		for (int c = 0; c < 4; c++) {
+			double pts, sec = time_mode(sc, c, &pts);
+			t[c][r] = sec * 1e9 / pts;
+		}
+	for (int c = 0; c < 4; c++) {
 		double med;
 		qsort(t[c], (size_t)reps, sizeof(double), cmp_double);
 		med = t[c][reps / 2];
-		printf("METRIC proto%s.encode_ns_median %.1f ns tick + delta record per point, "
-		       "median of %d passes (noisy machine: see instr_per_point)\n",
-		       c ? ".c" : "", med, reps);
+		printf("METRIC proto%s.encode_ns_median %.1f ns %s, median of %d passes (noisy "
+		       "machine: see instr_per_point)\n",
+		       mode_name[c], med, mode_what[c], reps);
 		printf("METRIC proto%s.encode_ns_spread %.3f (max - min) / median of those passes\n",
-		       c ? ".c" : "", (t[c][reps - 1] - t[c][0]) / med);
+		       mode_name[c], (t[c][reps - 1] - t[c][0]) / med);
 	}
 }
 
-/* Callgrind instruction counts of one encode pass of each coding: this program run again
- * under valgrind with PTP_BENCH_ONE=classic|compact. Skipped without valgrind. */
+/* Callgrind instruction counts of one encode pass of each mode: this program run again
+ * under valgrind with PTP_BENCH_ONE=mode. Skipped without valgrind. */
 static void instructions(const char *self, int points)
 {
-	for (int c = 0; c < 2; c++) {
+	for (int c = 0; c < 4; c++) {
 		char cmd[1024], line[512];
 		FILE *p;
 		long long ir = -1;
 		snprintf(cmd, sizeof cmd,
 		         "PTP_BENCH_ONE=%d valgrind --tool=callgrind --callgrind-out-file=/dev/null "
-		         "'--toggle-collect=time_encode_c*' '%s' 2>&1",
+		         "'--toggle-collect=time_encode_*' '%s' 2>&1",
 		         c, self);
 		p = popen(cmd, "r");
 		if (!p)
@@ -309,9 +369,11 @@ static void instructions(const char *self, int points)
 			printf("proto: no callgrind counts (valgrind missing or failed)\n");
 			return;
 		}
-		printf("METRIC proto%s.encode_instr_per_point %.1f instr callgrind, tick + delta "
-		       "record per point (stable under load)\n",
-		       c ? ".c" : "", (double)ir / ((double)SECONDS * TICK_HZ * points));
+		printf("METRIC proto%s.encode_instr_per_point %.1f instr callgrind, %s (stable "
+		       "under load)\n",
+		       mode_name[c], (double)ir / ((double)SECONDS * TICK_HZ * points *
+		                                   (c >= 2 ? PTP_TICK_MANY_MAX : 1)),
+		       mode_what[c]);
 	}
 }
 
@@ -346,7 +408,8 @@ int main(int argc, char **argv)
 	if (simulate(&def, 4, &sc) != 0)
 		return 1;
 	if (one) { /* under callgrind: one pass, nothing else */
-		time_encode_c(&sc, atoi(one));
+		double pts;
+		time_mode(&sc, atoi(one) & 3, &pts);
 		return 0;
 	}
 	fails += measure(&sc, "");
