@@ -127,9 +127,9 @@ AVX2 static inline v4 exact_dot(const cell_axis_t *x, const cell_axis_t *y, v4 l
 /* The four lanes' targets t[j] (floats, widened as the reference does) as x, y, z rows */
 AVX2 static inline void targets(const float *const t[4], v4 out[3])
 {
-	for (int r = 0; r < 3; r++)
-		out[r] = _mm256_setr_pd((double)t[0][r], (double)t[1][r], (double)t[2][r],
-		                        (double)t[3][r]);
+	out[0] = _mm256_setr_pd((double)t[0][0], (double)t[1][0], (double)t[2][0], (double)t[3][0]);
+	out[1] = _mm256_setr_pd((double)t[0][1], (double)t[1][1], (double)t[2][1], (double)t[3][1]);
+	out[2] = _mm256_setr_pd((double)t[0][2], (double)t[1][2], (double)t[2][2], (double)t[3][2]);
 }
 
 /* Lane j's codes of one segment, cu[j] and cv[j], to c[j] (two ints each). */
