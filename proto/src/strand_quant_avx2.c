@@ -183,16 +183,16 @@ decide(const corner4_t *c0, const corner4_t *c1, const corner4_t *c2, const corn
 	 * comparison. */
 	mk = _mm256_xor_pd(m, k);
 	fail = _mm256_andnot_pd(_mm256_or_pd(k, iv), uncertain(s1n0, s0n1, c1->N, c0->N, s2));
-	fail = _mm256_or_pd(fail, _mm256_and_pd(_mm256_andnot_pd(iv, k),
-	                                        uncertain(s3n2, s2n3, c3->N, c2->N, s2)));
-	fail = _mm256_or_pd(fail, _mm256_andnot_pd(_mm256_or_pd(m, iu),
-	                                           uncertain(s2n0, s0n2, c2->N, c0->N, s2)));
-	fail = _mm256_or_pd(fail, _mm256_and_pd(_mm256_andnot_pd(iuv, m),
-	                                        uncertain(s3n1, s1n3, c3->N, c1->N, s2)));
+	fail = _mm256_or_pd(
+	    fail, _mm256_and_pd(_mm256_andnot_pd(iv, k), uncertain(s3n2, s2n3, c3->N, c2->N, s2)));
+	fail = _mm256_or_pd(
+	    fail, _mm256_andnot_pd(_mm256_or_pd(m, iu), uncertain(s2n0, s0n2, c2->N, c0->N, s2)));
+	fail = _mm256_or_pd(
+	    fail, _mm256_and_pd(_mm256_andnot_pd(iuv, m), uncertain(s3n1, s1n3, c3->N, c1->N, s2)));
 	fail = _mm256_or_pd(fail, _mm256_and_pd(_mm256_andnot_pd(iuv, mk),
 	                                        uncertain(s2n1, s1n2, c2->N, c1->N, s2)));
-	fail = _mm256_or_pd(fail, _mm256_andnot_pd(_mm256_or_pd(iuv, mk),
-	                                           uncertain(s3n0, s0n3, c3->N, c0->N, s2)));
+	fail = _mm256_or_pd(
+	    fail, _mm256_andnot_pd(_mm256_or_pd(iuv, mk), uncertain(s3n0, s0n3, c3->N, c0->N, s2)));
 	range = _mm256_and_pd(_mm256_cmp_pd(s, _mm256_set1_pd(0x1p-200), _CMP_GE_OQ),
 	                      _mm256_cmp_pd(s, _mm256_set1_pd(0x1p+200), _CMP_LE_OQ));
 	fail = _mm256_or_pd(fail, _mm256_andnot_pd(range, ones));
@@ -216,8 +216,7 @@ decide(const corner4_t *c0, const corner4_t *c1, const corner4_t *c2, const corn
 /* One segment of the four lanes: targets t, codes into c, the squared error kept where
  * active. Inlined into the two loops below, where the compiler keeps st in registers. */
 AVX2 static inline __attribute__((always_inline)) void
-quant_step(const lanes4_t *q, const float *const t[4], int32_t *const c[4], v4 active,
-           state4_t *st)
+quant_step(const lanes4_t *q, const float *const t[4], int32_t *const c[4], v4 active, state4_t *st)
 {
 	const v4 zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
 	const v4 md = load4(q->md), len = load4(q->len);
@@ -350,7 +349,8 @@ AVX2 void ptp_lanes_init_avx2(lanes4_t *q, const ptp_strand_geo_t *const g[4],
 {
 	v4 b[9], an[3];
 	for (int j = 0; j < 9; j++)
-		b[j] = _mm256_setr_pd(g[0]->basis[j], g[1]->basis[j], g[2]->basis[j], g[3]->basis[j]);
+		b[j] =
+		    _mm256_setr_pd(g[0]->basis[j], g[1]->basis[j], g[2]->basis[j], g[3]->basis[j]);
 	for (int j = 0; j < 3; j++)
 		an[j] = _mm256_setr_pd(g[0]->anchor[j], g[1]->anchor[j], g[2]->anchor[j],
 		                       g[3]->anchor[j]);
@@ -362,8 +362,10 @@ AVX2 void ptp_lanes_init_avx2(lanes4_t *q, const ptp_strand_geo_t *const g[4],
 		                       rot[3][3 * r + 2]);
 		v4 h = _mm256_setr_pd(hp[0][r], hp[1][r], hp[2][r], hp[3][r]);
 		for (int c = 0; c < 3; c++)
-			_mm256_storeu_pd(q->f[3 * r + c], dot3(r0, b[c], r1, b[3 + c], r2, b[6 + c]));
-		_mm256_storeu_pd(q->prev[r], _mm256_add_pd(h, dot3(r0, an[0], r1, an[1], r2, an[2])));
+			_mm256_storeu_pd(q->f[3 * r + c],
+			                 dot3(r0, b[c], r1, b[3 + c], r2, b[6 + c]));
+		_mm256_storeu_pd(q->prev[r],
+		                 _mm256_add_pd(h, dot3(r0, an[0], r1, an[1], r2, an[2])));
 	}
 }
 

@@ -5,7 +5,8 @@
  * strands of 2 to 19 points (so batches of four mix strand counts and lengths, and a
  * worker's last batch may be short), each moving its own way, watched in mixed sets of
  * streams (compact 60 and 10 Hz, classic 60 Hz, or none): ten with one worker, and 72
- * with two (the sim splits encoding from 64 instances on). In-process, tick by tick: nothing here is timed. */
+ * with two (the sim splits encoding from 64 instances on). In-process, tick by tick: nothing here
+ * is timed. */
 #define _GNU_SOURCE /* server/pool.c, included below, binds threads to CPUs */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -53,8 +54,8 @@ static unsigned watched_of(int i)
 
 static void play(int workers, int ninst)
 {
-	sim_config_t cfg = {.tick_hz = 60, .substeps = 4, .workers = workers,
-	                    .keyframe_interval = 60};
+	sim_config_t cfg = {
+	    .tick_hz = 60, .substeps = 4, .workers = workers, .keyframe_interval = 60};
 	cmdq_t *q = cmdq_create(64);
 	frame_ring_t *ring = frame_ring_create(MAXINST);
 	sim_t *s = sim_create(&cfg, q, ring);
@@ -76,7 +77,8 @@ static void play(int workers, int ninst)
 		for (int j = 0; j < strands_of[i % NSHAPE]; j++) {
 			pt_strand_def *st = &d.strands[j];
 			st->points = 2 + (i * 5 + j * 3) % 18;
-			st->anchor = pt_v3(0.03f * (float)j - 0.05f, 0.08f, -0.02f * (float)(i % 3));
+			st->anchor =
+			    pt_v3(0.03f * (float)j - 0.05f, 0.08f, -0.02f * (float)(i % 3));
 			st->direction = pt_v3(0.2f * (float)(j % 3) - 0.2f, -1.0f, -0.3f);
 		}
 		assert_int_equal(sim_preload(s, (uint64_t)(10 + i), &d, &drv), 0);
@@ -119,28 +121,30 @@ static void play(int workers, int ninst)
 					}
 					ptp_encoder_t **t = &twin[i][c][r];
 					if (!*t)
-						assert_non_null(*t = sim_make_encoder(s, in->meta, c, r));
+						assert_non_null(*t = sim_make_encoder(s, in->meta,
+						                                      c, r));
 					if (c == FRAME_COMPACT) {
-						assert_int_equal(ptp_encoder_tick_c(*t, in->last_seq, hp, hq,
-						                                    (const float *)pts,
-						                                    (size_t)n),
+						assert_int_equal(ptp_encoder_tick_c(
+						                     *t, in->last_seq, hp, hq,
+						                     (const float *)pts, (size_t)n),
 						                 PTP_OK);
-						assert_int_equal(
-						    ptp_encoder_record_c(*t, 0, in->id, rec, CAP, &len),
-						    PTP_OK);
+						assert_int_equal(ptp_encoder_record_c(
+						                     *t, 0, in->id, rec, CAP, &len),
+						                 PTP_OK);
 					} else {
-						assert_int_equal(ptp_encoder_tick(*t, hp, hq,
-						                                  (const float *)pts,
-						                                  (size_t)n),
-						                 PTP_OK);
+						assert_int_equal(
+						    ptp_encoder_tick(*t, hp, hq, (const float *)pts,
+						                     (size_t)n),
+						    PTP_OK);
 						assert_int_equal(ptp_encoder_record(*t, 0, in->id,
-						                                    in->last_seq, rec, CAP,
-						                                    &len),
+						                                    in->last_seq,
+						                                    rec, CAP, &len),
 						                 PTP_OK);
 					}
 					set_step(c, rec, (uint32_t)len, s->div[c][r]);
 					assert_int_equal(fr->len, len);
-					assert_memory_equal(fs->bufs[e->buf].data + fr->off, rec, len);
+					assert_memory_equal(fs->bufs[e->buf].data + fr->off, rec,
+					                    len);
 					checked++;
 				}
 		}
@@ -150,7 +154,9 @@ static void play(int workers, int ninst)
 	int want = 0;
 	for (int i = 0; i < ninst; i++)
 		for (unsigned m = watched_of(i); m; m &= m - 1)
-			want += TICKS / s->div[__builtin_ctz(m) / FRAME_RATES][__builtin_ctz(m) % FRAME_RATES];
+			want +=
+			    TICKS /
+			    s->div[__builtin_ctz(m) / FRAME_RATES][__builtin_ctz(m) % FRAME_RATES];
 	assert_int_equal(checked, want);
 	print_message("%d workers: %d records equal to their encoders' alone\n", workers, checked);
 	for (int i = 0; i < ninst; i++)
