@@ -397,8 +397,8 @@ void ptp_encoder_tick_many(const ptp_tick_in_t *in, int n, ptp_err_t *err)
 			err[i] = PTP_EINVAL;
 			continue;
 		}
-		if (e->compact)
-			e->next_seq = in[i].last_seq;
+		if (in[i].compact)
+			e->next_seq = in[i].last_seq; /* as ptp_encoder_tick_c, whatever follows */
 		err[i] = tick_prepare(&j[nj], e, in[i].head_p, in[i].head_q, in[i].xyz,
 		                      in[i].n_points);
 		if (err[i] != PTP_OK)

@@ -375,7 +375,7 @@ static void test_avx2(void **state)
 /* ptp_encoder_tick_many against the same encoders ticked one by one (each of those is
  * held to the reference above): for every kernel, 1 to 5 instances of random shapes,
  * classic and compact, now and then one with bad input (a NaN point, a zero quaternion,
- * the wrong point count) or a forced keyframe. Every verdict and every record byte must
+ * the wrong point count, the other coding's call) or a forced keyframe. Every verdict and every record byte must
  * be the same; a fifth instance is over PTP_TICK_MANY_MAX and must be refused untouched. */
 enum { MANY = PTP_TICK_MANY_MAX + 1 };
 
@@ -387,10 +387,10 @@ static void play_many(int kernel, uint64_t seed)
 	ptp_encoder_t *one[MANY], *many[MANY];
 	ptp_tick_in_t in[MANY];
 	float hp[MANY][3], hq[MANY][4];
-	int n = 1 + rnd_int(MANY), pts[MANY];
+	int n = 1 + rnd_int(MANY), pts[MANY], is_c[MANY];
 	rng_state = seed;
 	for (int i = 0; i < n; i++) {
-		int compact = rnd_int(2);
+		int compact = is_c[i] = rnd_int(2);
 		random_scene(&sc[i]);
 		pts[i] = ptp_shape_point_count(&sc[i].shape);
 		one[i] = compact ? ptp_encoder_create_compact(&sc[i].shape, &sc[i].params)
@@ -410,6 +410,9 @@ static void play_many(int kernel, uint64_t seed)
 			points_of(&sc[i], tick, hp[i], xyz[i]);
 			in[i].last_seq = (uint32_t)(tick * 3 + i);
 			in[i].n_points = (size_t)pts[i];
+			/* now and then the other call: ptp_encoder_tick on a compact encoder (its
+			 * seq stays), ptp_encoder_tick_c on a classic one (refused) */
+			in[i].compact = rnd_int(10) == 0 ? !is_c[i] : is_c[i];
 			switch (rnd_int(24)) {
 			case 0:
 				xyz[i][3 * rnd_int(pts[i]) + rnd_int(3)] = NAN;
@@ -439,10 +442,10 @@ static void play_many(int kernel, uint64_t seed)
 			assert_int_equal(eb[i], ea[i]);
 			for (int key = 0; key < 2; key++) {
 				size_t na = 0, nb = 0;
-				ptp_err_t ra = in[i].compact
+				ptp_err_t ra = is_c[i]
 				                   ? ptp_encoder_record_c(one[i], key, 7, a, CAP, &na)
 				                   : ptp_encoder_record(one[i], key, 7, 1, a, CAP, &na);
-				ptp_err_t rb = in[i].compact
+				ptp_err_t rb = is_c[i]
 				                   ? ptp_encoder_record_c(many[i], key, 7, b, CAP, &nb)
 				                   : ptp_encoder_record(many[i], key, 7, 1, b, CAP, &nb);
 				assert_int_equal(ra, rb);
@@ -455,7 +458,7 @@ static void play_many(int kernel, uint64_t seed)
 	/* the refused fifth was never ticked: its first record is still a keyframe's */
 	if (n > PTP_TICK_MANY_MAX) {
 		size_t na = 0;
-		assert_int_not_equal(in[n - 1].compact
+		assert_int_not_equal(is_c[n - 1]
 		                         ? ptp_encoder_record_c(many[n - 1], 0, 7, a, CAP, &na)
 		                         : ptp_encoder_record(many[n - 1], 0, 7, 1, a, CAP, &na),
 		                     PTP_OK);
