@@ -23,7 +23,9 @@
  * Three kernels, held equal by tests/proto/test_strand_equiv.c: the reference loop (plain
  * C, the only one without SSE2 or with PT_NO_SIMD), SSE2 (every x86-64: the reference's
  * arithmetic for all four corners, side by side), and AVX2 where the CPU has it, which
- * decodes only the winning corner and certifies its choice (strand_quant_avx2.c).
+ * decodes only the winning corner and certifies its choice: four strands per chain
+ * (strand_quant_avx2.c), or two for a group of one or two (strand_quant_avx2_pair.c).
+ * Strands come as tasks (ptp_quant_task_t), so one call may run several instances'.
  */
 #include <math.h>
 #include <string.h>

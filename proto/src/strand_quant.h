@@ -1,10 +1,12 @@
-/* Private to the encoder's closed loop (strand_quant.c, strand_quant_avx2.c): which SIMD
- * kernels this build has, the two-lane loop state the SSE2 and AVX2 kernels both run on,
- * the small inline helpers they share, and the AVX2 kernel's entry point.
+/* Private to the encoder's closed loop (strand_quant.c, strand_quant_avx2.c,
+ * strand_quant_avx2_pair.c): which SIMD kernels this build has, the two-lane loop state
+ * the SSE2 and two-lane AVX2 kernels run on, the four-lane AVX2 kernel's, the small
+ * inline helpers they share, and the AVX2 kernels' entry points.
  *
  * The helpers are static inline and used inside the kernels' per-point loops: each
- * kernel's file inlines them as before. The AVX2 kernel is its own function either way
- * (target("avx2") keeps it out of its caller), so only that call crosses files.
+ * kernel's file inlines them as before. The AVX2 kernels are functions of their own
+ * either way (target("avx2") keeps them out of their caller), so only those calls cross
+ * files.
  */
 #ifndef PTP_STRAND_QUANT_H
 #define PTP_STRAND_QUANT_H
