@@ -66,24 +66,35 @@ static void quantise_reference(const ptp_quant_task_t *t)
 
 #if QUANT_SSE2
 
-/* Lane `lane` of q (lanes_t, strand_quant.h) at task t's strand root, aiming at its
- * points. */
+/* Lane `lane` of q (lanes_t, strand_quant.h) for task t: its grid, targets and codes. */
+static void lanes_meta(lanes_t *q, int lane, const ptp_quant_task_t *t)
+{
+	q->len[lane] = t->geo->length;
+	q->md[lane] = (double)t->m;
+	q->pts[lane] = t->pts;
+	q->codes[lane] = t->codes;
+	q->segs[lane] = t->geo->points - 1;
+}
+
+/* The lane's squared error at its root (q->prev, set), against its first point. */
+static void lanes_root_err(lanes_t *q, int lane)
+{
+	double root[3] = {q->prev[0][lane], q->prev[1][lane], q->prev[2][lane]};
+	q->err2[lane] = dist2(root, q->pts[lane]);
+}
+
+/* Lane `lane` of q at task t's strand root, aiming at its points. */
 static void lanes_init(lanes_t *q, int lane, const ptp_quant_task_t *t)
 {
-	const ptp_strand_geo_t *g = t->geo;
 	double f[9], root[3];
-	ptp_frame(t->rot, g->basis, f);
-	ptp_strand_root(g, t->rot, t->hp, root);
+	ptp_frame(t->rot, t->geo->basis, f);
+	ptp_strand_root(t->geo, t->rot, t->hp, root);
 	for (int k = 0; k < 9; k++)
 		q->f[k][lane] = f[k];
 	for (int k = 0; k < 3; k++)
 		q->prev[k][lane] = root[k];
-	q->len[lane] = g->length;
-	q->md[lane] = (double)t->m;
-	q->pts[lane] = t->pts;
-	q->codes[lane] = t->codes;
-	q->segs[lane] = g->points - 1;
-	q->err2[lane] = dist2(root, t->pts);
+	lanes_meta(q, lane, t);
+	lanes_root_err(q, lane);
 }
 
 static inline __m128d sel(__m128d mask, __m128d a, __m128d b)
@@ -277,18 +288,11 @@ static void quantise_avx2_pair(const ptp_quant_task_t *ta, const ptp_quant_task_
 	const double *rot[2] = {t[0]->rot, t[1]->rot}, *hp[2] = {t[0]->hp, t[1]->hp};
 	int32_t scratch[2];
 	lanes_t q;
-	for (int j = 0; j < 2; j++) {
-		q.len[j] = t[j]->geo->length;
-		q.md[j] = (double)t[j]->m;
-		q.pts[j] = t[j]->pts;
-		q.codes[j] = t[j]->codes;
-		q.segs[j] = t[j]->geo->points - 1;
-	}
+	lanes_meta(&q, 0, t[0]);
+	lanes_meta(&q, 1, t[1]);
 	ptp_lanes_init_avx2_pair(&q, t[0]->geo, t[1]->geo, rot, hp);
-	for (int j = 0; j < 2; j++) {
-		double root[3] = {q.prev[0][j], q.prev[1][j], q.prev[2][j]};
-		q.err2[j] = dist2(root, q.pts[j]);
-	}
+	lanes_root_err(&q, 0);
+	lanes_root_err(&q, 1);
 	if (!tb)
 		q.segs[1] = 0; /* the copy: computed, never stored */
 	ptp_quant_run_avx2_pair(&q, q.segs[0] > q.segs[1] ? q.segs[0] : q.segs[1], scratch);
