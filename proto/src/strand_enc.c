@@ -50,58 +50,82 @@ static int choose_bits(double length, double max_error)
 	return b;
 }
 
+/* Where the header ends and the arrays begin: a whole number of lines. */
+#define HEADER_BYTES ((sizeof(ptp_encoder_t) + 63) & ~(size_t)63)
+
+/* The encoder's arrays after its header, in the block at e (NULL: only measured);
+ * returns the block's size. The block is 64-byte aligned, so an offset's alignment is
+ * its address's. */
+static size_t layout(ptp_encoder_t *e, size_t ns, size_t codes, size_t points)
+{
+	size_t at = HEADER_BYTES;
+#define CARVE(field, n, align)                                          \
+	do {                                                                \
+		at = (at + (align) - 1) & ~(size_t)((align) - 1);               \
+		if (e)                                                          \
+			e->field = (void *)((char *)e + at);                        \
+		at += (n) * sizeof *e->field;                                   \
+	} while (0)
+	CARVE(geo, ns, 8);
+	CARVE(bits, ns, 4);
+	CARVE(seg_off, ns + 1, 4);
+	CARVE(dbits, ns, 8);
+	CARVE(need_key, ns, 1);
+	CARVE(raw, ns, 1);
+	CARVE(mode, ns, 1);
+	CARVE(pred, ns, 1);
+	CARVE(k, ns, 1);
+	/* 32-byte aligned: the integer passes' AVX2 vectors never straddle a line */
+	CARVE(cur, codes, 32);
+	CARVE(vel, codes, 32);
+	CARVE(prev_cur, codes, 32);
+	CARVE(prev_vel, codes, 32);
+	CARVE(next, codes, 32);
+	CARVE(zz, codes, 32);
+	CARVE(xyz, 3 * points, 32);
+#undef CARVE
+	return at;
+}
+
 ptp_encoder_t *ptp_encoder_create(const ptp_shape_t *shape, const ptp_encoder_params_t *params)
 {
 	ptp_encoder_t *e;
-	size_t segs;
+	size_t ns, segs = 0, points, bytes;
 	if (!shape || ptp_shape_validate(shape) != PTP_OK)
 		return NULL;
 	if (params && (!(params->max_error_m >= 1e-5f && params->max_error_m <= 1.0f) ||
 	               params->keyframe_interval < 1 || params->keyframe_interval > 65535))
 		return NULL;
-	e = calloc(1, sizeof *e);
+	ns = shape->strand_count;
+	for (size_t s = 0; s < ns; s++)
+		segs += (size_t)shape->strands[s].points - 1;
+	points = (size_t)ptp_shape_point_count(shape);
+	bytes = (layout(NULL, ns, 2 * segs, points) + 63) & ~(size_t)63;
+	e = aligned_alloc(64, bytes); /* a multiple of 64, as C11 wants */
 	if (!e)
 		return NULL;
-	e->shape = *shape;
+	memset(e, 0, bytes);
+	layout(e, ns, 2 * segs, points);
+	e->hot = (size_t)((char *)e->xyz - (char *)e->geo);
+	e->strand_count = (int)ns;
 	e->params = params ? *params : ptp_encoder_params_default();
 	for (int s = 0; s < shape->strand_count; s++) {
 		ptp_geo_init(&e->geo[s], &shape->strands[s]);
 		e->bits[s] = choose_bits(e->geo[s].length, e->params.max_error_m);
 		e->seg_off[s + 1] = e->seg_off[s] + shape->strands[s].points - 1;
 	}
-	e->n_points = ptp_shape_point_count(shape);
-	segs = (size_t)e->seg_off[shape->strand_count];
-	e->cur = calloc(segs * 2, sizeof(int32_t));
-	e->vel = calloc(segs * 2, sizeof(int32_t));
-	e->prev_cur = calloc(segs * 2, sizeof(int32_t));
-	e->prev_vel = calloc(segs * 2, sizeof(int32_t));
-	e->next = calloc(segs * 2, sizeof(int32_t));
-	e->zz = calloc(segs * 2, sizeof(uint32_t));
-	e->xyz = calloc((size_t)e->n_points * 3, sizeof(float));
-	if (!e->cur || !e->vel || !e->prev_cur || !e->prev_vel || !e->next || !e->zz || !e->xyz) {
-		ptp_encoder_destroy(e);
-		return NULL;
-	}
+	e->n_points = (int)points;
 	return e;
 }
 
 void ptp_encoder_destroy(ptp_encoder_t *e)
 {
-	if (!e)
-		return;
-	free(e->cur);
-	free(e->vel);
-	free(e->prev_cur);
-	free(e->prev_vel);
-	free(e->next);
-	free(e->zz);
-	free(e->xyz);
 	free(e);
 }
 
 int ptp_encoder_bits(const ptp_encoder_t *e, int s)
 {
-	return (s >= 0 && s < e->shape.strand_count) ? e->bits[s] : 0;
+	return (s >= 0 && s < e->strand_count) ? e->bits[s] : 0;
 }
 
 /* The lines of [p, p + bytes). */
@@ -119,21 +143,12 @@ void ptp_encoder_prefetch(const ptp_encoder_t *e, int stage)
 	if (!e)
 		return;
 	if (stage == 0) {
-		/* The strand count and the first strands of the shape, params and the first four
-		 * strands' geometry, then everything from bits[] on (the per-tick fields). */
-		prefetch_bytes(e, 128);
-		prefetch_bytes(&e->params, sizeof e->params + 4 * sizeof e->geo[0]);
-		prefetch_bytes(e->bits, sizeof *e - offsetof(ptp_encoder_t, bits));
+		prefetch_bytes(e, sizeof *e); /* the header */
 		return;
 	}
-	size_t codes = 2 * (size_t)e->seg_off[e->shape.strand_count] * sizeof(int32_t);
-	prefetch_bytes(e->cur, codes);
-	prefetch_bytes(e->vel, codes);
-	prefetch_bytes(e->prev_cur, codes);
-	prefetch_bytes(e->prev_vel, codes);
-	prefetch_bytes(e->next, codes);
-	prefetch_bytes(e->zz, codes);
-	prefetch_bytes(e->xyz, 3 * (size_t)e->n_points * sizeof(float));
+	/* the per-strand and code arrays (the header is in cache by now): not the input
+	 * copy, which only a raw strand reads */
+	prefetch_bytes((const char *)e->geo, e->hot);
 }
 
 double ptp_encoder_last_error(const ptp_encoder_t *e)
@@ -144,7 +159,7 @@ double ptp_encoder_last_error(const ptp_encoder_t *e)
 int ptp_encoder_raw_strands(const ptp_encoder_t *e)
 {
 	int n = 0;
-	for (int s = 0; s < e->shape.strand_count; s++)
+	for (int s = 0; s < e->strand_count; s++)
 		n += e->raw[s];
 	return n;
 }
@@ -311,11 +326,11 @@ static ptp_err_t tick_prepare(tick_job_t *j, ptp_encoder_t *e, const float head_
 static int tick_tasks(tick_job_t *j, ptp_quant_task_t *t)
 {
 	const ptp_encoder_t *e = j->e;
-	for (int s = 0; s < e->shape.strand_count; s++)
+	for (int s = 0; s < e->strand_count; s++)
 		t[s] = (ptp_quant_task_t){&e->geo[s], ptp_grid_m(e->bits[s]), j->rot, j->hp,
 		                          j->xyz + 3 * (e->seg_off[s] + s),
 		                          e->next + 2 * e->seg_off[s], &j->se[s]};
-	return e->shape.strand_count;
+	return e->strand_count;
 }
 
 /* After the closed loop: nothing fails from here on. */
@@ -323,9 +338,9 @@ static void tick_commit(tick_job_t *j)
 {
 	ptp_encoder_t *e = j->e;
 	double worst = 0.0;
-	int key_tick, segs = e->seg_off[e->shape.strand_count];
+	int key_tick, segs = e->seg_off[e->strand_count];
 	uint8_t raw[PTP_MAX_STRANDS];
-	for (int s = 0; s < e->shape.strand_count; s++) {
+	for (int s = 0; s < e->strand_count; s++) {
 		raw[s] = j->se[s] > (double)e->params.max_error_m;
 		if (!raw[s] && j->se[s] > worst)
 			worst = j->se[s];
@@ -346,7 +361,7 @@ static void tick_commit(tick_job_t *j)
 			ptp_code_delta(e->vel, e->cur, e->prev_cur, 2 * segs);
 	}
 	/* only a raw strand's record carries its input points */
-	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++)
+	for (int s = 0, p = 0; s < e->strand_count; p += e->geo[s].points, s++)
 		if (raw[s])
 			memcpy(e->xyz + 3 * p, j->xyz + 3 * p,
 			       sizeof(float) * 3 * (size_t)e->geo[s].points);
@@ -364,7 +379,7 @@ static void tick_commit(tick_job_t *j)
 	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
 	if (e->compact)
 		ptp_enc_head_commit(e, &j->hs, key_tick);
-	for (int s = 0; s < e->shape.strand_count; s++) {
+	for (int s = 0; s < e->strand_count; s++) {
 		e->raw[s] = raw[s];
 		choose_mode(e, s, key_tick);
 		e->need_key[s] = raw[s];
@@ -473,8 +488,8 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 	ptp_bitw_t w;
 	size_t bits;
 	ptp_bitw_init(&w, buf, cap);
-	ptp_bitw_put(&w, e->shape.strand_count, 8);
-	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++) {
+	ptp_bitw_put(&w, e->strand_count, 8);
+	for (int s = 0, p = 0; s < e->strand_count; p += e->geo[s].points, s++) {
 		int mode = e->mode[s];
 		if (key)
 			mode = e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY;
@@ -490,7 +505,7 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
 static size_t data_bits(const ptp_encoder_t *e, int key)
 {
 	size_t bits = 8;
-	for (int s = 0; s < e->shape.strand_count; s++) {
+	for (int s = 0; s < e->strand_count; s++) {
 		if (key || e->dbits[s] < 0)
 			return write_data(e, key, NULL, 0);
 		bits += (size_t)e->dbits[s];
@@ -506,7 +521,7 @@ size_t ptp_encoder_data_bits(const ptp_encoder_t *e, int key)
 int ptp_enc_strands_key(const ptp_encoder_t *e, int key)
 {
 	int is_key = 1;
-	for (int s = 0; s < e->shape.strand_count; s++)
+	for (int s = 0; s < e->strand_count; s++)
 		is_key &= key || e->mode[s] == PTP_MODE_KEY || e->mode[s] == PTP_MODE_RAW;
 	return is_key;
 }

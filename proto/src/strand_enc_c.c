@@ -138,7 +138,7 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *e, int key, uint64_t id, uin
 	/* The body is written after room for the largest length field, then moved down. */
 	ptp_bitw_init(&w, buf && cap > at ? buf + at : NULL, buf && cap > at ? cap - at : 0);
 	write_head(e, abs, &w);
-	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++) {
+	for (int s = 0, p = 0; s < e->strand_count; p += e->geo[s].points, s++) {
 		int mode = key ? (e->raw[s] ? PTP_MODE_RAW : PTP_MODE_KEY) : e->mode[s];
 		ptp_enc_write_strand(e, s, mode, &w, p);
 	}

@@ -118,34 +118,41 @@ typedef struct ptp_head_state_t {
 	int64_t vel[6];
 } ptp_head_state_t;
 
-/* The encoder's state, shared by strand_enc.c (classic records) and strand_enc_c.c. */
+/* The encoder's state, shared by strand_enc.c (classic records) and strand_enc_c.c.
+ *
+ * One allocation, in the order a tick reads it (ptp_encoder_prefetch loads it ahead in
+ * two stages, the second knowing where the first ends): this header, then `hot` bytes
+ * of per-strand arrays (strand_count entries each) and code arrays (2 ints per segment
+ * each), then the cold last input, read only for a raw strand. A server encodes a few
+ * thousand of these a tick from beyond its caches: a header of fixed 32-entry arrays
+ * (5.6 KB, ~20 lines loaded for the ~10 a three-strand instance uses) and seven
+ * separate buffers kept the loads-ahead waiting for line-fill buffers. */
 struct ptp_encoder_t {
-	ptp_shape_t shape;
-	ptp_encoder_params_t params;
-	ptp_strand_geo_t geo[PTP_MAX_STRANDS];
-	int bits[PTP_MAX_STRANDS];
-	int seg_off[PTP_MAX_STRANDS + 1]; /* first segment of each strand */
-	int n_points;
-	int32_t *cur, *vel, *prev_cur, *prev_vel, *next; /* 2 ints per segment each */
-	float *xyz;                                      /* last input, for raw strands */
-	uint64_t ticks;
+	int strand_count, n_points;
+	int compact; /* the compact coding (strand_enc_c.c, PROTOCOL.md 11) */
 	int force_key;
-	uint8_t need_key[PTP_MAX_STRANDS]; /* sent raw last tick: no history to build on */
-	uint8_t raw[PTP_MAX_STRANDS];
-	uint8_t mode[PTP_MAX_STRANDS], pred[PTP_MAX_STRANDS], k[PTP_MAX_STRANDS];
-	uint32_t *zz;                /* delta residuals of this tick, zigzag, 2 per segment */
-	long dbits[PTP_MAX_STRANDS]; /* bits of each strand in the delta record, -1: unknown */
+	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
+	uint32_t next_seq; /* the seq ptp_encoder_tick_c was given */
+	uint64_t ticks;
+	ptp_encoder_params_t params;
+	size_t hot; /* bytes from geo (the first array) to xyz */
+	double last_error;
+	ptp_strand_geo_t *geo;
+	int *bits;
+	int *seg_off; /* first segment of each strand, and the total (strand_count + 1) */
+	long *dbits;  /* bits of each strand in the delta record, -1: unknown */
+	uint8_t *need_key; /* sent raw last tick: no history to build on */
+	uint8_t *raw, *mode, *pred, *k;
+	int32_t *cur, *vel, *prev_cur, *prev_vel, *next; /* 2 ints per segment each */
+	uint32_t *zz; /* delta residuals of this tick, zigzag, 2 per segment */
+	float *xyz;   /* last input, for raw strands */
 	uint8_t head[18]; /* record bytes 13..30 of this tick: head_p (3 x f32), head_q (3 x i16) */
 	uint8_t largest;  /* head_q's dropped component, record flags bits 6..7 */
-	double last_error;
-	int kernel; /* ptp_quantise's, PTP_QUANT_AUTO but in tests */
-	/* Compact coding (strand_enc_c.c, PROTOCOL.md 11): the head pose on its grid, each
-	 * value with its change over the last tick, and whether this tick's delta record
-	 * must carry the head block absolute. */
-	int compact;
-	uint32_t next_seq; /* the seq ptp_encoder_tick_c was given */
-	ptp_head_state_t hs, hs_prev;
+	/* Compact coding: the head pose on its grid, each value with its change over the
+	 * last tick, and whether this tick's delta record must carry the head block
+	 * absolute. */
 	int head_abs;
+	ptp_head_state_t hs, hs_prev;
 };
 
 int ptp_best_k(const uint32_t *z, int n, long *bits);
