@@ -143,11 +143,14 @@ void ptp_encoder_prefetch(const ptp_encoder_t *e, int stage)
 	if (!e)
 		return;
 	if (stage == 0) {
-		prefetch_bytes(e, sizeof *e); /* the header */
+		/* the header up to the compact coding's head state (the classic's all) */
+		prefetch_bytes(e, offsetof(ptp_encoder_t, head_abs));
 		return;
 	}
-	/* the per-strand and code arrays (the header is in cache by now): not the input
-	 * copy, which only a raw strand reads */
+	/* (the header is in cache by now) the head state where it is used, and the
+	 * per-strand and code arrays: not the input copy, which only a raw strand reads */
+	if (e->compact)
+		prefetch_bytes(&e->head_abs, sizeof *e - offsetof(ptp_encoder_t, head_abs));
 	prefetch_bytes((const char *)e->geo, e->hot);
 }
 
