@@ -154,6 +154,12 @@ void ptp_encoder_prefetch(const ptp_encoder_t *e, int stage)
 	prefetch_bytes((const char *)e->geo, e->hot);
 }
 
+void ptp_encoder_set_key_phase(ptp_encoder_t *e, uint32_t phase)
+{
+	if (e)
+		e->key_phase = phase % (uint32_t)e->params.keyframe_interval;
+}
+
 double ptp_encoder_last_error(const ptp_encoder_t *e)
 {
 	return e->last_error;
@@ -379,7 +385,9 @@ static void tick_commit(tick_job_t *j)
 	}
 	e->largest = j->q16.largest;
 	e->last_error = worst;
-	key_tick = e->ticks % (uint64_t)e->params.keyframe_interval == 0 || e->force_key;
+	key_tick = e->ticks == 0 || e->force_key ||
+	           (e->ticks >= (uint64_t)e->params.keyframe_interval &&
+	            (e->ticks - e->key_phase) % (uint64_t)e->params.keyframe_interval == 0);
 	if (e->compact)
 		ptp_enc_head_commit(e, &j->hs, key_tick);
 	for (int s = 0; s < e->strand_count; s++) {

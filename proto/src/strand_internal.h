@@ -135,6 +135,7 @@ struct ptp_encoder_t {
 	uint32_t next_seq; /* the seq ptp_encoder_tick_c was given */
 	uint64_t ticks;
 	ptp_encoder_params_t params;
+	uint32_t key_phase; /* < params.keyframe_interval (ptp_encoder_set_key_phase) */
 	size_t hot; /* bytes from geo (the first array) to xyz */
 	double last_error;
 	ptp_strand_geo_t *geo;

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "ptp/compact.h"
 #include "ptp/strand.h"
 
 enum { MAXP = 3 * PTP_MAX_POINTS * 4 };
@@ -216,6 +217,66 @@ static void test_synthetic_swing(void **state)
 	ptp_decoder_destroy(late);
 }
 
+/* ptp_encoder_set_key_phase: the first record is a keyframe, then exactly the ticks t >=
+ * interval with (t - phase) % interval == 0, classic and compact; every record decodes
+ * within the bound, and periodic keyframes are exactly interval apart. */
+static void test_key_phase(void **state)
+{
+	static const int intervals[] = {1, 2, 7, 60};
+	static const uint32_t phases[] = {0, 1, 5, 59, 60, 182, UINT32_MAX};
+	ptp_shape_t shape = line_shape(8, 0.05f);
+	float pts[MAXP], out[MAXP], hp[3], hq[4];
+	uint8_t buf[4096];
+	(void)state;
+	for (size_t a = 0; a < sizeof intervals / sizeof *intervals; a++)
+		for (size_t b = 0; b < sizeof phases / sizeof *phases; b++)
+			for (int compact = 0; compact < 2; compact++) {
+				ptp_encoder_params_t p = ptp_encoder_params_default();
+				ptp_encoder_t *e;
+				ptp_decoder_t *d = ptp_decoder_create(&shape);
+				uint32_t ph = phases[b] % (uint32_t)intervals[a];
+				long last_periodic = -1;
+				p.keyframe_interval = intervals[a];
+				e = compact ? ptp_encoder_create_compact(&shape, &p)
+				            : ptp_encoder_create(&shape, &p);
+				assert_non_null(e);
+				ptp_encoder_set_key_phase(e, phases[b]);
+				for (long t = 0; t < 200; t++) {
+					int want = t == 0 || (t >= intervals[a] &&
+					                      (t - (long)ph) % intervals[a] == 0);
+					synth((int)t + 1, &shape, hp, hq, pts);
+					if (compact)
+						assert_int_equal(ptp_encoder_tick_c(e, (uint32_t)t, hp, hq, pts, 8),
+						                 PTP_OK);
+					else
+						assert_int_equal(ptp_encoder_tick(e, hp, hq, pts, 8), PTP_OK);
+					assert_int_equal(ptp_encoder_record_is_key(e, 0), want);
+					if (want && t > 0) {
+						if (last_periodic >= 0)
+							assert_int_equal(t - last_periodic, intervals[a]);
+						last_periodic = t;
+					}
+					if (!compact) {
+						ptp_record_t r;
+						record_of(e, 0, buf, sizeof buf, &r);
+						assert_int_equal(!!(r.flags & PTP_RECORD_KEY), want);
+						assert_int_equal(ptp_decoder_apply(d, (uint64_t)t + 1, &r, out, 8),
+						                 PTP_OK);
+						for (int i = 0; i < 8; i++)
+							assert_true(sqrt(pow(out[3 * i] - pts[3 * i], 2) +
+							                 pow(out[3 * i + 1] - pts[3 * i + 1], 2) +
+							                 pow(out[3 * i + 2] - pts[3 * i + 2], 2)) <=
+							            0.001);
+					}
+				}
+				/* 200 ticks hold at least one periodic keyframe past the first interval */
+				assert_true(intervals[a] > 100 || last_periodic > 0);
+				ptp_encoder_destroy(e);
+				ptp_decoder_destroy(d);
+			}
+	ptp_encoder_set_key_phase(NULL, 3); /* NULL ok */
+}
+
 /* A strand that stretches cannot be held by directions alone: it goes raw (exact), and
  * the next tick keyframes it. */
 static void test_raw_fallback(void **state)
@@ -352,7 +413,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_worked_example),  cmocka_unit_test(test_direction_bound),
-	    cmocka_unit_test(test_synthetic_swing), cmocka_unit_test(test_raw_fallback),
+	    cmocka_unit_test(test_synthetic_swing), cmocka_unit_test(test_key_phase),
+	    cmocka_unit_test(test_raw_fallback),
 	    cmocka_unit_test(test_decoder_rejects), cmocka_unit_test(test_encoder_rejects),
 	};
 	return cmocka_run_group_tests_name("proto_strand", tests, NULL, NULL);

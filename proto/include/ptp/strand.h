@@ -76,7 +76,8 @@ void ptp_encoder_tick_many(const ptp_tick_in_t *in, int n, ptp_err_t *err);
 
 /* Writes this tick's frame record (ptp_record_encode layout) for instance `id`:
  * key = 0 the shared delta record (itself a keyframe on the first tick, every
- * keyframe_interval ticks and after ptp_encoder_force_key), key = 1 a keyframe for
+ * keyframe_interval ticks (ptp_encoder_set_key_phase) and after ptp_encoder_force_key),
+ * key = 1 a keyframe for
  * subscribers that missed a frame. Same buffer conventions as ptp_msg_encode
  * (PTP_ENOSPACE with *needed set). Call after ptp_encoder_tick; never changes state. */
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *enc, int key, uint64_t id, uint32_t last_seq,
@@ -89,6 +90,15 @@ int ptp_encoder_record_is_key(const ptp_encoder_t *enc, int key);
 
 /* The next tick's delta record will be a keyframe (e.g. after an instance reset). */
 void ptp_encoder_force_key(ptp_encoder_t *enc);
+
+/* Moves the periodic keyframes: the first tick's record is one, then those of ticks t
+ * (counted from 0) with t >= keyframe_interval and (t - phase) % keyframe_interval == 0
+ * (phase taken mod keyframe_interval; 0, the default: t = interval, 2 interval ...), so
+ * two periodic keyframes are always keyframe_interval apart. A server encoding many
+ * instances gives each its own phase: a keyframe tick costs ~1.6 times a delta tick, and
+ * encoders created together (a restart, a burst of creations) would otherwise all pay
+ * it on the same tick. Call before the first tick. NULL ok. */
+void ptp_encoder_set_key_phase(ptp_encoder_t *enc, uint32_t phase);
 
 /* Strand data size in bits of this tick's record, for diagnostics: key = 0/1 as above. */
 size_t ptp_encoder_data_bits(const ptp_encoder_t *enc, int key);
