@@ -90,23 +90,21 @@ static size_t layout(ptp_encoder_t *e, size_t ns, size_t codes, size_t points)
 ptp_encoder_t *ptp_encoder_create(const ptp_shape_t *shape, const ptp_encoder_params_t *params)
 {
 	ptp_encoder_t *e;
-	size_t ns, segs = 0, points, bytes;
+	size_t ns, segs, points, bytes;
 	if (!shape || ptp_shape_validate(shape) != PTP_OK)
 		return NULL;
 	if (params && (!(params->max_error_m >= 1e-5f && params->max_error_m <= 1.0f) ||
 	               params->keyframe_interval < 1 || params->keyframe_interval > 65535))
 		return NULL;
 	ns = shape->strand_count;
-	for (size_t s = 0; s < ns; s++)
-		segs += (size_t)shape->strands[s].points - 1;
 	points = (size_t)ptp_shape_point_count(shape);
+	segs = points - ns; /* a strand of n points has n - 1 segments */
 	bytes = (layout(NULL, ns, 2 * segs, points) + 63) & ~(size_t)63;
 	e = aligned_alloc(64, bytes); /* a multiple of 64, as C11 wants */
 	if (!e)
 		return NULL;
 	memset(e, 0, bytes);
 	layout(e, ns, 2 * segs, points);
-	e->hot = (size_t)((char *)e->xyz - (char *)e->geo);
 	e->strand_count = (int)ns;
 	e->params = params ? *params : ptp_encoder_params_default();
 	for (int s = 0; s < shape->strand_count; s++) {
@@ -151,7 +149,7 @@ void ptp_encoder_prefetch(const ptp_encoder_t *e, int stage)
 	 * per-strand and code arrays: not the input copy, which only a raw strand reads */
 	if (e->compact)
 		prefetch_bytes(&e->head_abs, sizeof *e - offsetof(ptp_encoder_t, head_abs));
-	prefetch_bytes((const char *)e->geo, e->hot);
+	prefetch_bytes(e->geo, (size_t)((const char *)e->xyz - (const char *)e->geo));
 }
 
 void ptp_encoder_set_key_phase(ptp_encoder_t *e, uint32_t phase)

@@ -121,9 +121,9 @@ typedef struct ptp_head_state_t {
 /* The encoder's state, shared by strand_enc.c (classic records) and strand_enc_c.c.
  *
  * One allocation, in the order a tick reads it (ptp_encoder_prefetch loads it ahead in
- * two stages, the second knowing where the first ends): this header, then `hot` bytes
- * of per-strand arrays (strand_count entries each) and code arrays (2 ints per segment
- * each), then the cold last input, read only for a raw strand. A server encodes a few
+ * two stages, the second knowing where the first ends): this header, then the per-strand
+ * arrays (strand_count entries each) and code arrays (2 ints per segment each), then
+ * the cold last input, read only for a raw strand. A server encodes a few
  * thousand of these a tick from beyond its caches: a header of fixed 32-entry arrays
  * (5.6 KB, ~20 lines loaded for the ~10 a three-strand instance uses) and seven
  * separate buffers kept the loads-ahead waiting for line-fill buffers. */
@@ -136,7 +136,6 @@ struct ptp_encoder_t {
 	uint64_t ticks;
 	ptp_encoder_params_t params;
 	uint32_t key_phase; /* < params.keyframe_interval (ptp_encoder_set_key_phase) */
-	size_t hot; /* bytes from geo (the first array) to xyz */
 	double last_error;
 	ptp_strand_geo_t *geo;
 	int *bits;

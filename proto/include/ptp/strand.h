@@ -77,9 +77,9 @@ void ptp_encoder_tick_many(const ptp_tick_in_t *in, int n, ptp_err_t *err);
 /* Writes this tick's frame record (ptp_record_encode layout) for instance `id`:
  * key = 0 the shared delta record (itself a keyframe on the first tick, every
  * keyframe_interval ticks (ptp_encoder_set_key_phase) and after ptp_encoder_force_key),
- * key = 1 a keyframe for
- * subscribers that missed a frame. Same buffer conventions as ptp_msg_encode
- * (PTP_ENOSPACE with *needed set). Call after ptp_encoder_tick; never changes state. */
+ * key = 1 a keyframe for subscribers that missed a frame. Same buffer conventions as
+ * ptp_msg_encode (PTP_ENOSPACE with *needed set). Call after ptp_encoder_tick; never
+ * changes state. */
 ptp_err_t ptp_encoder_record(const ptp_encoder_t *enc, int key, uint64_t id, uint32_t last_seq,
                              uint8_t *buf, size_t cap, size_t *needed);
 
