@@ -31,6 +31,13 @@ static ptp_shape_t line_shape(int points, float len)
 	return s;
 }
 
+/* Distance between point i of a and of b (xyz triples). */
+static double point_dist(const float *a, const float *b, int i)
+{
+	return sqrt(pow(a[3 * i] - b[3 * i], 2) + pow(a[3 * i + 1] - b[3 * i + 1], 2) +
+	            pow(a[3 * i + 2] - b[3 * i + 2], 2));
+}
+
 /* Encodes the record of this tick (key or delta) and returns its strand data bytes. */
 static size_t record_of(const ptp_encoder_t *e, int key, uint8_t *buf, size_t cap, ptp_record_t *r)
 {
@@ -113,8 +120,7 @@ static void test_direction_bound(void **state)
 		assert_int_equal(ptp_encoder_tick(e, origin, ident, pts, 2), PTP_OK);
 		record_of(e, 0, buf, sizeof buf, &r);
 		assert_int_equal(ptp_decoder_apply(d, (uint64_t)i + 1, &r, out, 2), PTP_OK);
-		err = sqrt(pow(out[3] - pts[3], 2) + pow(out[4] - pts[4], 2) +
-		           pow(out[5] - pts[5], 2));
+		err = point_dist(out, pts, 1);
 		assert_true(fabs(err - ptp_encoder_last_error(e)) < 1e-6);
 		if (err > worst)
 			worst = err;
@@ -183,12 +189,8 @@ static void test_synthetic_swing(void **state)
 		if (!r.flags)
 			delta_bytes += (double)n;
 		assert_int_equal(ptp_decoder_apply(d, (uint64_t)k, &r, out, 36), PTP_OK);
-		for (int i = 0; i < 36; i++) {
-			double err = sqrt(pow(out[3 * i] - pts[3 * i], 2) +
-			                  pow(out[3 * i + 1] - pts[3 * i + 1], 2) +
-			                  pow(out[3 * i + 2] - pts[3 * i + 2], 2));
-			assert_true(err <= 0.001);
-		}
+		for (int i = 0; i < 36; i++)
+			assert_true(point_dist(out, pts, i) <= 0.001);
 		assert_int_equal(ptp_encoder_raw_strands(e), 0);
 		if (k >= 100) {
 			record_of(e, k == 100, buf, sizeof buf, &r);
@@ -263,10 +265,7 @@ static void test_key_phase(void **state)
 						assert_int_equal(ptp_decoder_apply(d, (uint64_t)t + 1, &r, out, 8),
 						                 PTP_OK);
 						for (int i = 0; i < 8; i++)
-							assert_true(sqrt(pow(out[3 * i] - pts[3 * i], 2) +
-							                 pow(out[3 * i + 1] - pts[3 * i + 1], 2) +
-							                 pow(out[3 * i + 2] - pts[3 * i + 2], 2)) <=
-							            0.001);
+							assert_true(point_dist(out, pts, i) <= 0.001);
 					}
 				}
 				/* 200 ticks hold at least one periodic keyframe past the first interval */
