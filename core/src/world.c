@@ -58,6 +58,7 @@ void pt_world_destroy(pt_world *w)
 		if (w->inst[i].ops->destroy)
 			w->inst[i].ops->destroy(&w->inst[i]);
 		pt_bones_free(&w->inst[i].bones);
+		free(w->inst[i].strands);
 	}
 	free(w->slot_gen);
 	free(w->slot_dense);
@@ -171,6 +172,41 @@ static int topology_of(const pt_instance_def *d)
 	return n;
 }
 
+/* A body (world_internal.h) for `strands` strands and `colliders` colliders: its size,
+ * and the offsets of its colliders, poses and rotations. */
+static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_pose,
+                          size_t *o_rot)
+{
+	*o_col = sizeof(pt_strand_rt) * (size_t)strands;
+	*o_pose = *o_col + sizeof(pt_collider_def) * (size_t)colliders;
+	*o_rot = *o_pose + sizeof(pt_pose) * PT_MAX_SUBSTEPS;
+	return *o_rot + sizeof(pt_mat3) * PT_MAX_SUBSTEPS;
+}
+
+/* A new block for that body, NULL when out of memory. */
+static char *body_alloc(int strands, int colliders)
+{
+	size_t o_col, o_pose, o_rot, size = body_layout(strands, colliders, &o_col, &o_pose, &o_rot);
+	return aligned_alloc(64, (size + 63) / 64 * 64);
+}
+
+/* Makes block `b` (body_alloc(strands, colliders)) the body of `in`, with its current
+ * strands (strand_count <= strands) copied over, and frees the old one. */
+static void body_install(pt_inst *in, char *b, int strands, int colliders)
+{
+	size_t o_col, o_pose, o_rot;
+	body_layout(strands, colliders, &o_col, &o_pose, &o_rot);
+	assert(in->strand_count <= strands);
+	if (in->strand_count > 0)
+		memcpy(b, in->strands, sizeof(pt_strand_rt) * (size_t)in->strand_count);
+	free(in->strands);
+	in->strands = (pt_strand_rt *)b;
+	in->colliders = (pt_collider_def *)(b + o_col);
+	in->sub_pose = (pt_pose *)(b + o_pose);
+	in->sub_rot = (pt_mat3 *)(b + o_rot);
+	in->collider_count = colliders;
+}
+
 static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 {
 	w->cold[in - w->inst].prewarm_s = d->prewarm_s;
@@ -186,7 +222,7 @@ static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 	in->stretch = d->verlet.stretch;
 	in->stretch_stiffness = d->verlet.stretch_stiffness;
 	in->stretch_max_strain = d->verlet.stretch_max_strain;
-	in->collider_count = d->collider_count;
+	assert(in->collider_count == d->collider_count); /* the body's size (body_install) */
 	memcpy(in->colliders, d->colliders, sizeof(pt_collider_def) * (size_t)d->collider_count);
 	for (int s = 0; s < d->strand_count; s++) {
 		in->strands[s].collider_mask = d->strands[s].collider_mask;
@@ -289,6 +325,10 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 		return 0;
 	pt_inst *in = &w->inst[w->count];
 	memset(in, 0, sizeof *in);
+	char *body = body_alloc(def->strand_count, def->collider_count);
+	if (!body)
+		return 0;
+	body_install(in, body, def->strand_count, def->collider_count);
 	memset(&w->cold[w->count], 0, sizeof w->cold[0]);
 	w->cold[w->count].slot = (uint32_t)slot;
 	in->offset = w->pool_count;
@@ -296,12 +336,14 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	in->bones = bones;
 	if (!pt_bones_load(&in->bones, def)) {
 		pt_bones_free(&in->bones);
+		free(in->strands);
 		return 0;
 	}
 	load_topology(w, in, def);
 	load_params(w, in, def);
 	if (in->ops->init && !in->ops->init(in, def)) {
 		pt_bones_free(&in->bones);
+		free(in->strands);
 		return 0;
 	}
 	in->head_target = head;
@@ -338,6 +380,7 @@ static void remove_dense(pt_world *w, int di)
 	if (in->ops->destroy)
 		in->ops->destroy(in);
 	pt_bones_free(&in->bones);
+	free(in->strands);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
 	float **arrays[] = PT_POOL_ARRAYS(w);
 	for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
@@ -395,8 +438,18 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		return 0;
 	assert(pt_instance_validate(def).ok);
 	if (same_topology(w, in, def)) {
-		if (!pt_bones_load(&in->bones, def))
+		/* a new body first when the collider count changes, so that a failure below
+		 * leaves the instance untouched */
+		char *body = NULL;
+		if (def->collider_count != in->collider_count &&
+		    !(body = body_alloc(in->strand_count, def->collider_count)))
 			return -1;
+		if (!pt_bones_load(&in->bones, def)) {
+			free(body);
+			return -1;
+		}
+		if (body)
+			body_install(in, body, in->strand_count, def->collider_count);
 		load_params(w, in, def);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);

@@ -67,10 +67,10 @@ typedef struct pt_solver_ops {
 } pt_solver_ops;
 
 /* One instance's runtime record, hot part: what stepping reads or writes every tick, in
- * the order a tick touches it (header and parameters in the first cache lines, then the
- * step scratch, then the strands and colliders, of which only the first *_count are
- * read). Dense, in the same order as the point ranges; compacted on destroy together
- * with its cold part (pt_inst_cold, same dense index). */
+ * the order a tick touches it (header and parameters in five cache lines, then the
+ * addresses of its body: strands, colliders and step scratch). Dense, in the same order
+ * as the point ranges; compacted on destroy together with its cold part (pt_inst_cold,
+ * same dense index); the body moves with the record's pointers. */
 typedef struct pt_inst {
 	/* header: read for every instance every tick */
 	int offset; /* first point in the pool */
@@ -111,15 +111,21 @@ typedef struct pt_inst {
 	pt_springbone_rate sb_rate;
 	double sb_frames; /* springbone at frame rate: 1/60 s frames since its last step, [0, 1) */
 
-	/* step scratch, valid during pt_world_step: substep count and length, and the
-	 * interpolated head pose and rotation at the end of each substep */
+	/* step scratch, valid during pt_world_step: substep count and length */
 	float sub_h;
 	int sub_n;
-	pt_pose sub_pose[PT_MAX_SUBSTEPS];
-	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 
-	pt_strand_rt strands[PT_MAX_STRANDS];
-	pt_collider_def colliders[PT_MAX_COLLIDERS];
+	/* The body: one 64-byte aligned block of this instance's own (world.c, body_replace;
+	 * the block starts at strands),
+	 * sized to it and laid out in the order a tick reads it: strands[strand_count],
+	 * colliders[collider_count], then the step scratch, the interpolated head pose and
+	 * rotation at the end of each substep (sub_pose and sub_rot, PT_MAX_SUBSTEPS each,
+	 * of which a tick touches the first sub_n). Kept out of the record so that the
+	 * records stay 320 bytes apart and a tick's lines of one instance are adjacent. */
+	pt_strand_rt *strands;
+	pt_collider_def *colliders;
+	pt_pose *sub_pose;
+	pt_mat3 *sub_rot;
 } pt_inst;
 
 /* The cold part: bookkeeping read at create, update, reset and destroy, never by a tick. */

@@ -129,32 +129,44 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 		pin_roots(w, in, &in->head_target);
 }
 
-/* The lines of an instance record a step reads first (header, head poses, parameters,
- * the first strands and colliders), asked for PREFETCH_INST instances ahead: records
- * are ~5 KB apart and each tick touches a few lines of each, which the hardware
- * prefetcher did not follow (perf: a quarter of this function's time at 9,000 instances
- * waited on in->substeps and in->bones). No effect on results. */
+/* The lines of an instance record (its five, world_internal.h), asked for
+ * PREFETCH_INST instances ahead: each tick touches a few lines of each instance, which
+ * the hardware prefetcher did not follow when records were ~5 KB apart (perf: a quarter
+ * of this function's time at 9,000 instances waited on in->substeps and in->bones). No
+ * effect on results. */
 static void prefetch_inst(const pt_inst *in)
 {
 	const char *p = (const char *)in;
-	for (int o = 0; o < 320; o += 64)
+	for (size_t o = 0; o < sizeof *in; o += 64)
 		PT_PREFETCH(p + o);
-	PT_PREFETCH(&in->strands[0]);
-	PT_PREFETCH(&in->strands[2]);
-	PT_PREFETCH(&in->colliders[0]);
-	PT_PREFETCH(&in->colliders[1]);
 }
 
-/* The pool rows lanes_gather reads for a verlet instance's strands (nine arrays, twelve
- * with bending), asked for PREFETCH_POINTS instances ahead. A batch takes sixteen
- * strands (five or six instances of three) and runs as soon as it is full, so the rows
- * must be asked for before the batch that needs them is filled: at 10,000 instances the
- * pool is megabytes that do not stay in cache between ticks, and without this the
- * gather waited on its loads (perf, bench_verlet at 1 substep: 14 % of the samples on
- * the loads' first use). Reads the record's header, which prefetch_inst asked for two
- * instances earlier. No effect on results. */
+/* The lines of bytes [p, p + n), first to last. */
+static void prefetch_span(const void *p, size_t n)
+{
+	const char *b = p;
+	for (size_t o = 0; o < n; o += 64)
+		PT_PREFETCH(b + o);
+	if (n > 0)
+		PT_PREFETCH(b + n - 1);
+}
+
+/* The lines of an instance's body a step reads or writes (strands, colliders, the step
+ * scratch of the first four substeps), and, for a verlet instance, the pool rows
+ * lanes_gather reads for its strands (nine arrays, twelve with bending), asked for
+ * PREFETCH_POINTS instances ahead. A batch takes sixteen strands (five or six instances
+ * of three) and runs as soon as it is full, so the rows must be asked for before the
+ * batch that needs them is filled: at 10,000 instances the pool is megabytes that do not
+ * stay in cache between ticks, and without this the gather waited on its loads (perf,
+ * bench_verlet at 1 substep: 14 % of the samples on the loads' first use). Reads the
+ * record's header, which prefetch_inst asked for two instances earlier. No effect on
+ * results. */
 static void prefetch_points(const pt_world *w, const pt_inst *in)
 {
+	prefetch_span(in->strands, (size_t)((const char *)(in->colliders + in->collider_count) -
+	                                    (const char *)in->strands));
+	prefetch_span(in->sub_pose, 4 * sizeof(pt_pose));
+	prefetch_span(in->sub_rot, 4 * sizeof(pt_mat3));
 	if (in->solver != PT_SOLVER_VERLET)
 		return;
 	const float *const rows[12] = {w->x, w->y,   w->z,   w->px, w->py, w->pz,

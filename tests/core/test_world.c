@@ -290,6 +290,58 @@ static void test_update_instance(void **state)
 	pt_instance_def_fini(&d);
 }
 
+/* Colliders added or removed by an update (same topology, so the points stay): from
+ * then on the instance moves exactly as one created with the new colliders, for both
+ * solvers, whether the count grows or shrinks (the instance's body is re-made to size). */
+static void colliders_of(pt_instance_def *d, int n)
+{
+	scenario_head_and_neck(d); /* 2: head sphere, neck capsule */
+	d->collider_count = n;
+	for (int c = 2; c < n; c++) { /* spheres behind the tails and between their tips */
+		memset(&d->colliders[c], 0, sizeof d->colliders[c]);
+		d->colliders[c].shape = PT_SHAPE_SPHERE;
+		d->colliders[c].attach = PT_ATTACH_HEAD;
+		d->colliders[c].center = c < 4 ? pt_v3(c == 2 ? -0.05f : 0.05f, -0.1f, -0.15f)
+		                               : pt_v3(0.0f, -0.25f, -0.1f);
+		d->colliders[c].radius = c < 4 ? 0.04f : 0.05f;
+		d->colliders[c].radius_b = -1.0f;
+	}
+}
+
+static void test_update_collider_count(void **state)
+{
+	(void)state;
+	const int moves[][2] = {{5, 0}, {0, 5}, {2, 5}, {5, 1}};
+	for (int sv = 0; sv < 2; sv++)
+		for (size_t k = 0; k < sizeof moves / sizeof moves[0]; k++) {
+			pt_world *w = pt_world_create(NULL);
+			pt_instance_def from, to;
+			scenario_twin_tails(&from);
+			scenario_twin_tails(&to);
+			from.solver = to.solver = sv ? PT_SOLVER_SPRINGBONE : PT_SOLVER_VERLET;
+			from.prewarm_s = to.prewarm_s = 0; /* rest is then the same for both defs */
+			colliders_of(&from, moves[k][0]);
+			colliders_of(&to, moves[k][1]);
+			pt_motion m = pt_motion_default(PT_MOTION_SHAKE);
+			pt_id fresh = pt_world_create_instance(w, &to, pt_motion_pose(&m, 0));
+			pt_id updated = pt_world_create_instance(w, &from, pt_motion_pose(&m, 0));
+			pt_id kept = pt_world_create_instance(w, &from, pt_motion_pose(&m, 0));
+			assert_int_equal(pt_world_update_instance(w, updated, &to), 1);
+			for (int t = 1; t <= 60; t++) {
+				pt_id ids[3] = {fresh, updated, kept};
+				for (int i = 0; i < 3; i++)
+					pt_world_set_head(w, ids[i], pt_motion_pose(&m, t / 60.0));
+				pt_world_step(w, 1.0f / 60.0f, 4);
+			}
+			uint64_t hf = pt_world_instance_hash(w, fresh);
+			assert_true(pt_world_instance_hash(w, updated) == hf);
+			assert_true(pt_world_instance_hash(w, kept) != hf); /* the colliders matter */
+			pt_world_destroy(w);
+			pt_instance_def_fini(&from);
+			pt_instance_def_fini(&to);
+		}
+}
+
 static void test_reset_and_read_capacity(void **state)
 {
 	(void)state;
@@ -397,6 +449,7 @@ int main(void)
 	    cmocka_unit_test(test_substep_interpolation),
 	    cmocka_unit_test(test_bad_poses_ignored),
 	    cmocka_unit_test(test_update_instance),
+	    cmocka_unit_test(test_update_collider_count),
 	    cmocka_unit_test(test_reset_and_read_capacity),
 	    cmocka_unit_test(test_motions),
 	    cmocka_unit_test(test_jog),
