@@ -174,8 +174,7 @@ static int topology_of(const pt_instance_def *d)
 
 /* A body (world_internal.h) for `strands` strands and `colliders` colliders: its size,
  * and the offsets of its colliders, poses and rotations. */
-static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_pose,
-                          size_t *o_rot)
+static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_pose, size_t *o_rot)
 {
 	*o_col = sizeof(pt_strand_rt) * (size_t)strands;
 	*o_pose = *o_col + sizeof(pt_collider_def) * (size_t)colliders;
@@ -186,7 +185,8 @@ static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_p
 /* A new block for that body, NULL when out of memory. */
 static char *body_alloc(int strands, int colliders)
 {
-	size_t o_col, o_pose, o_rot, size = body_layout(strands, colliders, &o_col, &o_pose, &o_rot);
+	size_t o_col, o_pose, o_rot;
+	size_t size = body_layout(strands, colliders, &o_col, &o_pose, &o_rot);
 	return aligned_alloc(64, (size + 63) / 64 * 64);
 }
 

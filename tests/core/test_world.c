@@ -335,7 +335,8 @@ static void test_update_collider_count(void **state)
 			}
 			uint64_t hf = pt_world_instance_hash(w, fresh);
 			assert_true(pt_world_instance_hash(w, updated) == hf);
-			assert_true(pt_world_instance_hash(w, kept) != hf); /* the colliders matter */
+			/* the colliders matter: one that kept the old ones moved otherwise */
+			assert_true(pt_world_instance_hash(w, kept) != hf);
 			pt_world_destroy(w);
 			pt_instance_def_fini(&from);
 			pt_instance_def_fini(&to);
