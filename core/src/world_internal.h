@@ -40,14 +40,20 @@ struct pt_inst;
 #define PT_PREFETCH(p) __builtin_prefetch(p)
 #endif
 
-/* The lines of n floats from p, first to last (PT_PREFETCH each). */
+/* The lines of the n bytes from p, first to last (PT_PREFETCH each). */
+static inline void prefetch_span(const void *p, size_t n)
+{
+	const char *b = p;
+	for (size_t o = 0; o < n; o += 64)
+		PT_PREFETCH(b + o);
+	if (n > 0)
+		PT_PREFETCH(b + n - 1);
+}
+
+/* The lines of n floats from p. */
 static inline void prefetch_floats(const float *p, int n)
 {
-	const char *b = (const char *)p, *e = b + (size_t)n * sizeof *p;
-	for (const char *c = b; c < e; c += 64)
-		PT_PREFETCH(c);
-	if (n > 0)
-		PT_PREFETCH(e - 1);
+	prefetch_span(p, n > 0 ? (size_t)n * sizeof *p : 0);
 }
 
 /* A solver steps one instance by one substep. `head` is the interpolated head pose for
@@ -115,13 +121,13 @@ typedef struct pt_inst {
 	float sub_h;
 	int sub_n;
 
-	/* The body: one 64-byte aligned block of this instance's own (world.c, body_replace;
-	 * the block starts at strands),
-	 * sized to it and laid out in the order a tick reads it: strands[strand_count],
-	 * colliders[collider_count], then the step scratch, the interpolated head pose and
-	 * rotation at the end of each substep (sub_pose and sub_rot, PT_MAX_SUBSTEPS each,
-	 * of which a tick touches the first sub_n). Kept out of the record so that the
-	 * records stay 320 bytes apart and a tick's lines of one instance are adjacent. */
+	/* The body: one 64-byte aligned block of this instance's own, starting at strands
+	 * (world.c: body_layout, body_alloc, body_install), sized to it and laid out in the
+	 * order a tick reads it: strands[strand_count], colliders[collider_count], then the
+	 * step scratch, the interpolated head pose and rotation at the end of each substep
+	 * (sub_pose and sub_rot, PT_MAX_SUBSTEPS each, of which a tick touches the first
+	 * sub_n). Kept out of the record so that the records stay 320 bytes apart and a
+	 * tick's lines of one instance are adjacent. */
 	pt_strand_rt *strands;
 	pt_collider_def *colliders;
 	pt_pose *sub_pose;

@@ -136,23 +136,15 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
  * effect on results. */
 static void prefetch_inst(const pt_inst *in)
 {
-	const char *p = (const char *)in;
-	for (size_t o = 0; o < sizeof *in; o += 64)
-		PT_PREFETCH(p + o);
+	prefetch_span(in, sizeof *in);
 }
 
-/* The lines of bytes [p, p + n), first to last. */
-static void prefetch_span(const void *p, size_t n)
-{
-	const char *b = p;
-	for (size_t o = 0; o < n; o += 64)
-		PT_PREFETCH(b + o);
-	if (n > 0)
-		PT_PREFETCH(b + n - 1);
-}
+/* The step scratch prefetch_points asks for: that of the first PREFETCH_SUBSTEPS
+ * substeps (the server's default count; more are written as the step reaches them). */
+enum { PREFETCH_SUBSTEPS = 4 };
 
 /* The lines of an instance's body a step reads or writes (strands, colliders, the step
- * scratch of the first four substeps), and, for a verlet instance, the pool rows
+ * scratch of the first substeps), and, for a verlet instance, the pool rows
  * lanes_gather reads for its strands (nine arrays, twelve with bending), asked for
  * PREFETCH_POINTS instances ahead. A batch takes sixteen strands (five or six instances
  * of three) and runs as soon as it is full, so the rows must be asked for before the
@@ -165,8 +157,8 @@ static void prefetch_points(const pt_world *w, const pt_inst *in)
 {
 	prefetch_span(in->strands, (size_t)((const char *)(in->colliders + in->collider_count) -
 	                                    (const char *)in->strands));
-	prefetch_span(in->sub_pose, 4 * sizeof(pt_pose));
-	prefetch_span(in->sub_rot, 4 * sizeof(pt_mat3));
+	prefetch_span(in->sub_pose, PREFETCH_SUBSTEPS * sizeof(pt_pose));
+	prefetch_span(in->sub_rot, PREFETCH_SUBSTEPS * sizeof(pt_mat3));
 	if (in->solver != PT_SOLVER_VERLET)
 		return;
 	const float *const rows[12] = {w->x, w->y,   w->z,   w->px, w->py, w->pz,
