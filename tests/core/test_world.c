@@ -292,7 +292,8 @@ static void test_update_instance(void **state)
 
 /* Colliders added or removed by an update (same topology, so the points stay): from
  * then on the instance moves exactly as one created with the new colliders, for both
- * solvers, whether the count grows or shrinks (the instance's body is re-made to size). */
+ * solvers (spring bone at either rate) at 1, 4 and 16 substeps, whether the count grows
+ * or shrinks (the instance's body is re-made to size). */
 static void colliders_of(pt_instance_def *d, int n)
 {
 	scenario_head_and_neck(d); /* 2: head sphere, neck capsule */
@@ -312,13 +313,18 @@ static void test_update_collider_count(void **state)
 {
 	(void)state;
 	const int moves[][2] = {{5, 0}, {0, 5}, {2, 5}, {5, 1}};
-	for (int sv = 0; sv < 2; sv++)
+	const int subs[] = {1, 4, 16}; /* 16: the whole step scratch at the body's end */
+	/* verlet; spring bone at 1/60 s frames (its own scratch use) and at every substep */
+	for (int c = 0; c < 3 * 3; c++)
 		for (size_t k = 0; k < sizeof moves / sizeof moves[0]; k++) {
+			int sv = c % 3, substeps = subs[c / 3];
 			pt_world *w = pt_world_create(NULL);
 			pt_instance_def from, to;
 			scenario_twin_tails(&from);
 			scenario_twin_tails(&to);
 			from.solver = to.solver = sv ? PT_SOLVER_SPRINGBONE : PT_SOLVER_VERLET;
+			from.springbone.rate = to.springbone.rate =
+			    sv == 2 ? PT_SPRINGBONE_RATE_SUBSTEP : PT_SPRINGBONE_RATE_FRAME;
 			from.prewarm_s = to.prewarm_s = 0; /* rest is then the same for both defs */
 			colliders_of(&from, moves[k][0]);
 			colliders_of(&to, moves[k][1]);
@@ -331,7 +337,7 @@ static void test_update_collider_count(void **state)
 				pt_id ids[3] = {fresh, updated, kept};
 				for (int i = 0; i < 3; i++)
 					pt_world_set_head(w, ids[i], pt_motion_pose(&m, t / 60.0));
-				pt_world_step(w, 1.0f / 60.0f, 4);
+				pt_world_step(w, 1.0f / 60.0f, substeps);
 			}
 			uint64_t hf = pt_world_instance_hash(w, fresh);
 			assert_true(pt_world_instance_hash(w, updated) == hf);
