@@ -168,42 +168,91 @@ WATTR __m256i wf_prefix_mask(int m)
 	return _mm256_cmpgt_epi32(_mm256_set1_epi32(m), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-/* dst[j][l] = src[base[l] + j] for j < n: rows in, transposed to lane columns, eight
- * lanes and eight points at a time. Masked loads never touch memory past a strand's
- * last point; the buffer's rows past n (up to the next multiple of 8, within
- * PT_MAX_POINTS) receive zeros, so every store is a whole register. */
-WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)[16])
+/* 4x4 transposes in both 128-bit halves of r[0..3] in place: rows [lane k | lane k + 4]
+ * of four points become points [lanes 0-3 | lanes 4-7], and back (it is its own
+ * inverse). */
+WATTR void wf_transpose4x2(__m256 r[4])
+{
+	__m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+	__m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+	r[0] = _mm256_shuffle_ps(t0, t2, 0x44), r[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+	r[2] = _mm256_shuffle_ps(t1, t3, 0x44), r[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
+/* dst[j][l] = src[base[l] + j] - o[l] for j < n (o NULL: nothing subtracted): rows in,
+ * transposed to lane columns, eight lanes and eight points at a time, a last four or
+ * fewer points four at a time. Masked loads never touch memory past a strand's last
+ * point; every store is a whole register, so the buffer's rows past n, up to the next
+ * multiple of four or eight (within PT_MAX_POINTS), receive -o: nothing reads them (the
+ * plain-C gather does not write them at all). The loops are unrolled so that the rows
+ * stay in registers. */
+WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)[16],
+                       const float *o)
 {
 	for (int j0 = 0; j0 < n; j0 += 8) {
 		__m256i mask = wf_prefix_mask(n - j0);
 		for (int h = 0; h < 16; h += 8) {
-			__m256 r[8];
+			__m256 r[8], oh = o ? _mm256_loadu_ps(o + h) : _mm256_setzero_ps();
+			if (n - j0 <= 4) {
+				__m128i m4 = _mm256_castsi256_si128(mask);
+#pragma GCC unroll 4
+				for (int l = 0; l < 4; l++)
+					r[l] = _mm256_insertf128_ps(
+					    _mm256_castps128_ps256(
+					        _mm_maskload_ps(src + base[h + l] + j0, m4)),
+					    _mm_maskload_ps(src + base[h + l + 4] + j0, m4), 1);
+				wf_transpose4x2(r);
+#pragma GCC unroll 4
+				for (int j = 0; j < 4; j++)
+					_mm256_storeu_ps(dst[j0 + j] + h, _mm256_sub_ps(r[j], oh));
+				continue;
+			}
+#pragma GCC unroll 8
 			for (int l = 0; l < 8; l++)
 				r[l] = _mm256_maskload_ps(src + base[h + l] + j0, mask);
 			wf_transpose8(r);
+#pragma GCC unroll 8
 			for (int j = 0; j < 8; j++)
-				_mm256_storeu_ps(dst[j0 + j] + h, r[j]);
+				_mm256_storeu_ps(dst[j0 + j] + h, _mm256_sub_ps(r[j], oh));
 		}
 	}
 }
 
-/* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l]. Reads whole
- * registers of the buffer (rows past n are whatever the gather left there) and writes
- * only the n points of each strand. */
-WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float (*src)[16])
+/* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l] + o[l] (o NULL:
+ * nothing added). Reads whole registers of the buffer (rows past n, whatever they hold,
+ * are never stored) and writes only the n points of each strand. */
+WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float (*src)[16],
+                        const float *o)
 {
 	for (int j0 = 0; j0 < n; j0 += 8) {
 		__m256i mask = wf_prefix_mask(n - j0);
 		for (int h = 0; h < count; h += 8) {
-			__m256 r[8];
+			__m256 r[8], oh = o ? _mm256_loadu_ps(o + h) : _mm256_setzero_ps();
+			int lanes = count - h < 8 ? count - h : 8;
+			if (n - j0 <= 4) {
+				__m128i m4 = _mm256_castsi256_si128(mask);
+#pragma GCC unroll 4
+				for (int j = 0; j < 4; j++)
+					r[j] = _mm256_add_ps(_mm256_loadu_ps(src[j0 + j] + h), oh);
+				wf_transpose4x2(r);
+				for (int l = 0; l < lanes && l < 4; l++)
+					_mm_maskstore_ps(dst + base[h + l] + j0, m4,
+					                 _mm256_castps256_ps128(r[l]));
+				for (int l = 4; l < lanes; l++)
+					_mm_maskstore_ps(dst + base[h + l] + j0, m4,
+					                 _mm256_extractf128_ps(r[l - 4], 1));
+				continue;
+			}
+#pragma GCC unroll 8
 			for (int j = 0; j < 8; j++)
-				r[j] = _mm256_loadu_ps(src[j0 + j] + h);
+				r[j] = _mm256_add_ps(_mm256_loadu_ps(src[j0 + j] + h), oh);
 			wf_transpose8(r);
-			if (count - h >= 8)
+			if (lanes == 8) {
+#pragma GCC unroll 8
 				for (int l = 0; l < 8; l++)
 					_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
-			else
-				for (int l = 0; l < count - h; l++)
+			} else
+				for (int l = 0; l < lanes; l++)
 					_mm256_maskstore_ps(dst + base[h + l] + j0, mask, r[l]);
 		}
 	}
@@ -343,17 +392,18 @@ WATTR int wf_any(wf m)
 }
 #undef WF_MAP
 
-WATTR void wide_gather(const float *src, const int base[8], int n, float (*dst)[8])
+WATTR void wide_gather(const float *src, const int base[8], int n, float (*dst)[8], const float *o)
 {
 	for (int l = 0; l < 8; l++)
 		for (int j = 0; j < n; j++)
-			dst[j][l] = src[base[l] + j];
+			dst[j][l] = o ? src[base[l] + j] - o[l] : src[base[l] + j];
 }
 
-WATTR void wide_scatter(float *dst, const int base[8], int count, int n, float (*src)[8])
+WATTR void wide_scatter(float *dst, const int base[8], int count, int n, float (*src)[8],
+                        const float *o)
 {
 	for (int l = 0; l < count; l++)
 		for (int j = 0; j < n; j++)
-			dst[base[l] + j] = src[j][l];
+			dst[base[l] + j] = o ? src[j][l] + o[l] : src[j][l];
 }
 #endif
