@@ -119,6 +119,9 @@ test('a slow consumer skips to the newest tick, gets keyframes, and memory stays
     fast.send({ type: 'subscribe', room: 'slow', ids: [] });
     const rss0 = await rssKiB(d.proc.pid);
     const skipped0 = await metric(d, 'ponytail_ws_frames_skipped_total');
+    /* Thresholds are fractions of the ticks the daemon made in the window, not of 60 Hz:
+     * under ASan on a loaded 2-core box it runs this scene at 40-50 Hz. */
+    const ticks0 = await metric(d, 'ponytail_ticks_total');
     /* The slow client (Python: it can shrink its receive buffer) stalls for 3 s. */
     const slow = spawn('python3', ['tests/server/slow_client.py', String(d.wsPort), 'slow', '3', '1.5']);
     let out = '';
@@ -126,14 +129,16 @@ test('a slow consumer skips to the newest tick, gets keyframes, and memory stays
     let rssPeak = rss0;
     const poll = setInterval(async () => { rssPeak = Math.max(rssPeak, await rssKiB(d.proc.pid)); }, 200);
     const fastBatches = await fast.collect('frame_batch', 3000);
+    const ticks = (await metric(d, 'ponytail_ticks_total')) - ticks0;
     await new Promise((r) => slow.on('exit', r));
     clearInterval(poll);
     const skipped1 = await metric(d, 'ponytail_ws_frames_skipped_total');
     const { batches } = JSON.parse(out);
-    console.log(`slow consumer: ${skipped1 - skipped0} ticks skipped, RSS ${rss0} -> peak ${rssPeak} KiB, ${batches.length} batches read after the stall`);
-    assert.ok(skipped1 - skipped0 >= 60, `frames skipped ${skipped0} -> ${skipped1}`);
+    console.log(`slow consumer: ${ticks} ticks, ${fastBatches.length} to the fast client, ${skipped1 - skipped0} skipped, RSS ${rss0} -> peak ${rssPeak} KiB, ${batches.length} batches read after the stall`);
+    assert.ok(ticks >= 60, `the daemon made only ${ticks} ticks in 3 s`);
+    assert.ok(skipped1 - skipped0 >= ticks / 3, `frames skipped ${skipped0} -> ${skipped1} of ${ticks} ticks`);
     assert.ok(rssPeak - rss0 < 32 * 1024, `RSS grew by ${rssPeak - rss0} KiB while the client stalled`);
-    assert.ok(fastBatches.length >= 150, `the fast client got ${fastBatches.length} batches in 3 s`);
+    assert.ok(fastBatches.length >= 0.8 * ticks, `the fast client got ${fastBatches.length} batches of ${ticks} ticks in 3 s`);
     /* After the stall the ticks jump, and every instance restarts from a keyframe, so a
      * client decoding the stream never loses track. */
     let gap = -1;
