@@ -93,6 +93,22 @@ static void test_compaction_keeps_state(void **state)
 	pt_instance_def_fini(&d);
 }
 
+/* Drives every instance of w along m for `ticks` ticks of `substeps` substeps, then
+ * returns the world's hash and frees w and d. */
+static uint64_t stress_run_hash(pt_world *w, pt_instance_def *d, const pt_motion *m, int ticks,
+                                int substeps)
+{
+	for (int t = 1; t <= ticks; t++) {
+		for (int i = 0; i < pt_world_count(w); i++)
+			pt_world_set_head(w, pt_world_id_at(w, i), pt_motion_pose(m, t / 60.0));
+		pt_world_step(w, 1.0f / 60.0f, substeps);
+	}
+	uint64_t h = pt_world_hash(w);
+	pt_world_destroy(w);
+	pt_instance_def_fini(d);
+	return h;
+}
+
 /* The stress sequence twice gives bit-identical state; so do scalar and AVX2 kernels. */
 static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
 {
@@ -107,15 +123,7 @@ static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	for (int i = 0; i < 3; i++)
 		pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
-	for (int t = 1; t <= 300; t++) {
-		for (int i = 0; i < 3; i++)
-			pt_world_set_head(w, pt_world_id_at(w, i), pt_motion_pose(&m, t / 60.0));
-		pt_world_step(w, 1.0f / 60.0f, 4);
-	}
-	uint64_t h = pt_world_hash(w);
-	pt_world_destroy(w);
-	pt_instance_def_fini(&d);
-	return h;
+	return stress_run_hash(w, &d, &m, 300, 4);
 }
 
 static void test_determinism(void **state)
@@ -137,7 +145,7 @@ static void test_determinism(void **state)
  * gather and scatter take eight points at a time, the last four or fewer four at a time,
  * and every lane count leaves a part of a lane group empty, so this reaches each of
  * their paths. */
-static uint64_t lengths_hash(pt_kernel k, int *count)
+static uint64_t lengths_hash(pt_kernel k, int substeps, int *count)
 {
 	pt_world_def wd = pt_world_def_default();
 	wd.kernel = k;
@@ -153,15 +161,7 @@ static uint64_t lengths_hash(pt_kernel k, int *count)
 		for (int i = 0; i < 1 + n * 5 % 17; i++)
 			*count += !pt_id_is_null(pt_world_create_instance(w, &d, pt_motion_pose(&m, 0)));
 	}
-	for (int t = 1; t <= 40; t++) {
-		for (int i = 0; i < pt_world_count(w); i++)
-			pt_world_set_head(w, pt_world_id_at(w, i), pt_motion_pose(&m, t / 60.0));
-		pt_world_step(w, 1.0f / 60.0f, 2);
-	}
-	uint64_t h = pt_world_hash(w);
-	pt_world_destroy(w);
-	pt_instance_def_fini(&d);
-	return h;
+	return stress_run_hash(w, &d, &m, 40, substeps);
 }
 
 static void test_every_length_both_kernels(void **state)
@@ -170,12 +170,18 @@ static void test_every_length_both_kernels(void **state)
 	int expect = 0, ca, cs;
 	for (int n = 2; n <= PT_MAX_POINTS; n++)
 		expect += 1 + n * 5 % 17;
-	uint64_t a = lengths_hash(PT_KERNEL_AUTO, &ca), s = lengths_hash(PT_KERNEL_SCALAR, &cs);
-	assert_int_equal(ca, expect);
-	assert_int_equal(cs, expect);
-	print_message("%d instances, strands of 2 to %d points: scalar %016llx auto %016llx\n", ca,
-	              PT_MAX_POINTS, (unsigned long long)s, (unsigned long long)a);
-	assert_true(a == s);
+	const int subs[] = {1, 2, 16};
+	for (size_t k = 0; k < sizeof subs / sizeof subs[0]; k++) {
+		uint64_t a = lengths_hash(PT_KERNEL_AUTO, subs[k], &ca);
+		uint64_t s = lengths_hash(PT_KERNEL_SCALAR, subs[k], &cs);
+		assert_int_equal(ca, expect);
+		assert_int_equal(cs, expect);
+		print_message(
+		    "%d instances, strands of 2 to %d points, %d substeps: scalar %016llx "
+		    "auto %016llx\n",
+		    ca, PT_MAX_POINTS, subs[k], (unsigned long long)s, (unsigned long long)a);
+		assert_true(a == s);
+	}
 }
 
 /* A 10 m jump in one tick is a teleport: with "keep" the tip's offset from the head
@@ -497,7 +503,7 @@ int main(void)
 	    cmocka_unit_test(test_ids_are_generation_checked),
 	    cmocka_unit_test(test_compaction_keeps_state),
 	    cmocka_unit_test(test_determinism),
-    cmocka_unit_test(test_every_length_both_kernels),
+	    cmocka_unit_test(test_every_length_both_kernels),
 	    cmocka_unit_test(test_teleport),
 	    cmocka_unit_test(test_teleport_angle),
 	    cmocka_unit_test(test_substep_interpolation),
