@@ -6,6 +6,7 @@
 
 #if !defined(PT_NO_SIMD) && (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define WIDE_AVX2
+#define WIDE_PAIR /* sixteen lanes: this kernel is latency-bound (wide.h) */
 #include "wide.h"
 
 #define SB_LANES_FN pt_sb_lanes_avx2

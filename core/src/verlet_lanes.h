@@ -1,6 +1,7 @@
-/* The verlet step, across lanes: sixteen strands (usually of many different instances)
- * step together, one per SIMD lane (private to core). An instance stepped alone is a
- * batch whose other lanes repeat it: there is no other implementation.
+/* The verlet step, across lanes: a batch of sixteen strands (usually of many different
+ * instances) steps as two groups of eight, one strand per SIMD lane (private to core). An
+ * instance stepped alone is a batch whose other lanes repeat it: there is no other
+ * implementation.
  *
  * The serial passes along a strand (Gauss-Seidel distances, follow-the-leader) are
  * chains of dependent square roots and divisions; run one strand at a time they are

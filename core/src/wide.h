@@ -1,5 +1,5 @@
-/* Wide floats: sixteen lanes in two AVX2 registers, or eight in a plain-C emulation
- * with identical rounding.
+/* Wide floats: eight lanes in an AVX2 register (sixteen in two with WIDE_PAIR), or eight
+ * in a plain-C emulation with identical rounding.
  *
  * Included once per implementation (WIDE_AVX2 defined or not: lanes_avx2.c,
  * lanes_scalar.c, lanes_scalar_fma.c and the spring bone's twins), so the lane kernels
@@ -15,30 +15,47 @@
 #ifdef WIDE_AVX2
 #include <immintrin.h>
 
-/* Sixteen lanes as two AVX2 registers: two independent dependency chains per
- * instruction stream, which is what the serial passes along a strand need. */
+/* Eight lanes in one AVX2 register, or with WIDE_PAIR defined sixteen in two. A pair
+ * gives each instruction stream two independent dependency chains, which a kernel bound
+ * by the latency of its serial passes along a strand needs (the spring bone's); but a
+ * 3-vector of pairs is six of the sixteen registers, and a kernel that keeps several
+ * live spills the rest to the stack (the verlet kernel's contact loop: one register
+ * each runs it 10% faster, README "Eight lanes for the verlet kernel"). WF_B(...) adds
+ * the second register's part of an expression where there is one. */
+#ifdef WIDE_PAIR
 typedef struct wf {
 	__m256 a, b;
 } wf;
 #define WF_LANES 16
+#define WF_B(...) , __VA_ARGS__
+#else
+typedef struct wf {
+	__m256 a;
+} wf;
+#define WF_LANES 8
+#define WF_B(...)
+#endif
 #define WATTR __attribute__((target("avx2,fma"), always_inline)) static inline
 #define WF2(f, x, y)                                                                               \
 	{                                                                                          \
-		f((x).a, (y).a), f((x).b, (y).b)                                                   \
+		f((x).a, (y).a) WF_B(f((x).b, (y).b))                                              \
 	}
 WATTR wf wf_set(float v)
 {
-	wf r = {_mm256_set1_ps(v), _mm256_set1_ps(v)};
+	wf r = {_mm256_set1_ps(v) WF_B(_mm256_set1_ps(v))};
 	return r;
 }
 WATTR wf wf_load(const float *p)
 {
-	wf r = {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)};
+	wf r = {_mm256_loadu_ps(p) WF_B(_mm256_loadu_ps(p + 8))};
 	return r;
 }
 WATTR void wf_store(float *p, wf v)
 {
-	_mm256_storeu_ps(p, v.a), _mm256_storeu_ps(p + 8, v.b);
+	_mm256_storeu_ps(p, v.a);
+#ifdef WIDE_PAIR
+	_mm256_storeu_ps(p + 8, v.b);
+#endif
 }
 WATTR wf wf_add(wf x, wf y)
 {
@@ -63,17 +80,17 @@ WATTR wf wf_div(wf x, wf y)
 /* Fused multiply-add, one rounding: a * b + c and c - a * b. */
 WATTR wf wf_fma(wf a, wf b, wf c)
 {
-	wf r = {_mm256_fmadd_ps(a.a, b.a, c.a), _mm256_fmadd_ps(a.b, b.b, c.b)};
+	wf r = {_mm256_fmadd_ps(a.a, b.a, c.a) WF_B(_mm256_fmadd_ps(a.b, b.b, c.b))};
 	return r;
 }
 WATTR wf wf_fnma(wf a, wf b, wf c)
 {
-	wf r = {_mm256_fnmadd_ps(a.a, b.a, c.a), _mm256_fnmadd_ps(a.b, b.b, c.b)};
+	wf r = {_mm256_fnmadd_ps(a.a, b.a, c.a) WF_B(_mm256_fnmadd_ps(a.b, b.b, c.b))};
 	return r;
 }
 WATTR wf wf_sqrt(wf x)
 {
-	wf r = {_mm256_sqrt_ps(x.a), _mm256_sqrt_ps(x.b)};
+	wf r = {_mm256_sqrt_ps(x.a) WF_B(_mm256_sqrt_ps(x.b))};
 	return r;
 }
 WATTR wf wf_min(wf x, wf y)
@@ -137,14 +154,19 @@ WATTR wf wf_or(wf x, wf y)
 /* m ? x : y */
 WATTR wf wf_sel(wf m, wf x, wf y)
 {
-	wf r = {_mm256_blendv_ps(y.a, x.a, m.a), _mm256_blendv_ps(y.b, x.b, m.b)};
+	wf r = {_mm256_blendv_ps(y.a, x.a, m.a) WF_B(_mm256_blendv_ps(y.b, x.b, m.b))};
 	return r;
 }
 WATTR int wf_any(wf m)
 {
-	return (_mm256_movemask_ps(m.a) | _mm256_movemask_ps(m.b)) != 0;
+	int bits = _mm256_movemask_ps(m.a);
+#ifdef WIDE_PAIR
+	bits |= _mm256_movemask_ps(m.b);
+#endif
+	return bits != 0;
 }
 #undef WF2
+#undef WF_B
 
 /* 8x8 transpose of rows r[0..7] in place (the classic unpack / shuffle / permute). */
 WATTR void wf_transpose8(__m256 r[8])
@@ -186,12 +208,12 @@ WATTR void wf_transpose4x2(__m256 r[4])
  * multiple of four or eight (within PT_MAX_POINTS), receive -o: nothing reads them (the
  * plain-C gather does not write them at all). The loops are unrolled so that the rows
  * stay in registers. */
-WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)[16],
+WATTR void wide_gather(const float *src, const int base[WF_LANES], int n, float (*dst)[WF_LANES],
                        const float *o)
 {
 	for (int j0 = 0; j0 < n; j0 += 8) {
 		__m256i mask = wf_prefix_mask(n - j0);
-		for (int h = 0; h < 16; h += 8) {
+		for (int h = 0; h < WF_LANES; h += 8) {
 			__m256 r[8], oh = o ? _mm256_loadu_ps(o + h) : _mm256_setzero_ps();
 			if (n - j0 <= 4) {
 				__m128i m4 = _mm256_castsi256_si128(mask);
@@ -221,8 +243,8 @@ WATTR void wide_gather(const float *src, const int base[16], int n, float (*dst)
 /* The inverse for the first `count` lanes: dst[base[l] + j] = src[j][l] + o[l] (o NULL:
  * nothing added). Reads whole registers of the buffer (rows past n, whatever they hold,
  * are never stored) and writes only the n points of each strand. */
-WATTR void wide_scatter(float *dst, const int base[16], int count, int n, float (*src)[16],
-                        const float *o)
+WATTR void wide_scatter(float *dst, const int base[WF_LANES], int count, int n,
+                        float (*src)[WF_LANES], const float *o)
 {
 	for (int j0 = 0; j0 < n; j0 += 8) {
 		__m256i mask = wf_prefix_mask(n - j0);
