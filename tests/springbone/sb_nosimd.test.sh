@@ -2,13 +2,10 @@
 # The spring-bone wide path across builds: a build without any SIMD code (SIMD=0) must end
 # test_sb_lanes' scene in the same state as the default build, whose AVX2 lanes, emulated
 # lanes and per-chain path agree with each other (the test itself checks that, every tick).
-# As tests/core/nosimd.test.sh: the SIMD=0 build is made without sanitizers, into
-# build/nosimd beside the plain build, so CI's sanitizer pass reuses its plain pass's
-# (the emulated lanes run under ASan in the sanitized build's own test_sb_lanes already).
+# The SIMD=0 build is made as tests/common/nosimd.sh says.
 set -eu
-build="${PT_BUILD:-build}"
-nosimd="${build%/san}/nosimd"
-make -s SANITIZE=0 SIMD=0 B="$nosimd" "$nosimd/tests/springbone/test_sb_lanes" >/dev/null
+. "$(dirname "$0")/../common/nosimd.sh"
+nosimd_build tests/springbone/test_sb_lanes
 hash_of() {
   CMOCKA_MESSAGE_OUTPUT=stdout "$1" 2>&1 |
     sed -n 's/.*per chain: \([0-9a-f]*\) \([0-9a-f]*\) \([0-9a-f]*\).*/\1 \2 \3/p'
