@@ -1,11 +1,17 @@
 # Ponytail — the only build entry point. Everything lands in build/.
 #
 #   make            build libraries and binaries (build/bin/)
-#   make test       build and run every test (installs missing Debian packages as root)
+#   make test       build and run every test, JOBS=3 at a time, each under its own timeout
+#                   (tests/run-tests.sh; installs missing Debian and npm packages as root
+#                   first: tests/setup.sh). TEST_FILTER=REGEX runs only the matching tests.
+#   make test-repeat N=10 LOAD=60
+#                   the whole suite N times in a row, with LOAD (% of both cores, from
+#                   stress-ng) of load beside it when given: the flake check
 #   make test-scale only the scale-out test: 3 daemons behind nginx on loopback (tests/scale/)
-#   make bench      run the benchmarks and their peers, write build/bench/results.json
-#                   (medians of BENCH_RUNS=3 rounds; BENCH_SCRIPTS= to skip the
-#                   live-daemon ones, BENCH_LIVE_RUNS=3 to repeat them: tests/bench/run-bench.sh)
+#   make bench      the in-process kernels with their peers and the callgrind counts;
+#                   writes build/bench/results.json and tests/bench/RESULTS.md
+#                   (tests/bench/README.md: how to run and read them)
+#   make bench-live the capacity and latency searches against live daemons (minutes each)
 #   make run        build and start ponytaild on its embedded defaults
 #   make install    PREFIX=/usr/local DESTDIR=: binaries, web client, man pages, C client
 #                   library + header + pkg-config file, systemd unit (dist/dist.mk)
@@ -81,7 +87,7 @@ $(B)/obj/%.o: %.c
 deps:
 	@.ci/deps build
 deps-test:
-	@.ci/deps test
+	@tests/setup.sh
 
 # The dependency direction (README.md "Layout"): core <- server; proto <- server, clients; core
 # never sees proto; clients see core only in the offline tools (sim, import-vrm).
@@ -91,18 +97,45 @@ check-layers: core-deps-check proto-deps-check server-door-check
 	@! grep -lE '#include *[<"]ponytail/(world|instance|motion|collider)\.h' clients/lib/*.c clients/lib/*.h 2>/dev/null \
 	  || { echo "clients/lib must not see core"; exit 1; }
 
-test: check-layers deps-test all $(TESTS)
-	@tests/run-tests.sh $(B) $(TESTS) -- $(TEST_SCRIPTS)
+# The build uses both cores (a sub-make, so that a plain `make test` is parallel too);
+# the tests run JOBS at a time.
+NPROC ?= $(shell nproc 2>/dev/null || echo 2)
+JOBS  ?= 3
+.PHONY: build-tests test-repeat bench-live
+# The SIMD=0 comparison scripts' build (tests/common/nosimd.sh), made here with both
+# cores; the sanitizer phase skips those scripts.
+NOSIMD_TESTS := tests/core/test_world tests/springbone/test_sb_lanes tests/proto/test_enc_hash
+build-tests:
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(TESTS)
+ifneq ($(SANITIZE),1)
+	@$(MAKE) --no-print-directory -j$(NPROC) SIMD=0 B=build/nosimd $(NOSIMD_TESTS:%=build/nosimd/%)
+endif
+test: check-layers deps-test
+	@$(MAKE) --no-print-directory build-tests
+	@JOBS=$(JOBS) tests/run-tests.sh $(B) $(TESTS) -- $(TEST_SCRIPTS)
 
-# Benchmarks against live daemons on loopback (server capacity and latency, the load
-# generator), after the in-process ones; each script prints METRIC lines.
-BENCH_SCRIPTS ?= tests/bench/bench_server.sh tests/bench/bench_load.sh
+N    ?= 10
+LOAD ?= 0
+test-repeat: check-layers deps-test
+	@$(MAKE) --no-print-directory build-tests
+	@JOBS=$(JOBS) tests/repeat.sh $(N) $(LOAD) $(B) $(TESTS) -- $(TEST_SCRIPTS)
+
+# make bench: the in-process benchmarks (BENCH_RUNS=3 rounds, each with the peers) and
+# the callgrind counts (tests/bench/run-bench.sh). make bench-live: the searches against
+# live daemons on loopback (server capacity and latency, the load generator), each of
+# which repeats itself; BENCH_LIVE_RUNS=N repeats them as a whole.
 BENCH_RUNS ?= 3
 BENCH_LIVE_RUNS ?= 1
-bench: deps-test all $(BENCHES)
-	@mkdir -p $(B)/bench
-	@PT_BENCH_RUNS=$(BENCH_RUNS) PT_BENCH_EXTRA_RUNS=$(BENCH_LIVE_RUNS) PT_BENCH_EXTRA="$(BENCH_SCRIPTS)" \
+bench: deps-test
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(BENCHES)
+	@PT_BENCH_RUNS=$(BENCH_RUNS) PT_BENCH_RESULTS=tests/bench/RESULTS.md \
 	  tests/bench/run-bench.sh $(B) $(BENCHES)
+bench-live: deps-test
+	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@PT_BENCH_OUT=$(B)/bench-live PT_BENCH_RUNS=0 PT_BENCH_CALLGRIND=0 PT_BENCH_PEERS= \
+	  PT_BENCH_EXTRA_RUNS=$(BENCH_LIVE_RUNS) \
+	  PT_BENCH_EXTRA="tests/bench/bench_server.sh tests/bench/bench_load.sh" \
+	  tests/bench/run-bench.sh $(B)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

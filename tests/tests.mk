@@ -1,10 +1,11 @@
 # tests/: every tests/<module>/test_*.c is a cmocka binary linked against all libraries;
-# every tests/<module>/*.test.sh is a script run after them; tests/bench/bench_*.c are
-# benchmark programs (not run by `make test`).
+# every tests/<module>/*.test.sh is a script and every tests/server/js/*.test.mjs a node
+# test file of the daemon's integration tests, each run as a test of its own
+# (tests/run-tests.sh); tests/bench/bench_*.c are benchmark programs (not run by `make test`).
 LIBS_ALL := $(PROTO_LIB) $(SCHEMA_LIB) $(CORE_LIB)
 TEST_SRC := $(wildcard tests/*/test_*.c)
 TESTS    += $(TEST_SRC:tests/%.c=$(B)/tests/%)
-TEST_SCRIPTS += $(sort $(wildcard tests/*/*.test.sh))
+TEST_SCRIPTS += $(sort $(wildcard tests/*/*.test.sh)) $(sort $(wildcard tests/server/js/*.test.mjs))
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCHES  += $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 TEST_HELPERS := $(wildcard tests/common/*.c)
@@ -31,7 +32,7 @@ include tests/fuzz/fuzz.mk
 # Long runs on demand: `make soak DURATION=3600`, `make crash-trials TRIALS=100`.
 .PHONY: soak crash-trials
 soak: deps-test all
-	@PT_BUILD=$(B) DURATION=$(or $(DURATION),600) bash tests/server/soak.test.sh
+	@PT_BUILD=$(B) SOAK_TIMING=1 DURATION=$(or $(DURATION),600) bash tests/server/soak.test.sh
 crash-trials: deps-test all
 	@PT_BUILD=$(B) TRIALS=$(or $(TRIALS),100) bash tests/server/crash.test.sh
 

@@ -115,6 +115,11 @@ def main():
         print(f"{n:<{w}}  {s['median']:>12.4g}  {s['min']:>10.4g}  {s['max']:>10.4g}  {s['n']}  "
               f"{s['unit']:<10}  {s['description']}")
     with open(out_md, "w", encoding="utf-8") as f:
+        f.write("# Benchmark results\n\n"
+                "Written by `make bench` (tests/bench/README.md says how to run and read it).\n\n"
+                f"- machine: {meta.get('cpu', '?')}, {meta.get('nproc', '?')} vCPUs\n"
+                f"- commit: {meta.get('commit', '?')}\n- date: {meta.get('date', '?')}\n"
+                f"- node: {meta.get('node', '?')}, {meta.get('valgrind', '?')}\n\n")
         f.write(f"Measured {meta.get('date', '?')} by `make bench` (commit {meta.get('commit', '?')}), "
                 f"{meta.get('nproc', '?')} vCPUs shared with other work (load average "
                 f"{meta.get('load_start', '?')} at the start, {meta.get('load_end', '?')} at the end): "

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The bench's statistics (tests/bench/merge.py) on made-up runs whose answers are known:
 # medians and ranges over rounds, peer ratios taken per round (not ratio of medians), a
-# metric missing from one round, the flat keys earlier readers used, the README table.
+# metric missing from one round, the flat keys earlier readers used, the results table
+# (tests/bench/RESULTS.md).
 # Runs no benchmark (make test never times anything). Run from the repository root.
+# sanitize: skip (Python only: no code of ours under the sanitizers)
 set -eu
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT

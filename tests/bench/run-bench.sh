@@ -14,14 +14,17 @@
 # on reduced scenes, counted inside bench_step / time_encode only, 3 runs as well (they
 # agree exactly: the range shows it). Last, the live-daemon scripts (PT_BENCH_EXTRA),
 # PT_BENCH_EXTRA_RUNS times (default 1: each repeats its capacity search 3 times itself and
-# takes minutes: bench_server.sh about 13, bench_load.sh about 5 on the quiet machine).
+# takes minutes: bench_server.sh about 13, bench_load.sh about 5 on the quiet machine;
+# make bench-live runs them alone).
 #
-# Output: BUILD/bench/results.json, BUILD/bench/numbers.md (the README's table),
-# BUILD/bench/runs/<program>.<round>.txt (every run's output). Exits 1 if any run failed
+# Output (in PT_BENCH_OUT, default BUILD/bench): results.json, numbers.md (the table),
+# runs/<program>.<round>.txt (every run's output); numbers.md is copied to
+# PT_BENCH_RESULTS when set (make bench: tests/bench/RESULTS.md, committed from a run on
+# a quiet machine). Exits 1 if any run failed
 # (after writing what the others measured).
 set -eu
 build="$1"; shift
-out="$build/bench"; runs="$out/runs"
+out="${PT_BENCH_OUT:-$build/bench}"; runs="$out/runs"
 rm -rf "$runs"; mkdir -p "$runs"
 export PT_BUILD="$build" PT_ROOT="$(pwd)"
 nruns="${PT_BENCH_RUNS:-3}"
@@ -135,6 +138,7 @@ json.dump({
 }, open(path, "w"), indent=1)
 PY
 python3 tests/bench/merge.py "$runs" "$out/results.json" "$out/numbers.md" "$out/meta.json"
+[ -z "${PT_BENCH_RESULTS:-}" ] || cp "$out/numbers.md" "$PT_BENCH_RESULTS"
 echo "make bench took $(( $(date +%s) - t_start )) s" >&2
 if [ -n "$failed" ]; then
 	echo "run-bench: FAILED runs:$failed" >&2

@@ -10,5 +10,7 @@ nosimd="${build%/san}/nosimd"
 nosimd_build() {
   local targets=()
   for t in "$@"; do targets+=("$nosimd/$t"); done
-  make -s SANITIZE=0 SIMD=0 B="$nosimd" "${targets[@]}" >/dev/null
+  # one make at a time in that build: the scripts run in parallel (tests/run-tests.sh)
+  mkdir -p "$nosimd"
+  flock "$nosimd/.lock" make -s SANITIZE=0 SIMD=0 B="$nosimd" "${targets[@]}" >/dev/null
 }

@@ -4,6 +4,10 @@
 # every option the programs have, the unit is sandboxed, clients/lib/example.c builds with
 # pkg-config against the installed library and header only, and runs against the
 # installed daemon serving the installed web client.
+# timeout: 240 (make deb compresses a 10 MB package with xz, then installs it twice;
+# 35 s alone, several times that beside two other tests on two cores)
+# sanitize: skip (checks the package and its files; the daemon code it runs, the other tests
+# run under the sanitizers)
 set -u
 B="${PT_BUILD:-build}"
 san=0

@@ -2,6 +2,8 @@
 # The encoders' pinned output bytes (test_enc_hash.c) from a build without any SIMD code
 # (SIMD=0: the reference quantiser loop and the plain integer passes only): the same
 # hashes as main's AVX2 build. The SIMD=0 build is made as tests/common/nosimd.sh says.
+# sanitize: skip (a comparison of builds, made in the plain phase; the sanitizer phase runs
+# the same kernels under ASan + UBSan in the test binary this script compares)
 set -eu
 . "$(dirname "$0")/../common/nosimd.sh"
 nosimd_build tests/proto/test_enc_hash

@@ -3,6 +3,7 @@
 # PROTOCOL.md 11) on proto/vectors/compact/; then the same decoder with one misreading of
 # the spec put in must fail them: the vectors tell a wrong predictor, a wrong reset or
 # history rule and a wrong clock apart from the spec.
+# sanitize: skip (Python on the golden vectors: no code of ours under the sanitizers)
 set -eu
 command -v python3 >/dev/null || { echo "ref_compact.test.sh: python3 not found" >&2; exit 1; }
 ref=tests/proto/ref_compact.py

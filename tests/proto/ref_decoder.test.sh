@@ -3,6 +3,7 @@
 # vector; then the same decoder with one misreading of the spec put in must fail them
 # (the vectors tell a wrong fold, a reciprocal, an MSB-first Exp-Golomb suffix and an
 # unchecked hello major apart from the spec).
+# sanitize: skip (Python on the golden vectors: no code of ours under the sanitizers)
 set -eu
 command -v python3 >/dev/null || { echo "ref_decoder.test.sh: python3 not found" >&2; exit 1; }
 ref=tests/proto/ref_decoder.py

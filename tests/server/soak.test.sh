@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The soak (tests/server/js/soak.mjs) for DURATION seconds, 60 in make test; `make soak
 # DURATION=3600` runs it long. Bounded to DURATION + 120 s.
+# timeout: 180 (a 60 s soak, then the checks; the runner doubles it under the sanitizers)
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 d="${DURATION:-60}"

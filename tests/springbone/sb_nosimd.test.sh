@@ -3,6 +3,8 @@
 # test_sb_lanes' scene in the same state as the default build, whose AVX2 lanes, emulated
 # lanes and per-chain path agree with each other (the test itself checks that, every tick).
 # The SIMD=0 build is made as tests/common/nosimd.sh says.
+# sanitize: skip (a comparison of builds, made in the plain phase; the sanitizer phase runs
+# the same kernels under ASan + UBSan in the test binary this script compares)
 set -eu
 . "$(dirname "$0")/../common/nosimd.sh"
 nosimd_build tests/springbone/test_sb_lanes

@@ -3,6 +3,7 @@
 # strand curves, error mapping, WebSocket URL, decoding frames through the page's link,
 # interpolation, follower hairs; tests/web/headpose.test.mjs: the camera's pose solver,
 # its filter and tracker).
+# sanitize: skip (JavaScript only: no code of ours under the sanitizers)
 set -eu
 cd "$(dirname "$0")/../.."
 command -v node >/dev/null || { echo "web unit: node not found (apt-get install nodejs)" >&2; exit 1; }

@@ -2,9 +2,13 @@
 // saying hello, subscribing, publishing poses and disconnecting, and REST creates,
 // patches and deletes, while well-behaved subscribers watch a steady room. At the end:
 // resident memory is flat (the slope of a least-squares line through the second half of
-// the samples, reported in KiB/min), tick overruns are < 1 %, every well-behaved
-// subscriber kept receiving and decoding (no gap over a second, no decode error), and the
-// steady instances are intact. Prints one summary line; exits 1 on a failed check.
+// the samples, reported in KiB/min), every well-behaved subscriber decoded every batch it
+// was sent and is still receiving once the churn ends, no churn operation failed, and the
+// steady instances are intact. Tick overruns and the watchers' longest gaps are reported;
+// they are speed, which a loaded machine does not give, so they fail the soak only when
+// asked for (SOAK_TIMING=1, as `make soak` does: overruns < SOAK_OVERRUN_PCT, default 1 %,
+// no gap over a second, batches >= 80 % of the ticks). Prints one summary line; exits 1
+// on a failed check.
 //   node --experimental-websocket tests/server/js/soak.mjs [DURATION]
 import { Client, Viewer } from './client.mjs';
 import { bearer, def, metric, rssKiB, sleep, startDaemon } from './daemon.mjs';
@@ -12,6 +16,7 @@ import { bearer, def, metric, rssKiB, sleep, startDaemon } from './daemon.mjs';
 const DURATION = Number(process.argv[2] || process.env.DURATION || 60);
 const SLOPE_LIMIT_KIB_MIN = Number(process.env.SOAK_SLOPE_KIB_MIN || 1024);
 const OVERRUN_LIMIT_PCT = Number(process.env.SOAK_OVERRUN_PCT || 1);
+const TIMING = process.env.SOAK_TIMING === '1';
 const d = await startDaemon({ args: ['--write-rate', '0'] });
 const fail = [];
 const rnd = (n) => Math.floor(Math.random() * n);
@@ -101,12 +106,19 @@ const slope = half.reduce((a, s) => a + (s[0] - mx) * (s[1] - my), 0) / (half.re
 const overrunPct = ticks ? (100 * overruns) / ticks : 100;
 
 if (!(slope < SLOPE_LIMIT_KIB_MIN)) fail.push(`RSS slope ${slope.toFixed(0)} KiB/min over the second half (limit ${SLOPE_LIMIT_KIB_MIN})`);
-if (!(overrunPct < OVERRUN_LIMIT_PCT)) fail.push(`tick overruns ${overrunPct.toFixed(2)} % (${overruns} of ${ticks}; limit ${OVERRUN_LIMIT_PCT} %)`);
+if (TIMING && !(overrunPct < OVERRUN_LIMIT_PCT)) fail.push(`tick overruns ${overrunPct.toFixed(2)} % (${overruns} of ${ticks}; limit ${OVERRUN_LIMIT_PCT} %)`);
 if (ops.errors > 0) fail.push(`${ops.errors} churn operations failed`);
 for (const [i, w] of watchers.entries()) {
   if (w.viewer.errors) fail.push(`watcher ${i}: ${w.viewer.errors} decode errors (${w.viewer.lastError})`);
-  if (w.maxGap > 1000) fail.push(`watcher ${i}: ${w.maxGap.toFixed(0)} ms without a batch`);
-  if (w.batches < ticks * 0.8) fail.push(`watcher ${i}: ${w.batches} batches for ${ticks} ticks`);
+  if (TIMING && w.maxGap > 1000) fail.push(`watcher ${i}: ${w.maxGap.toFixed(0)} ms without a batch`);
+  if (TIMING && w.batches < ticks * 0.8) fail.push(`watcher ${i}: ${w.batches} batches for ${ticks} ticks`);
+}
+/* Eventual delivery: after the churn every watcher gets more batches (30 s is generous
+ * for a loaded machine: the daemon sends one a tick). */
+for (const [i, w] of watchers.entries()) {
+  const n = w.batches;
+  for (let t = 0; t < 300 && w.batches < n + 2; t++) await sleep(100);
+  if (w.batches < n + 2) fail.push(`watcher ${i}: no batch in 30 s after the churn`);
   w.c.close();
 }
 for (const s of steady) {
