@@ -9,8 +9,8 @@ SCHEMA_LIB := $(B)/lib/libpt_schema.a
 CFLAGS_core := -Icore/include -Icore/src
 
 # The verlet kernel on the plain-C eight-lane emulation is one huge inlined function; under
-# ASan each file took 250 s to compile at -g, ~150 s of it in variable tracking (measured
-# 2026-12-04); -g1 keeps the line tables that sanitizer reports print and takes ~100 s.
+# ASan each file takes about 250 s to compile at -g, most of it in variable tracking; -g1
+# keeps the line tables that sanitizer reports print and takes about 100 s.
 # The spring bone's emulated kernel is the same shape (187 s under ASan at -g).
 ifeq ($(SANITIZE),1)
 $(B)/obj/core/src/lanes_scalar.o $(B)/obj/core/src/lanes_scalar_fma.o \

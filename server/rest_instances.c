@@ -189,7 +189,8 @@ static json_t *vec(const float *v, int n)
 	return a;
 }
 
-/* The frame JSON (README.md "Design essentials"): {"tick", "t", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
+/* The frame JSON (server/README.md "The frame JSON"): {"id", "tick", "t", "last_seq",
+ * "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
 static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 {
 	json_t *strands = json_array();

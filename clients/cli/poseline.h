@@ -1,4 +1,4 @@
-/* Head poses as JSON lines, the form of README.md's head poses: {"t": s, "p": [x, y, z], "q": [x, y,
+/* Head poses as JSON lines (clients/README.md "Pose lines"): {"t": s, "p": [x, y, z], "q": [x, y,
  * z, w]}, optionally "tick": k instead of "t" (t = k / tick_hz), "v": [..] (m/s),
  * "w": [..] (rad/s) and "bones": {"chest": {"p": [..], "q": [..]}, ...} (body-bone world
  * poses, protocol 1.2). Used by `ponytail stream --poses / --stdin`. */

@@ -27,7 +27,7 @@ static const rest_cmd_t cmds[] = {
     {"list", "[--room R]", "lists the instances (of one room)", HAS_ROOM},
     {"get", "ID [--frame]",
      "shows an instance's definition, or with --frame its latest frame\n"
-     "(README.md's frame JSON)",
+     "(server/README.md's frame JSON)",
      NEEDS_ID | HAS_FRAME | HAS_ROOM},
     {"patch", "ID FILE.json",
      "merge-patches an instance's parameters (applied at a tick\n"

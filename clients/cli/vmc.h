@@ -9,8 +9,8 @@
  *   vmc_out.c      the status each second (text or --json) and --hair-out's joint bundles
  *   vmc_bridge.h   the state those two share
  *
- * Frames. Unity (and so VMC) is left-handed, +Y up, +Z forward; ours (README.md "Design essentials") is
- * right-handed, +Y up. The reflection z -> -z maps one onto the other: a position
+ * Frames. Unity (and so VMC) is left-handed, +Y up, +Z forward; ours is right-handed, +Y up
+ * (core/README.md "Units and axes"). The reflection z -> -z maps one onto the other: a position
  * (x, y, z) becomes (x, y, -z) and a quaternion [x, y, z, w] becomes [-x, -y, z, w] (a
  * rotation by a about axis n becomes a rotation by -a about the mirrored axis (nx, ny,
  * -nz): the vector part is mirrored and negated). The map is its own inverse and keeps

@@ -1,6 +1,6 @@
 /* `ponytail watch`: subscribes to instances or a room and prints (or records) every frame
- * in README.md's frame JSON form, one line each, with a live status line on stderr (fps,
- * delivery latency, kB/s) when stderr is a terminal. */
+ * as the frame JSON (server/README.md "The frame JSON"), one line each, with a live status
+ * line on stderr (fps, delivery latency, kB/s) when stderr is a terminal. */
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,9 +23,10 @@ static const char usage_text[] =
     "WebSocket and writes every frame as one JSON line:\n"
     "  {\"id\", \"tick\", \"t\", \"last_seq\", \"head\": {\"p\", \"q\"}, \"strands\": "
     "[[[x,y,z],...],...]}\n"
-    "with world positions in metres, strands[s][0] the anchor (README.md's frame JSON,\n"
-    "plus the instance id and the last applied pose seq). On a terminal, stderr shows a\n"
-    "live line: frames per second, delivery latency (tick deadline to receipt), kB/s.\n"
+    "with world positions in metres, strands[s][0] the anchor (the frame JSON of\n"
+    "server/README.md, plus the instance id and the last applied pose seq). On a\n"
+    "terminal, stderr shows a live line: frames per second, delivery latency (tick\n"
+    "deadline to receipt), kB/s.\n"
     "\n"
     "--room R         every instance of room R (and, behind docker/'s room-hashing proxy,\n"
     "                 the node to ask: give the instances' room with IDs there)\n"

@@ -3,9 +3,9 @@
  *
  * A chain is a straight strand of `joints` segments of equal length: point 0 is the root
  * (joint 0's position, pinned to the head), point j + 1 is the tail of joint j. Both
- * forms (README.md "The physics library", core/SCHEMA.md) are defined per 1/60 s frame; pt_sb_convert() turns the
- * per-frame parameters into the terms of one substep of any length, and at exactly
- * h = 1/60 s it gives the per-frame terms themselves.
+ * forms (core/README.md "Solvers", core/SCHEMA.md) are defined per 1/60 s frame;
+ * pt_sb_convert() turns the per-frame parameters into the terms of one substep of any
+ * length, and at exactly h = 1/60 s it gives the per-frame terms themselves.
  */
 #ifndef PT_SPRINGBONE_H
 #define PT_SPRINGBONE_H

@@ -19,9 +19,9 @@
  * gives each instruction stream two independent dependency chains, which a kernel bound
  * by the latency of its serial passes along a strand needs (the spring bone's); but a
  * 3-vector of pairs is six of the sixteen registers, and a kernel that keeps several
- * live spills the rest to the stack (the verlet kernel's contact loop: one register
- * each runs it 10% faster, README "Eight lanes for the verlet kernel"). WF_B(...) adds
- * the second register's part of an expression where there is one. */
+ * live spills the rest to the stack (the verlet kernel's contact loop runs faster with
+ * one register each: core/README.md "SIMD lanes"). WF_B(...) adds the second register's
+ * part of an expression where there is one. */
 #ifdef WIDE_PAIR
 typedef struct wf {
 	__m256 a, b;

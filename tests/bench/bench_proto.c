@@ -9,7 +9,7 @@
  *
  * bytes per point = whole frame record (id, flags, seq, head pose, strand data) / points;
  * the batch header (28 bytes per connection per tick) is shared by all its instances and
- * reported separately. JSON baseline: README.md's frame JSON for the same frames.
+ * reported separately. JSON baseline: the frame JSON (server/README.md) for the same frames.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,7 +30,8 @@ enum {
 	REC_CAP = 4096 /* bytes kept per recorded delta record (the bench's are < 200) */
 };
 
-/* README.md's frame JSON, numbers as %.9g (exact) or %.4f (0.1 mm). Returns its length. */
+/* The frame JSON (server/README.md "The frame JSON"), numbers as %.9g (exact) or %.4f
+ * (0.1 mm). Returns its length. */
 static size_t json_frame(char *buf, size_t cap, int exact, long tick, pt_pose h, const float *xyz,
                          const ptp_shape_t *shape)
 {
@@ -226,7 +227,7 @@ int main(void)
 	printf("METRIC proto.max_error_m %.6f m largest distance of a decoded point from the "
 	       "simulated one\n",
 	       max_err);
-	printf("METRIC proto.json_bytes_per_point %.2f B README.md frame JSON, floats as %%.9g "
+	printf("METRIC proto.json_bytes_per_point %.2f B server/README.md frame JSON, floats as %%.9g "
 	       "(exact f32), same frames\n",
 	       json_bytes / ticks / n);
 	printf("METRIC proto.json_mm_bytes_per_point %.2f B same JSON, 4 decimals (0.1 mm)\n",

@@ -11,8 +11,8 @@
  * Count instructions with
  *   valgrind --tool=callgrind --toggle-collect=encode_part bench_sim_encode idle 1000 60
  * (`make callgrind-encode` does it for every mode) and divide by N x T. The same file
- * builds on main before the per-rate compact streams (ce45faf, no FRAME_KEY_CODING):
- * there it has idle, c60 and k60, the "before" column of README.md's table.
+ * also builds on a tree from before the per-rate compact streams (no FRAME_KEY_CODING),
+ * with idle, c60 and k60 only, to count a change against that tree.
  */
 #define _GNU_SOURCE /* server/pool.c, included below, binds threads to CPUs */
 #include <stdio.h>

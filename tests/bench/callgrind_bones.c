@@ -1,4 +1,5 @@
-/* Cost of body-bone colliders, in instructions (not built by make; README "Body colliders"):
+/* Cost of body-bone colliders, in instructions (not built by make; core/README.md
+ * "Body colliders"):
  *   cc -std=c11 -O2 -ffp-contract=off -fno-math-errno -Icore/include -Icore/src \
  *      tests/bench/callgrind_bones.c core/src/*.c -lm -o /tmp/bb [-DBONES]
  *   valgrind --tool=callgrind /tmp/bb

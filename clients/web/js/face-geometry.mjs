@@ -2,7 +2,7 @@
 // mediapipe/modules/face_geometry/data/canonical_face_model.obj (Apache License 2.0, the
 // MediaPipe authors) at the Face Mesh landmark indices the head-pose solver fits. The model
 // is in centimetres, right-handed, +Y up, +Z out of the face, +X toward the subject's left:
-// exactly our head-local frame (README.md "Design essentials"), so its rotation is the head's.
+// exactly our head-local frame (core/README.md "Units and axes"), so its rotation is the head's.
 //
 // Chosen to be rigid and spread out: forehead and nose bridge, nose tip and wings, eye
 // corners, cheekbones and the sides of the face by the ears. Lips, jaw and brows move with

@@ -1,5 +1,5 @@
-// Small vector and quaternion helpers (README.md "Design essentials" conventions: right-handed, +Y up, metres,
-// quaternions [x, y, z, w]). Plain arrays; nothing here allocates more than its result.
+// Small vector and quaternion helpers (core/README.md "Units and axes": right-handed, +Y up,
+// metres, quaternions [x, y, z, w]). Plain arrays; nothing here allocates more than its result.
 
 export const add = (a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 export const sub = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
