@@ -7,9 +7,11 @@
  * upload that races a delete fail as "no instance" instead of leaving an orphan).
  *
  * An upload is accepted only when the importer accepts it (vrm_import, the code of
- * `ponytail import-vrm`, compiled in from clients/cli/): a GLB whose every chunk, index
- * and count is in bounds, VRM 1.0 or 0.x, with at least one spring-bone chain that fits an
- * instance. So what a viewer downloads is a file the avatar page can import too.
+ * `ponytail import-vrm`, compiled in from clients/cli/): a GLB whose chunks are in bounds,
+ * and so is everything read of it (the node graph, the nodes' meshes and skins, their
+ * accessors and buffer views: what a viewer loads; vrm_gltf.h), VRM 1.0 or 0.x, with at
+ * least one spring-bone chain that fits an instance. So what a viewer downloads is a file
+ * the avatar page can import too.
  */
 #include <stdio.h>
 #include <stdlib.h>

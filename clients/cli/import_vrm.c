@@ -78,6 +78,15 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 	if (glb.trailing)
 		vrm_note(&c.d, "%zu bytes after the GLB's declared length are ignored",
 		         glb.trailing);
+	if (c.g.views_past_length)
+		vrm_warn(&c.d,
+		         "buffer 0 declares %zu bytes but the GLB's BIN chunk holds %zu: %d buffer "
+		         "view%s past the declared length %s read from the chunk, as three.js "
+		         "does (%s%s)",
+		         c.g.buffer0_length, glb.bin_len, c.g.views_past_length,
+		         c.g.views_past_length == 1 ? "" : "s",
+		         c.g.views_past_length == 1 ? "is" : "are",
+		         c.g.views_past_length == 1 ? "" : "first: ", c.g.first_past_length);
 	c.st = calloc((size_t)c.s.nchains + 1, sizeof *c.st);
 	c.use = calloc((size_t)c.s.ncolliders + 1, sizeof *c.use);
 	c.moving = calloc((size_t)c.g.count + 1, 1);

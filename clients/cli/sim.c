@@ -1,5 +1,6 @@
-/* `ponytail sim`: runs one instance offline under README.md's tick contract and writes a
- * frame per tick (or a summary). The bake tool: same inputs, same frames as the server. */
+/* `ponytail sim`: runs one instance offline under core's tick contract (core/README.md "The
+ * tick contract") and writes a frame per tick (or a summary). The bake tool: same inputs,
+ * same frames as the server. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +54,13 @@ static const char usage_summary[] =
     "--summary        print one JSON object instead of frames: ticks, tick_hz, substeps,\n"
     "                 strands, points, max_penetration_m (deepest point inside a collider\n"
     "                 it sees, counting its radius / hit_radius), max_segment_error_ratio\n"
-    "                 (max |len - L| / L), max_tip_speed_mps, head_stop_s (time of the\n"
-    "                 last tick whose pose differs from the one before), settle_s (time\n"
-    "                 from head_stop_s until every tip stays under 1 cm/s; null if the\n"
-    "                 head or a tip still moves at the end), nan_count (points with a\n"
-    "                 non-finite coordinate, over all frames). Then the mass-spring\n"
+    "                 (max |len - rest| / rest over every segment, rest its length in the\n"
+    "                 strand's rest shape: \"rest\" when given, else segment_length),\n"
+    "                 max_tip_speed_mps, head_stop_s (time of the last tick whose pose\n"
+    "                 differs from the one before), settle_s (time from head_stop_s\n"
+    "                 until every tip stays under 1 cm/s; null if the head or a tip\n"
+    "                 still moves at the end), nan_count (points with a non-finite\n"
+    "                 coordinate, over all frames). Then the mass-spring\n"
     "                 article's figures, with d = the tip in the head's frame,\n"
     "                 q^-1 (tip - head position): max_tip_speed_head_mps (max |d_k -\n"
     "                 d_k-1| * tick_hz), tip_sigma_m (sqrt(mean |d - mean d|^2) from the\n"

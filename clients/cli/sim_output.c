@@ -133,6 +133,18 @@ static double penetration(const sim_metrics *m, int s, int i, const pt_pose *hea
 	return worst;
 }
 
+/* The rest length of segment j (point j -> j + 1) of strand s, as the solvers keep it:
+ * from the rest shape when the strand has one ("rest": each segment its own length, as
+ * imported VRM chains have), else segment_length. segment_length alone is wrong for a
+ * rest-shape strand: the schema sets it to the first segment's length. */
+static double rest_length(const pt_instance_def *def, int s, int j)
+{
+	float len;
+	pt_vec3 dir;
+	pt_strand_rest_segment(&def->strands[s], j, &len, &dir);
+	return len;
+}
+
 void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec3 *pts)
 {
 	const sim_layout *lay = &m->lay;
@@ -144,7 +156,6 @@ void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec
 	m->prev_head = *head;
 	for (int s = 0; s < lay->strands; s++) {
 		const pt_vec3 *sp = &pts[lay->first[s]];
-		double L = m->def->strands[s].segment_length;
 		for (int i = 0; i < lay->points[s]; i++) {
 			if (!finite3(sp[i])) {
 				m->nan_count++;
@@ -153,6 +164,7 @@ void sim_metrics_add(sim_metrics *m, int tick, const pt_pose *head, const pt_vec
 			if (i == 0)
 				continue;
 			if (finite3(sp[i - 1])) {
+				double L = rest_length(m->def, s, i - 1);
 				double err = fabs(dist(sp[i], sp[i - 1]) - L) / L;
 				m->max_segment_error = fmax(m->max_segment_error, err);
 			}

@@ -26,8 +26,8 @@ void sim_put_vec(FILE *out, const float *v, int n);
 /* CSV: the header line "tick,t,strand,point,x,y,z". JSON lines: nothing. */
 void sim_write_header(FILE *out, sim_format fmt);
 
-/* One frame: README.md's frame JSON {"tick", "t", "head": {"p", "q"}, "strands"} on one line, or one
- * CSV row per point. Non-finite coordinates are written as null / nan. */
+/* One frame: the frame JSON (server/README.md) {"tick", "t", "head": {"p", "q"}, "strands"}
+ * on one line, or one CSV row per point. Non-finite coordinates are written as null / nan. */
 void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pose *head,
                      const sim_layout *lay, const pt_vec3 *pts);
 

@@ -128,13 +128,24 @@ typedef struct vrm_graph {
 	int count;
 	char *names;     /* owned storage for generated names */
 	int *child_list; /* owned: every node's children, back to back (at most count) */
+	/* Buffer views read past buffer 0's declared byteLength but inside the GLB's BIN
+	 * chunk (read from the chunk, as three.js does; the import warns): how many, the
+	 * first ("bufferViews[146], bytes 698772..709652") and buffer 0's declared length. */
+	int views_past_length;
+	char first_past_length[96];
+	size_t buffer0_length;
 } vrm_graph;
 
 /* Reads nodes[] of the document: every child index in range, at most one parent per node,
- * no cycles (checked before any transform is composed), finite TRS/matrix values. Also
- * checks the indices glTF itself defines (scenes → nodes, node → mesh/skin/camera,
- * skins → nodes/accessors, accessors → bufferViews → buffers, and buffer 0 against the
- * BIN chunk length) so a file that lies about its structure is rejected as a whole.
+ * no cycles (checked before any transform is composed), finite TRS/matrix values; the
+ * scenes' node indices and the default scene. Through the nodes it reads what a viewer
+ * loads to draw them: each node's mesh and skin, their accessors (primitives' attributes,
+ * indices and morph targets; inverseBindMatrices) and those accessors' bufferViews, each
+ * checked when first reached: indices in range, and every view inside its buffer. A GLB's
+ * buffer 0 (no uri) is its BIN chunk, bin_len bytes (0 when there is none): views are
+ * bounded by the chunk, not by the byteLength buffer 0 declares, and those past the
+ * declared length are counted in g. Meshes, skins, accessors, views and buffers nothing
+ * reaches are never checked, so they cannot reject the file.
  * Free with vrm_graph_free (NULL-safe), also after a failure. */
 int vrm_graph_load(const json_t *doc, size_t bin_len, vrm_graph *g, char *err, size_t errlen);
 void vrm_graph_free(vrm_graph *g);

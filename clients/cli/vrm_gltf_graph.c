@@ -1,5 +1,5 @@
-/* vrm_gltf: the node graph and its rest transforms, and the structural index checks of
- * glTF itself that vrm_graph_load makes before it trusts the file (see vrm_gltf.h). */
+/* vrm_gltf: the node graph and its rest transforms, and the structural checks of glTF
+ * itself that vrm_graph_load makes of what it reads (see vrm_gltf.h). */
 #include "vrm_gltf.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@
  * int index and every allocation below far from overflow. */
 #define VRM_MAX_NODES 1000000
 
-/* ---- structural index checks of glTF itself ---- */
+/* ---- structural checks of glTF itself ---- */
 
 static int array_count(const json_t *doc, const char *key, int *count, char *err, size_t errlen)
 {
@@ -70,102 +70,169 @@ static int get_size(const json_t *obj, const char *key, const char *path, size_t
 	return 0;
 }
 
-/* Each entry of doc[key] must be an object; calls check(entry, path) on it. */
-typedef int (*entry_check)(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                           char *err, size_t errlen);
-
-static int each_entry(const json_t *doc, const char *key, entry_check check, size_t bin_len,
-                      char *err, size_t errlen)
-{
-	const json_t *a = json_object_get(doc, key);
-	for (size_t i = 0; a && i < json_array_size(a); i++) {
-		char p[64];
-		vrm_pathf(p, sizeof p, "%s[%zu]", key, i);
-		if (!json_is_object(json_array_get(a, i)))
-			return vrm_fail(err, errlen, "%s: expected an object", p);
-		if (check(doc, json_array_get(a, i), p, bin_len, err, errlen))
-			return -1;
-	}
-	return 0;
-}
-
 static int count_of(const json_t *doc, const char *key)
 {
 	const json_t *a = json_object_get(doc, key);
 	return json_is_array(a) ? (int)json_array_size(a) : 0;
 }
 
-static int check_buffer(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                        char *err, size_t errlen)
+/* ---- what the import reads of the binary side, checked when read ----
+ *
+ * The import reads the node graph, and through its nodes their meshes and skins, those
+ * meshes' and skins' accessors and those accessors' buffer views: what a viewer such as
+ * three.js loads to draw the avatar (so a file the daemon accepts is one its viewers can
+ * draw). Each of them is checked the first time it is reached, and only then: a mesh,
+ * skin, accessor, view or buffer nothing reaches cannot reject the file, whatever it
+ * holds, as it cannot stop three.js from loading it.
+ *
+ * A GLB's buffer 0 (without a uri) is its BIN chunk: a view is bounded by the chunk's
+ * length, as three.js reads it, not by the byteLength buffer 0 declares. A view past the
+ * declared length but inside the chunk is counted in vrm_graph (the import warns); one
+ * outside the chunk is an error naming the view and the bounds. Other buffers (a uri:
+ * their bytes are not here) are bounded by their declared byteLength. */
+
+typedef struct reads {
+	const json_t *doc;
+	size_t bin_len;         /* the GLB's BIN chunk, 0 if it has none */
+	vrm_graph *g;           /* where views past buffer 0's declared length are counted */
+	unsigned char *mesh_ok; /* per entry: already checked (one block, freed by the caller) */
+	unsigned char *skin_ok;
+	unsigned char *accessor_ok;
+	unsigned char *view_ok;
+} reads;
+
+/* doc[key][i] as an object, with its path ("bufferViews[3]") in path. */
+static const json_t *entry(const json_t *doc, const char *key, int i, char *path, size_t n,
+                           char *err, size_t errlen)
 {
-	size_t len;
-	const json_t *buffers = json_object_get(doc, "buffers");
-	if (get_size(e, "byteLength", path, &len, err, errlen))
-		return -1;
-	/* In a GLB, the first buffer without a uri is the BIN chunk; it must fit in it. */
-	if (e == json_array_get(buffers, 0) && !json_object_get(e, "uri") && len > bin_len)
-		return vrm_fail(err, errlen,
-		                "%s.byteLength: %zu bytes, but the BIN chunk holds %zu", path, len,
-		                bin_len);
-	return 0;
+	const json_t *e = json_array_get(json_object_get(doc, key), (size_t)i);
+	vrm_pathf(path, n, "%s[%d]", key, i);
+	if (!json_is_object(e)) {
+		vrm_fail(err, errlen, "%s: expected an object", path);
+		return NULL;
+	}
+	return e;
 }
 
-static int check_buffer_view(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                             char *err, size_t errlen)
+static int read_view(reads *r, int v, char *err, size_t errlen)
 {
+	char path[64], bpath[64], p[96];
+	const json_t *e, *buf;
 	int b;
-	size_t off, len, blen;
-	char p[256];
-	(void)bin_len;
+	size_t off, len, declared;
+	if (r->view_ok[v])
+		return 0;
+	if (!(e = entry(r->doc, "bufferViews", v, path, sizeof path, err, errlen)))
+		return -1;
 	vrm_pathf(p, sizeof p, "%s.buffer", path);
-	if (vrm_json_index(json_object_get(e, "buffer"), count_of(doc, "buffers"), "buffer", p, &b,
-	                   err, errlen) ||
+	if (vrm_json_index(json_object_get(e, "buffer"), count_of(r->doc, "buffers"), "buffer", p,
+	                   &b, err, errlen) ||
 	    get_size(e, "byteOffset", path, &off, err, errlen) ||
 	    get_size(e, "byteLength", path, &len, err, errlen) ||
-	    get_size(json_array_get(json_object_get(doc, "buffers"), (size_t)b), "byteLength",
-	             "buffers", &blen, err, errlen))
+	    !(buf = entry(r->doc, "buffers", b, bpath, sizeof bpath, err, errlen)) ||
+	    get_size(buf, "byteLength", bpath, &declared, err, errlen))
 		return -1;
-	if (len > blen || off > blen - len)
+	int in_bin = !json_object_get(buf, "uri");
+	if (in_bin && b != 0)
+		return vrm_fail(err, errlen,
+		                "%s: buffer %d has no uri, and only buffer 0 can be the GLB's BIN "
+		                "chunk",
+		                path, b);
+	size_t bound = in_bin ? r->bin_len : declared;
+	if (len > bound || off > bound - len) {
+		if (in_bin)
+			return vrm_fail(err, errlen,
+			                "%s: bytes %zu..%zu lie outside buffer 0, the GLB's BIN "
+			                "chunk (%zu bytes; buffer 0 declares %zu)",
+			                path, off, off + len, bound, declared);
 		return vrm_fail(err, errlen, "%s: bytes %zu..%zu lie outside buffer %d (%zu bytes)",
-		                path, off, off + len, b, blen);
+		                path, off, off + len, b, bound);
+	}
+	if (in_bin && off + len > declared) {
+		if (r->g->views_past_length++ == 0)
+			vrm_pathf(r->g->first_past_length, sizeof r->g->first_past_length,
+			          "%s, bytes %zu..%zu", path, off, off + len);
+		r->g->buffer0_length = declared;
+	}
+	r->view_ok[v] = 1;
 	return 0;
 }
 
-static int check_accessor(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                          char *err, size_t errlen)
+static int read_accessor(reads *r, int a, char *err, size_t errlen)
 {
-	(void)bin_len;
-	return check_ref(e, "bufferView", count_of(doc, "bufferViews"), "bufferView", path, err,
-	                 errlen);
+	char path[64], p[96];
+	const json_t *e, *v;
+	int view;
+	if (r->accessor_ok[a])
+		return 0;
+	if (!(e = entry(r->doc, "accessors", a, path, sizeof path, err, errlen)))
+		return -1;
+	/* no bufferView: zeros (or sparse values only), nothing in a buffer to bound */
+	if ((v = json_object_get(e, "bufferView")) != NULL) {
+		vrm_pathf(p, sizeof p, "%s.bufferView", path);
+		if (vrm_json_index(v, count_of(r->doc, "bufferViews"), "bufferView", p, &view, err,
+		                   errlen) ||
+		    read_view(r, view, err, errlen))
+			return -1;
+	}
+	r->accessor_ok[a] = 1;
+	return 0;
 }
 
-static int check_mesh(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                      char *err, size_t errlen)
+/* obj[key], when present, must be an accessor index; the accessor is read. */
+static int read_accessor_ref(reads *r, const json_t *obj, const char *key, const char *path,
+                             char *err, size_t errlen)
 {
+	const json_t *v = json_object_get(obj, key);
+	char p[400];
+	int a;
+	if (!v)
+		return 0;
+	vrm_pathf(p, sizeof p, "%s.%s", path, key);
+	return vrm_json_index(v, count_of(r->doc, "accessors"), "accessor", p, &a, err, errlen) ||
+	               read_accessor(r, a, err, errlen)
+	           ? -1
+	           : 0;
+}
+
+/* Every accessor a primitive's attributes / a morph target name. */
+static int read_accessor_map(reads *r, json_t *map, const char *path, char *err, size_t errlen)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach(map, key, v)
+	{
+		if (read_accessor_ref(r, map, key, path, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_mesh(reads *r, int m, char *err, size_t errlen)
+{
+	char path[64];
+	const json_t *e;
 	json_t *prims;
-	int accessors = count_of(doc, "accessors");
-	(void)bin_len;
-	if (vrm_json_child(e, "primitives", 1, path, &prims, err, errlen))
+	if (r->mesh_ok[m])
+		return 0;
+	if (!(e = entry(r->doc, "meshes", m, path, sizeof path, err, errlen)) ||
+	    vrm_json_child(e, "primitives", 1, path, &prims, err, errlen))
 		return -1;
 	for (size_t i = 0; prims && i < json_array_size(prims); i++) {
 		const json_t *prim = json_array_get(prims, i);
 		json_t *attrs, *targets;
-		const char *key;
-		json_t *v;
 		char p[256];
 		vrm_pathf(p, sizeof p, "%s.primitives[%zu]", path, i);
 		if (!json_is_object(prim))
 			return vrm_fail(err, errlen, "%s: expected an object", p);
-		if (check_ref(prim, "indices", accessors, "accessor", p, err, errlen) ||
+		if (read_accessor_ref(r, prim, "indices", p, err, errlen) ||
 		    vrm_json_child(prim, "attributes", 0, p, &attrs, err, errlen) ||
 		    vrm_json_child(prim, "targets", 1, p, &targets, err, errlen))
 			return -1;
-		json_object_foreach(attrs, key, v)
-		{
+		if (attrs) {
 			char pa[320];
-			int unused;
-			vrm_pathf(pa, sizeof pa, "%s.attributes.%s", p, key);
-			if (vrm_json_index(v, accessors, "accessor", pa, &unused, err, errlen))
+			vrm_pathf(pa, sizeof pa, "%s.attributes", p);
+			if (read_accessor_map(r, attrs, pa, err, errlen))
 				return -1;
 		}
 		for (size_t t = 0; targets && t < json_array_size(targets); t++) {
@@ -174,39 +241,62 @@ static int check_mesh(const json_t *doc, const json_t *e, const char *path, size
 			vrm_pathf(pt, sizeof pt, "%s.targets[%zu]", p, t);
 			if (!json_is_object(target))
 				return vrm_fail(err, errlen, "%s: expected an object", pt);
-			json_object_foreach(target, key, v)
-			{
-				char pa[400];
-				int unused;
-				vrm_pathf(pa, sizeof pa, "%s.%s", pt, key);
-				if (vrm_json_index(v, accessors, "accessor", pa, &unused, err,
-				                   errlen))
-					return -1;
-			}
+			if (read_accessor_map(r, target, pt, err, errlen))
+				return -1;
 		}
+	}
+	r->mesh_ok[m] = 1;
+	return 0;
+}
+
+static int read_skin(reads *r, int s, char *err, size_t errlen)
+{
+	char path[64];
+	const json_t *e;
+	int nodes = count_of(r->doc, "nodes");
+	if (r->skin_ok[s])
+		return 0;
+	if (!(e = entry(r->doc, "skins", s, path, sizeof path, err, errlen)) ||
+	    read_accessor_ref(r, e, "inverseBindMatrices", path, err, errlen) ||
+	    check_ref(e, "skeleton", nodes, "node", path, err, errlen) ||
+	    check_refs(e, "joints", nodes, "node", path, err, errlen))
+		return -1;
+	r->skin_ok[s] = 1;
+	return 0;
+}
+
+/* A node's mesh and skin, when it has them: indices in range, then read. */
+static int read_node_refs(reads *r, const json_t *node, const char *path, char *err, size_t errlen)
+{
+	const json_t *v;
+	char p[96];
+	int i;
+	if ((v = json_object_get(node, "mesh")) != NULL) {
+		vrm_pathf(p, sizeof p, "%s.mesh", path);
+		if (vrm_json_index(v, count_of(r->doc, "meshes"), "mesh", p, &i, err, errlen) ||
+		    read_mesh(r, i, err, errlen))
+			return -1;
+	}
+	if ((v = json_object_get(node, "skin")) != NULL) {
+		vrm_pathf(p, sizeof p, "%s.skin", path);
+		if (vrm_json_index(v, count_of(r->doc, "skins"), "skin", p, &i, err, errlen) ||
+		    read_skin(r, i, err, errlen))
+			return -1;
 	}
 	return 0;
 }
 
-static int check_skin(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                      char *err, size_t errlen)
+static int check_scene(const json_t *doc, int i, char *err, size_t errlen)
 {
-	int nodes = count_of(doc, "nodes");
-	(void)bin_len;
-	return check_ref(e, "inverseBindMatrices", count_of(doc, "accessors"), "accessor", path,
-	                 err, errlen) ||
-	       check_ref(e, "skeleton", nodes, "node", path, err, errlen) ||
-	       check_refs(e, "joints", nodes, "node", path, err, errlen);
+	char path[64];
+	const json_t *e = entry(doc, "scenes", i, path, sizeof path, err, errlen);
+	return !e || check_refs(e, "nodes", count_of(doc, "nodes"), "node", path, err, errlen) ? -1
+	                                                                                       : 0;
 }
 
-static int check_scene(const json_t *doc, const json_t *e, const char *path, size_t bin_len,
-                       char *err, size_t errlen)
-{
-	(void)bin_len;
-	return check_refs(e, "nodes", count_of(doc, "nodes"), "node", path, err, errlen);
-}
-
-static int check_structure(const json_t *doc, size_t bin_len, char *err, size_t errlen)
+/* The arrays of the document: each an array, of a size this reader accepts. Then the
+ * scenes (a viewer starts from them) and the default scene. */
+static int check_structure(const json_t *doc, char *err, size_t errlen)
 {
 	static const char *const arrays[] = {"buffers", "bufferViews", "accessors", "meshes",
 	                                     "skins",   "scenes",      "cameras",   NULL};
@@ -214,13 +304,10 @@ static int check_structure(const json_t *doc, size_t bin_len, char *err, size_t 
 	for (int i = 0; arrays[i]; i++)
 		if (array_count(doc, arrays[i], &unused, err, errlen))
 			return -1;
-	return each_entry(doc, "buffers", check_buffer, bin_len, err, errlen) ||
-	       each_entry(doc, "bufferViews", check_buffer_view, bin_len, err, errlen) ||
-	       each_entry(doc, "accessors", check_accessor, bin_len, err, errlen) ||
-	       each_entry(doc, "meshes", check_mesh, bin_len, err, errlen) ||
-	       each_entry(doc, "skins", check_skin, bin_len, err, errlen) ||
-	       each_entry(doc, "scenes", check_scene, bin_len, err, errlen) ||
-	       check_ref(doc, "scene", count_of(doc, "scenes"), "scene", "glTF", err, errlen);
+	for (int i = 0; i < count_of(doc, "scenes"); i++)
+		if (check_scene(doc, i, err, errlen))
+			return -1;
+	return check_ref(doc, "scene", count_of(doc, "scenes"), "scene", "glTF", err, errlen);
 }
 
 /* ---- node graph ---- */
@@ -302,14 +389,9 @@ out:
 	return rc;
 }
 
-int vrm_graph_load(const json_t *doc, size_t bin_len, vrm_graph *g, char *err, size_t errlen)
+static int load_nodes(const json_t *doc, reads *r, vrm_graph *g, char *err, size_t errlen)
 {
-	json_t *nodes;
-	memset(g, 0, sizeof *g);
-	if (vrm_json_child(doc, "nodes", 1, "glTF", &nodes, err, errlen) ||
-	    array_count(doc, "nodes", &g->count, err, errlen) ||
-	    check_structure(doc, bin_len, err, errlen))
-		return -1;
+	json_t *nodes = json_object_get(doc, "nodes");
 	int n = g->count;
 	g->nodes = calloc((size_t)n + 1, sizeof *g->nodes);
 	g->names = calloc((size_t)n + 1, 16); /* "node" + up to 7 digits + NUL */
@@ -341,8 +423,7 @@ int vrm_graph_load(const json_t *doc, size_t bin_len, vrm_graph *g, char *err, s
 			vrm_pathf(slot, 16, "node%d", i);
 			nd->name = slot;
 		}
-		if (check_ref(node, "mesh", count_of(doc, "meshes"), "mesh", path, err, errlen) ||
-		    check_ref(node, "skin", count_of(doc, "skins"), "skin", path, err, errlen) ||
+		if (read_node_refs(r, node, path, err, errlen) ||
 		    check_ref(node, "camera", count_of(doc, "cameras"), "camera", path, err,
 		              errlen) ||
 		    vrm_json_child(node, "children", 1, path, &children, err, errlen) ||
@@ -377,6 +458,31 @@ int vrm_graph_load(const json_t *doc, size_t bin_len, vrm_graph *g, char *err, s
 		}
 	}
 	return compose_world(g, err, errlen);
+}
+
+int vrm_graph_load(const json_t *doc, size_t bin_len, vrm_graph *g, char *err, size_t errlen)
+{
+	json_t *nodes;
+	memset(g, 0, sizeof *g);
+	if (vrm_json_child(doc, "nodes", 1, "glTF", &nodes, err, errlen) ||
+	    array_count(doc, "nodes", &g->count, err, errlen) || check_structure(doc, err, errlen))
+		return -1;
+	/* array_count capped every array at VRM_MAX_NODES entries */
+	size_t nm = (size_t)count_of(doc, "meshes") + 1, ns = (size_t)count_of(doc, "skins") + 1,
+	       na = (size_t)count_of(doc, "accessors") + 1,
+	       nv = (size_t)count_of(doc, "bufferViews") + 1;
+	reads r = {.doc = doc, .bin_len = bin_len, .g = g};
+	unsigned char *ok = calloc(nm + ns + na + nv, 1);
+	if (!ok)
+		return vrm_fail(err, errlen, "out of memory for the document's %zu accessors",
+		                na - 1);
+	r.mesh_ok = ok;
+	r.skin_ok = ok + nm;
+	r.accessor_ok = ok + nm + ns;
+	r.view_ok = ok + nm + ns + na;
+	int rc = load_nodes(doc, &r, g, err, errlen);
+	free(ok);
+	return rc;
 }
 
 void vrm_graph_free(vrm_graph *g)

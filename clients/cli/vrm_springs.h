@@ -171,7 +171,8 @@ void vrm_report_free(vrm_report *report);
 /* Imports the avatar in data[0 .. len). Returns a new reference to the instance definition
  * and fills *report (the caller frees it with vrm_report_free), or returns NULL with a
  * one-line message "where: what" in err (errlen bytes) and report->json NULL. Every index,
- * count and length in the file is checked before use; data is only read. */
+ * count and length it reads is checked before use (what it does not read cannot reject
+ * the file: vrm_graph_load in vrm_gltf.h); data is only read. */
 json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *err, size_t errlen);
 
 #endif

@@ -209,4 +209,39 @@ assert s['settle_s'] is not None and 0.1 < s['settle_s'] < 8, s
 assert s['max_tip_speed_mps'] > 0.05, s
 " || fail "summary after a head step: $(cat "$T/out")"
 
+# --- summary: each segment against its own rest length ----------------------------------------
+# test_avatar_1.vrm's chains have unequal bones (2.5 to 7 cm); against the first segment
+# (the rule before issue 38) max_segment_error_ratio read 1 at rest. The spring bone keeps
+# every length exact, at rest and under gentle motion.
+"$P" import-vrm tests/fixtures/vrm/test_avatar_1.vrm >"$T/avatar.json" 2>"$T/err" ||
+	fail "import-vrm test_avatar_1.vrm: exit $? ($(head -c 300 "$T/err"))"
+cp "$T/avatar.json" "$T/out"
+py "
+d = json.loads(out)
+segs = [[math.dist(r[i], r[i + 1]) for i in range(len(r) - 1)] for r in (s['rest'] for s in d['strands'])]
+assert max(abs(l - s[0]) / s[0] for s in segs for l in s) > 0.5, segs     # the old rule's figure
+" || fail "test_avatar_1.vrm: its chains should have unequal segments"
+for m in "still" "nod --amplitude 10 --period 1" "shake --amplitude 15 --period 1" "circle --amplitude 0.05 --period 2"; do
+	# shellcheck disable=SC2086 # the motion's flags are meant to split
+	"$P" sim "$T/avatar.json" --summary --ticks 240 --motion $m >"$T/out" || fail "sim avatar --motion $m: exit $?"
+	py "
+s = json.loads(out)
+assert s['nan_count'] == 0 and s['max_segment_error_ratio'] < 1e-3, s
+assert ('$m' == 'still') == (s['max_tip_speed_mps'] < 0.01), s              # the hair does move
+" || fail "summary of the imported avatar, --motion $m: $(cat "$T/out")"
+done
+# A hand-written chain of 1, 5, 2 and 7.5 cm segments, both solvers: the old rule read 4.
+cat >"$T/unequal.json" <<'J'
+{"prewarm_s": 1, "strands": [{"rest": [[0, 0.05, -0.1], [0, 0.04, -0.1], [0, -0.01, -0.1], [0.012, -0.026, -0.1], [0.012, -0.1, -0.11]]}]}
+J
+sed 's/{"prewarm_s"/{"solver": "springbone", "prewarm_s"/' "$T/unequal.json" >"$T/unequal_sb.json"
+for f in unequal unequal_sb; do
+	for m in "still" "shake --amplitude 15 --period 1"; do
+		# shellcheck disable=SC2086
+		"$P" sim "$T/$f.json" --summary --ticks 240 --motion $m >"$T/out" || fail "sim $f --motion $m: exit $?"
+		py "s = json.loads(out); assert s['nan_count'] == 0 and s['max_segment_error_ratio'] < 1e-3, s" ||
+			fail "summary of a chain with unequal segments ($f, --motion $m): $(cat "$T/out")"
+	done
+done
+
 finish sim

@@ -185,8 +185,8 @@ static void test_gravity_hang(void **state)
 	assert_true(run_fixture("gravity_hang.json", "frames") <= 1e-4);
 }
 
-/* The README: three-vrm's transients deviate by centimetres (stale bone lengths), so the
- * fixture does tell the spec apart from three-vrm; its steady state agrees. */
+/* tests/fixtures/README.md: three-vrm's transients deviate by centimetres (stale bone
+ * lengths), so the fixture does tell the spec apart from three-vrm; its steady state agrees. */
 static void test_threevrm_differs(void **state)
 {
 	(void)state;

@@ -259,10 +259,10 @@ static void test_single_joint_shake_trajectory(void **state)
  *
  * What is not compared: the time to come to rest. The chain is a follow-the-leader chain
  * (each tail is projected onto its parent's new position; the child never acts back on
- * the parent), which feeds energy into the chain as README.md ("Substeps") notes for verlet; at 60 Hz
- * the spec's large per-frame steps dissipate it, with substeps less so, and the chain
- * swings on longer (0.5 s at 1 substep, 1.0 s at 8 for the 10 deg case; with drag 0.1
- * at 8 substeps it does not settle for seconds). It does come back to its rest pose. */
+ * the parent), which feeds energy into the chain as core/README.md ("Substeps") notes for
+ * verlet; at 60 Hz the spec's large per-frame steps dissipate it, with substeps less so,
+ * and the chain swings on longer (0.5 s at 1 substep, 1.0 s at 8 for the 10 deg case; with
+ * drag 0.1 at 8 substeps it does not settle for seconds). It does come back to its rest pose. */
 static void test_chain_shake_statistics(void **state)
 {
 	(void)state;

@@ -766,12 +766,20 @@ static void test_document_errors(void **state)
 	bad = subst(v1_avatar(IDENTITY_Q), "{'colliders': [2]}", "{'colliders': [3]}");
 	fails_with(bad, "colliderGroups[1].colliders[0]", "collider index 3 out of range");
 	free(bad);
-	fails_with("{'nodes': [{}], 'accessors': [{'bufferView': 0}], 'extensions': {'VRM': {}}}",
+	fails_with("{'nodes': [{'mesh': 0}], 'meshes': [{'primitives': [{'attributes': "
+	           "{'POSITION': 0}}]}], 'accessors': [{'bufferView': 0}], "
+	           "'extensions': {'VRM': {}}}",
 	           "accessors[0].bufferView", "out of range");
 	fails_with("{'nodes': [{'mesh': 0}], 'extensions': {'VRM': {}}}", "nodes[0].mesh",
 	           "out of range");
-	fails_with("{'buffers': [{'byteLength': 64}], 'extensions': {'VRM': {}}}",
-	           "buffers[0].byteLength", "BIN chunk holds 0");
+	fails_with(
+	    "{'nodes': [{'skin': 0}], 'skins': [{'joints': [3]}], 'extensions': {'VRM': {}}}",
+	    "skins[0].joints[0]", "node index 3 out of range");
+	fails_with("{'nodes': [{'mesh': 0}], 'meshes': [{'primitives': [{'attributes': "
+	           "{'POSITION': 0}}]}], 'accessors': [{'bufferView': 0}], 'bufferViews': "
+	           "[{'buffer': 0, 'byteLength': 12}], 'buffers': [{'byteLength': 64}], "
+	           "'extensions': {'VRM': {}}}",
+	           "bufferViews[0]: bytes 0..12 lie outside buffer 0", "chunk (0 bytes");
 
 	/* the node graph */
 	fails_with("{'nodes': [{'children': [1]}, {'children': [0]}], 'extensions': {'VRM': {}}}",
@@ -795,34 +803,212 @@ static void test_document_errors(void **state)
 	           "no spring-bone chains", NULL);
 }
 
-/* A BIN chunk is accepted and checked against buffer 0. */
-static void test_bin_chunk(void **state)
+/* ---- buffers: a GLB's buffer 0 is its BIN chunk; what is read is checked when read ---- */
+
+/* v1_avatar with `top` (top-level members, each followed by ", ") first and `refs`
+ * (", 'mesh': 0", ...) added to its Root node. */
+static char *avatar_with(const char *top, const char *refs)
+{
+	char root[256];
+	snprintf(root, sizeof root, "{'name': 'Root', 'children': [1]%s}", refs);
+	char *a = subst(v1_avatar(IDENTITY_Q), "{'name': 'Root', 'children': [1]}", root);
+	char *r = malloc(strlen(a) + strlen(top) + 1);
+	sprintf(r, "{%s%s", top, a + 1);
+	free(a);
+	return r;
+}
+
+/* A mesh (4 positions, accessor 0) and a skin (one inverse bind matrix, accessor 1) for
+ * avatar_with's top; VIEWS and BUFFERS follow. */
+#define MESH_SKIN                                                                                  \
+	"'meshes': [{'primitives': [{'attributes': {'POSITION': 0}}]}],"                           \
+	" 'skins': [{'inverseBindMatrices': 1, 'joints': [1]}],"                                   \
+	" 'accessors': [{'bufferView': 0, 'componentType': 5126, 'count': 4, 'type': 'VEC3'},"     \
+	"  {'bufferView': 1, 'componentType': 5126, 'count': 1, 'type': 'MAT4'}], "
+#define ROOT_REFS ", 'mesh': 0, 'skin': 0"
+
+static json_t *import_glb(const char *json_q, size_t bin_len, vrm_report *r)
 {
 	size_t len;
 	char err[512];
+	uint8_t *b = make_glb(json_q, bin_len, &len);
+	json_t *inst = vrm_import(b, len, r, err, sizeof err);
+	free(b);
+	if (!inst) {
+		print_error("import failed: %s\n", err);
+		fail();
+	}
+	return inst;
+}
+
+static int plain_warnings(void)
+{
 	vrm_report r;
-	char *json = malloc(8192);
-	(void)state;
-	snprintf(json, 8192,
-	         "{'buffers': [{'byteLength': 6}], 'bufferViews': [{'buffer': 0, 'byteLength': 4, "
-	         "'byteOffset': 2}], %s",
-	         v1_avatar(IDENTITY_Q) + 1);
-	uint8_t *b = make_glb(json, 6, &len);
-	json_t *inst = vrm_import(b, len, &r, err, sizeof err);
-	assert_non_null(inst);
+	json_t *inst = import_q(v1_avatar(IDENTITY_Q), &r);
+	int n = r.warning_count;
 	json_decref(inst);
 	vrm_report_free(&r);
+	return n;
+}
+
+/* Views inside the declared length of buffer 0 and the BIN chunk: no warning. */
+static void test_bin_chunk(void **state)
+{
+	vrm_report r;
+	(void)state;
+	char *json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                                   " {'buffer': 0, 'byteOffset': 48, 'byteLength': 64}],"
+	                                   " 'buffers': [{'byteLength': 112}], ",
+	                         ROOT_REFS);
+	json_t *inst = import_glb(json, 112, &r);
+	assert_int_equal(r.warning_count, plain_warnings());
+	assert_false(report_says(&r, "warnings", "buffer 0"));
+	json_decref(inst);
+	vrm_report_free(&r);
+	free(json);
+}
+
+/* Buffer 0 declares fewer bytes than the BIN chunk holds and views the import reads lie
+ * past the declared length, inside the chunk (the skin matrices of a real VRM 1.0 file):
+ * read from the chunk, as three.js does, with one warning. */
+static void test_view_past_declared_length_warns(void **state)
+{
+	vrm_report r;
+	(void)state;
+	char *json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                                   " {'buffer': 0, 'byteOffset': 96, 'byteLength': 64}],"
+	                                   " 'buffers': [{'byteLength': 96}], ",
+	                         ROOT_REFS);
+	json_t *inst = import_glb(json, 192, &r);
+	assert_int_equal(r.warning_count, plain_warnings() + 1);
+	if (!report_says(&r, "warnings",
+	                 "buffer 0 declares 96 bytes but the GLB's BIN chunk holds 192: 1 buffer "
+	                 "view past the declared length is read from the chunk") ||
+	    !report_says(&r, "warnings", "(bufferViews[1], bytes 96..160)")) {
+		dump_report(&r);
+		fail();
+	}
+	check_vec(inst, "strands.0.rest.0", 0, 0.05, -0.1); /* the import itself unchanged */
+	json_decref(inst);
+	vrm_report_free(&r);
+	free(json);
+
+	/* both views past it (the second reached twice: counted once) */
+	json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteOffset': 40, "
+	                             "'byteLength': 48}, {'buffer': 0, 'byteOffset': 96, "
+	                             "'byteLength': 64}], 'buffers': [{'byteLength': 64}], ",
+	                   ROOT_REFS);
+	char *twice = subst(json, "'POSITION': 0}", "'POSITION': 0, 'JOINTS_0': 1}");
+	inst = import_glb(twice, 160, &r);
+	if (!report_says(&r, "warnings", "2 buffer views past the declared length are read") ||
+	    !report_says(&r, "warnings", "(first: bufferViews[0], bytes 40..88)")) {
+		dump_report(&r);
+		fail();
+	}
+	json_decref(inst);
+	vrm_report_free(&r);
+	free(twice);
+	free(json);
+}
+
+/* Nothing the import does not read can reject the file: a view entirely outside the
+ * chunk, a view of a buffer that does not exist, a view that is not an object, an
+ * accessor of a view that does not exist, a mesh and a skin no node uses (with accessor
+ * indices out of range), a buffer with a negative length. No warning either. */
+static void test_unread_views_cannot_reject(void **state)
+{
+	vrm_report r;
+	(void)state;
+	char *json =
+	    avatar_with("'meshes': [{'primitives': [{'attributes': {'POSITION': 55}}]}],"
+	                " 'skins': [{'inverseBindMatrices': 42, 'joints': [99]}],"
+	                " 'accessors': [{'bufferView': 99}, {'bufferView': 0}, {'bufferView': 1},"
+	                "  {'bufferView': 2}],"
+	                " 'bufferViews': [{'buffer': 0, 'byteOffset': 1000, 'byteLength': 64},"
+	                "  {'buffer': 7, 'byteLength': 4}, 'not a view'],"
+	                " 'buffers': [{'byteLength': 8}, {'byteLength': -1}], ",
+	                "");
+	json_t *inst = import_glb(json, 8, &r);
+	assert_int_equal(r.warning_count, plain_warnings());
+	json_decref(inst);
+	vrm_report_free(&r);
+	free(json);
+}
+
+/* A view the import reads that lies outside the BIN chunk is an error naming the view and
+ * the bounds; so are the other faults of what is read. */
+static void test_read_view_outside_chunk_rejects(void **state)
+{
+	size_t len;
+	uint8_t *b;
+	(void)state;
+	/* the mesh's positions run past the chunk's end */
+	char *json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteOffset': 160,"
+	                                   " 'byteLength': 48}, {'buffer': 0, 'byteLength': 64}],"
+	                                   " 'buffers': [{'byteLength': 192}], ",
+	                         ROOT_REFS);
+	b = make_glb(json, 192, &len);
+	fails_with_bytes(b, len, "bufferViews[0]: bytes 160..208 lie outside buffer 0",
+	                 "the GLB's BIN chunk (192 bytes; buffer 0 declares 192)");
 	free(b);
-	/* a view past the buffer's end */
-	snprintf(json, 8192,
-	         "{'buffers': [{'byteLength': 6}], 'bufferViews': [{'buffer': 0, 'byteLength': 4, "
-	         "'byteOffset': 3}], %s",
-	         v1_avatar(IDENTITY_Q) + 1);
-	b = make_glb(json, 6, &len);
-	fails_with_bytes(b, len, "bufferViews[0]", "outside buffer 0");
+	free(json);
+
+	/* buffer 0 declares more than the chunk holds: the chunk bounds the skin's matrices */
+	json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                             " {'buffer': 0, 'byteOffset': 96, 'byteLength': 64}],"
+	                             " 'buffers': [{'byteLength': 400}], ",
+	                   ROOT_REFS);
+	b = make_glb(json, 128, &len);
+	fails_with_bytes(b, len, "bufferViews[1]: bytes 96..160 lie outside buffer 0",
+	                 "(128 bytes; buffer 0 declares 400)");
+	free(b);
+	/* ... and with no BIN chunk at all */
+	b = make_glb(json, 0, &len);
+	fails_with_bytes(b, len, "bufferViews[0]: bytes 0..48 lie outside buffer 0", "(0 bytes");
+	free(b);
+	free(json);
+
+	/* a buffer with a uri (not read here) bounds its views by its declared length */
+	json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                             " {'buffer': 1, 'byteOffset': 8, 'byteLength': 64}],"
+	                             " 'buffers': [{'byteLength': 48}, {'byteLength': 64, "
+	                             "'uri': 'skin.bin'}], ",
+	                   ROOT_REFS);
+	b = make_glb(json, 48, &len);
+	fails_with_bytes(b, len, "bufferViews[1]: bytes 8..72 lie outside buffer 1", "(64 bytes)");
+	free(b);
+	free(json);
+	/* only buffer 0 can be the BIN chunk */
+	json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                             " {'buffer': 1, 'byteLength': 64}],"
+	                             " 'buffers': [{'byteLength': 48}, {'byteLength': 64}], ",
+	                   ROOT_REFS);
+	b = make_glb(json, 112, &len);
+	fails_with_bytes(b, len, "bufferViews[1]: buffer 1 has no uri", "only buffer 0");
+	free(b);
+	free(json);
+
+	/* an index a read mesh holds out of range, named by its path */
+	json = avatar_with("'meshes': [{'primitives': [{'attributes': {'POSITION': 0},"
+	                   " 'targets': [{'POSITION': 9}]}]}], 'accessors': [{}], ",
+	                   ", 'mesh': 0");
+	b = make_glb(json, 0, &len);
+	fails_with_bytes(b, len, "meshes[0].primitives[0].targets[0].POSITION",
+	                 "accessor index 9 out of range");
+	free(b);
+	free(json);
+	/* a read view that is not an object */
+	json = avatar_with("'meshes': [{'primitives': [{'attributes': {'POSITION': 0}}]}],"
+	                   " 'accessors': [{'bufferView': 0}], 'bufferViews': [7], ",
+	                   ", 'mesh': 0");
+	b = make_glb(json, 0, &len);
+	fails_with_bytes(b, len, "bufferViews[0]: expected an object", NULL);
 	free(b);
 	free(json);
 }
+
+/* The command prints the warning on stderr, as it does the import's others. */
+static void test_command_warns_past_declared_length(void **state);
 
 /* ---- the command ---- */
 
@@ -950,6 +1136,37 @@ static void test_command(void **state)
 	rmdir(dir);
 }
 
+static void test_command_warns_past_declared_length(void **state)
+{
+	static run_result res;
+	char dir[] = "/tmp/pt_vrm_XXXXXX", path[64];
+	size_t len;
+	(void)state;
+	char *json = avatar_with(MESH_SKIN "'bufferViews': [{'buffer': 0, 'byteLength': 48},"
+	                                   " {'buffer': 0, 'byteOffset': 96, 'byteLength': 64}],"
+	                                   " 'buffers': [{'byteLength': 96}], ",
+	                         ROOT_REFS);
+	uint8_t *b = make_glb(json, 192, &len);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/a.vrm", dir);
+	write_file(path, b, len);
+	char *argv[] = {"import-vrm", path};
+	run(&res, 2, argv);
+	assert_int_equal(res.rc, 0);
+	if (!strstr(res.err, "ponytail import-vrm: warning: buffer 0 declares 96 bytes but the "
+	                     "GLB's BIN chunk holds 192")) {
+		print_error("stderr: %s\n", res.err);
+		fail();
+	}
+	json_t *inst = json_loads(res.out, 0, NULL);
+	assert_non_null(inst);
+	json_decref(inst);
+	unlink(path);
+	rmdir(dir);
+	free(b);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -963,7 +1180,11 @@ int main(void)
 	    cmocka_unit_test(test_mutations_never_crash),
 	    cmocka_unit_test(test_document_errors),
 	    cmocka_unit_test(test_bin_chunk),
+	    cmocka_unit_test(test_view_past_declared_length_warns),
+	    cmocka_unit_test(test_unread_views_cannot_reject),
+	    cmocka_unit_test(test_read_view_outside_chunk_rejects),
 	    cmocka_unit_test(test_command),
+	    cmocka_unit_test(test_command_warns_past_declared_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
