@@ -90,8 +90,9 @@ deps-test:
 	@tests/setup.sh
 
 # The dependency direction (README.md "Layout"): core <- server; proto <- server, clients; core
-# never sees proto; clients see core only in the offline tools (sim, import-vrm).
-check-layers: core-deps-check proto-deps-check server-door-check
+# never sees proto; clients see core only in the offline tools (sim, import-vrm); the server
+# never sees clients (the VRM importer both use is core's schema library).
+check-layers: core-deps-check proto-deps-check server-door-check server-deps-check
 	@! grep -nE '#include *[<"](ponytail/|jansson|server)' proto/src/*.c proto/src/*.h proto/include/*/*.h 2>/dev/null \
 	  || { echo "proto/ must not include core, jansson or server headers"; exit 1; }
 	@! grep -lE '#include *[<"]ponytail/(world|instance|motion|collider)\.h' clients/lib/*.c clients/lib/*.h 2>/dev/null \

@@ -4,6 +4,8 @@
 CLI_SRC    := $(wildcard clients/cli/*.c)
 CLI_OBJ    := $(CLI_SRC:%.c=$(B)/obj/%.o)
 CLI_BIN    := $(B)/bin/ponytail
+# sim and import-vrm: core and its schema library (libpt_schema.a, which holds the VRM
+# importer, ponytail/vrm_import.h; import_vrm.c is only the command around it).
 CLI_LIBS   += $(SCHEMA_LIB) $(CORE_LIB)
 CLI_LDLIBS += $(PKG_JANSSON) -lm
 

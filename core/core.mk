@@ -1,8 +1,10 @@
-# core/: the physics library (libc + libm only) and its JSON binding (jansson).
+# core/: the physics library (libc + libm only) and its JSON binding (jansson), which holds
+# the VRM importer too (core/schema/vrm/, ponytail/vrm_import.h): one libpt_schema.a that
+# the daemon and the CLI both link.
 CORE_SRC   := $(wildcard core/src/*.c)
 CORE_OBJ   := $(CORE_SRC:%.c=$(B)/obj/%.o)
 CORE_LIB   := $(B)/lib/libpt_core.a
-SCHEMA_SRC := $(wildcard core/schema/*.c)
+SCHEMA_SRC := $(wildcard core/schema/*.c core/schema/vrm/*.c)
 SCHEMA_OBJ := $(SCHEMA_SRC:%.c=$(B)/obj/%.o)
 SCHEMA_LIB := $(B)/lib/libpt_schema.a
 
@@ -25,18 +27,23 @@ $(SCHEMA_LIB): $(SCHEMA_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # The dependency rule (README.md "Layout"): core does no I/O and sees only the C library's
-# pure parts, libm and its own headers; core/schema adds jansson. Listed positively: an
-# #include of anything not on these lists fails `make check-layers`. <stdio.h> is there for
-# snprintf, so the stdio calls that do I/O are refused by name as well.
+# pure parts, libm and its own headers; core/schema (the VRM importer in core/schema/vrm/
+# included) adds jansson and <ctype.h>. Listed positively: an #include of anything not on
+# these lists fails `make check-layers`. <stdio.h> is there for snprintf, so the stdio
+# calls that do I/O are refused by name as well, and so are jansson's file readers and
+# writers: the schema library parses and dumps from and to memory, its callers do the I/O.
 CORE_SYS_HEADERS := assert.h float.h math.h stdarg.h stddef.h stdint.h stdio.h stdlib.h \
                     string.h immintrin.h
-CORE_OWN_HEADERS := $(patsubst core/include/%,%,$(filter-out %/schema.h,$(wildcard core/include/ponytail/*.h))) \
+SCHEMA_PUBLIC    := core/include/ponytail/schema.h core/include/ponytail/vrm_import.h
+CORE_OWN_HEADERS := $(patsubst core/include/%,%,$(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))) \
                     $(notdir $(wildcard core/src/*.h core/src/*.inc))
-SCHEMA_HEADERS   := $(CORE_SYS_HEADERS) jansson.h ponytail/schema.h ponytail/instance.h \
-                    ponytail/types.h schema_internal.h
+SCHEMA_HEADERS   := $(CORE_SYS_HEADERS) ctype.h jansson.h ponytail/schema.h ponytail/instance.h \
+                    ponytail/types.h ponytail/vrm_import.h schema_internal.h \
+                    $(notdir $(wildcard core/schema/vrm/*.h))
 CORE_FILES       := $(wildcard core/src/*.c core/src/*.h core/src/*.inc) \
-                    $(filter-out %/schema.h,$(wildcard core/include/ponytail/*.h))
-SCHEMA_FILES     := $(wildcard core/schema/*.c core/schema/*.h) core/include/ponytail/schema.h
+                    $(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))
+SCHEMA_FILES     := $(wildcard core/schema/*.c core/schema/*.h core/schema/vrm/*.c core/schema/vrm/*.h) \
+                    $(SCHEMA_PUBLIC)
 
 # $(call core_only_includes,FILES,ALLOWED): names every #include of FILES not in ALLOWED.
 define core_only_includes
@@ -51,9 +58,12 @@ endef
 core-deps-check:
 	$(call core_only_includes,$(CORE_FILES),$(CORE_SYS_HEADERS) $(CORE_OWN_HEADERS))
 	$(call core_only_includes,$(SCHEMA_FILES),$(SCHEMA_HEADERS))
-	@! grep -nE '[^n]printf *\(|\<(fopen|freopen|fwrite|fread|fputs|fgets|puts|getenv|remove|rename|tmpfile) *\(' \
+	@! grep -nE '[^n]printf *\(|\<(fopen|freopen|fclose|fflush|fwrite|fread|fputs|fgets|fputc|fgetc|puts|getc|putc|getchar|putchar|perror|getenv|remove|rename|tmpfile) *\(' \
 	  $(CORE_FILES) $(SCHEMA_FILES) \
 	  || { echo "core must not do I/O (snprintf only)"; exit 1; }
+	@! grep -nE '\<json_(load_file|loadf|loadfd|load_callback|dump_file|dumpf|dumpfd|dump_callback) *\([^)]' \
+	  $(SCHEMA_FILES) \
+	  || { echo "core/schema must not do I/O: it parses and dumps in memory (json_loadb, json_dumps)"; exit 1; }
 
 ALL_TARGETS += $(CORE_LIB) $(SCHEMA_LIB)
 .PHONY: core-deps-check

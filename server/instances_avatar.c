@@ -6,21 +6,21 @@
  * deleted with its instance (a foreign key with ON DELETE CASCADE, which also makes an
  * upload that races a delete fail as "no instance" instead of leaving an orphan).
  *
- * An upload is accepted only when the importer accepts it (vrm_import, the code of
- * `ponytail import-vrm`, compiled in from clients/cli/): a GLB whose chunks are in bounds,
- * and so is everything read of it (the node graph, the nodes' meshes and skins, their
- * accessors and buffer views: what a viewer loads; vrm_gltf.h), VRM 1.0 or 0.x, with at
- * least one spring-bone chain that fits an instance. So what a viewer downloads is a file
- * the avatar page can import too.
+ * An upload is accepted only when the importer accepts it (vrm_import,
+ * ponytail/vrm_import.h: the schema library's, the code of `ponytail import-vrm` too): a
+ * GLB whose chunks are in bounds, and so is everything read of it (the node graph, the
+ * nodes' meshes and skins, their accessors and buffer views: what a viewer loads;
+ * core/schema/vrm/vrm_gltf.h), VRM 1.0 or 0.x, with at least one spring-bone chain that
+ * fits an instance. So what a viewer downloads is a file the avatar page can import too.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../clients/cli/vrm_springs.h"
 #include "instances.h"
 #include "log.h"
+#include "ponytail/vrm_import.h"
 
 static inst_status_t fail(inst_err_t *err, inst_status_t s, const char *field, const char *msg)
 {

@@ -1,10 +1,8 @@
 # server/: ponytaild, the daemon (REST + WebSocket + tick thread + SQLite store).
+# Only server/'s own sources: the VRM importer of POST /v1/import/vrm and avatar uploads is
+# the schema library's (ponytail/vrm_import.h, in libpt_schema.a), as `ponytail import-vrm`'s is.
 SERVER_SRC := $(wildcard server/*.c)
-# The VRM importer of `ponytail import-vrm`, compiled in from the CLI's own sources (not
-# moved: one importer for both) for POST /v1/import/vrm and avatar uploads.
-SERVER_VRM_SRC := $(wildcard clients/cli/vrm_*.c clients/cli/import_vrm*.c)
-SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/openapi_json.o \
-              $(SERVER_VRM_SRC:%.c=$(B)/obj/%.o)
+SERVER_OBJ := $(SERVER_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/openapi_json.o
 SERVER_BIN := $(B)/bin/ponytaild
 SERVER_PKGS := libmicrohttpd libwebsockets jansson sqlite3 openssl
 
@@ -25,6 +23,20 @@ server-door-check:
 	@! grep -nE '\<(store|registry|cmdq)_[a-z_]+ *\(' $(SERVER_EDGES) \
 	  || { echo "server: REST and WebSocket code must go through instances.h, not store_/registry_/cmdq_"; exit 1; }
 .PHONY: server-door-check
+
+# The daemon compiles no file under clients/ and includes none (README.md "Layout": clients
+# depend on proto and, offline, on core; never the other way). The includes are read from
+# every server/ source; what ponytaild is built from, from make itself: every command a
+# full rebuild of it would run (`make -nB`: compiles, include paths, the link), with the
+# variables as the rules finally expand them. Hooked into check-layers.
+server-deps-check:
+	@! grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"][^>"]*clients/' server/*.c server/*.h \
+	  || { echo "server/ must not include files under clients/"; exit 1; }
+	@cmds=$$($(MAKE) --no-print-directory -nB V=1 $(SERVER_BIN) 2>&1) \
+	  || { echo "server-deps-check: make -nB $(SERVER_BIN) failed:"; echo "$$cmds" | tail -5; exit 1; }; \
+	  bad=$$(printf '%s\n' $$cmds | grep 'clients/' | sort -u); \
+	  test -z "$$bad" || { echo "server.mk: ponytaild must not be built from or see files under clients/:" $$bad; exit 1; }
+.PHONY: server-deps-check
 
 # server/openapi.json as bytes in the binary (GET /v1/openapi.json), NUL-terminated.
 $(B)/gen/openapi_json.c: server/openapi.json

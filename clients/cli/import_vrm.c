@@ -1,11 +1,9 @@
 /* `ponytail import-vrm AVATAR.vrm`: a VRM avatar's spring bones as an instance definition
  * for `ponytail sim` or POST /v1/instances.
  *
- * vrm_import() is the library part (declared in vrm_springs.h): GLB and node graph
- * (vrm_gltf), the spring bones as the file has them (vrm_springs_read), then measure
- * every chain in head-local coordinates and choose what fits an instance
- * (import_vrm_chains.c), write it and the report (import_vrm_json.c). cmd_import_vrm() at
- * the end is the command around it.
+ * The command around vrm_import() (ponytail/vrm_import.h, the schema library's importer,
+ * core/schema/vrm/, which the daemon runs too): it reads the file, imports it from memory
+ * and prints the definition or the report, and the warnings on stderr.
  *
  * Exit status: 0 imported (approximations are listed on stderr as warnings), 1 the file
  * cannot be read or is not a valid VRM, 2 bad usage.
@@ -19,11 +17,8 @@
 
 #include <jansson.h>
 
-#include "import_vrm_internal.h"
-#include "ponytail/schema.h"
-#include "vrm_gltf.h"
-#include "vrm_humanoid.h"
-#include "vrm_springs.h"
+#include "ponytail/types.h"
+#include "ponytail/vrm_import.h"
 
 /* The CLI's command table declares the entry points; tests that compile this file on its
  * own define VRM_NO_COMMANDS_H. The declaration below keeps the file self-sufficient. */
@@ -33,114 +28,6 @@
 #endif
 #endif
 int cmd_import_vrm(int argc, char **argv);
-
-/* ---- the import ---- */
-
-void vrm_report_free(vrm_report *report)
-{
-	if (!report)
-		return;
-	json_decref(report->json);
-	report->json = NULL;
-	report->warning_count = 0;
-}
-
-static void cv_free(cv *c)
-{
-	free(c->st);
-	free(c->use);
-	free(c->moving);
-	free(c->bone_of_node);
-	vrm_springs_free(&c->s);
-	vrm_graph_free(&c->g);
-	vrm_diag_free(&c->d);
-	json_decref(c->doc);
-}
-
-json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *err, size_t errlen)
-{
-	cv c;
-	vrm_glb glb;
-	json_t *inst;
-	int kept;
-	memset(&c, 0, sizeof c);
-	report->json = NULL;
-	report->warning_count = 0;
-	if (vrm_diag_init(&c.d)) {
-		vrm_fail(err, errlen, "out of memory");
-		goto fail;
-	}
-	if (vrm_glb_parse(data, len, &glb, err, errlen) ||
-	    !(c.doc = vrm_glb_json(&glb, err, errlen)) ||
-	    vrm_graph_load(c.doc, glb.bin ? glb.bin_len : 0, &c.g, err, errlen) ||
-	    vrm_springs_read(c.doc, &c.g, &c.s, &c.d, err, errlen))
-		goto fail;
-	if (glb.trailing)
-		vrm_note(&c.d, "%zu bytes after the GLB's declared length are ignored",
-		         glb.trailing);
-	if (c.g.views_past_length)
-		vrm_warn(&c.d,
-		         "buffer 0 declares %zu bytes but the GLB's BIN chunk holds %zu: %d buffer "
-		         "view%s past the declared length %s read from the chunk, as three.js "
-		         "does (%s%s)",
-		         c.g.buffer0_length, glb.bin_len, c.g.views_past_length,
-		         c.g.views_past_length == 1 ? "" : "s",
-		         c.g.views_past_length == 1 ? "is" : "are",
-		         c.g.views_past_length == 1 ? "" : "first: ", c.g.first_past_length);
-	c.st = calloc((size_t)c.s.nchains + 1, sizeof *c.st);
-	c.use = calloc((size_t)c.s.ncolliders + 1, sizeof *c.use);
-	c.moving = calloc((size_t)c.g.count + 1, 1);
-	c.bone_of_node = calloc((size_t)c.g.count + 1, 1);
-	if (!c.st || !c.use || !c.moving || !c.bone_of_node) {
-		vrm_fail(err, errlen, "out of memory");
-		goto fail;
-	}
-	vrm_humanoid_read(c.doc, c.s.v1, c.s.head, c.g.count, c.bone_of_node);
-	vrm_cv_set_frame(&c);
-	vrm_cv_cut_shared(&c);
-	for (int i = 0; i < c.s.nchains; i++)
-		vrm_cv_measure(&c, i);
-	for (int i = 0; i < c.s.nchains; i++)
-		if (!c.st[i].drop)
-			vrm_cv_check_branching(&c, i);
-	kept = vrm_cv_choose_strands(&c);
-	if (kept == 0) {
-		if (c.s.nchains == 0)
-			vrm_fail(err, errlen, "no spring-bone chains: the file defines none");
-		else
-			vrm_fail(err, errlen, "no spring-bone chain could be imported (%s: %s)",
-			         c.s.chains[0].source, c.st[0].drop);
-		goto fail;
-	}
-	vrm_cv_choose_colliders(&c);
-	inst = vrm_cv_build_instance(&c);
-	/* Whatever the file says (a bone 20 m from the head, say), never emit a definition the
-	 * daemon would refuse: found by tests/fuzz/fuzz_vrm.c. */
-	pt_instance_def *def = malloc(sizeof *def);
-	pt_error e = {0};
-	int have = def && pt_instance_def_init(def);
-	if (!have || pt_schema_parse(inst, def, NULL, &e) != 0 ||
-	    !(e = pt_instance_validate(def)).ok) {
-		vrm_fail(err, errlen, "the avatar does not fit an instance definition (%s)",
-		         have ? e.message : "out of memory");
-		pt_instance_def_fini(def);
-		free(def);
-		json_decref(inst);
-		goto fail;
-	}
-	pt_instance_def_fini(def);
-	free(def);
-	report->json = vrm_cv_build_report(&c, len);
-	vrm_diag_flush(&c.d);
-	report->warning_count = (int)json_array_size(c.d.warnings);
-	json_object_set(report->json, "notes", c.d.notes);
-	json_object_set(report->json, "warnings", c.d.warnings);
-	cv_free(&c);
-	return inst;
-fail:
-	cv_free(&c);
-	return NULL;
-}
 
 /* ---- the command ---- */
 
@@ -249,7 +136,7 @@ int cmd_import_vrm(int argc, char **argv)
 {
 	const char *path = NULL, *name = NULL, *report_file = NULL;
 	int report_stdout = 0, options_done = 0;
-	double prewarm = DEFAULT_PREWARM_S;
+	double prewarm = VRM_IMPORT_PREWARM_S;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -270,7 +157,7 @@ int cmd_import_vrm(int argc, char **argv)
 			name = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
 			if (!name)
 				return bad_usage("%s needs a value", a);
-			if (strlen(name) >= VRM_NAME_MAX)
+			if (strlen(name) >= PT_NAME_MAX)
 				return bad_usage("--name '%s' is longer than 63 bytes", name);
 			json_t *probe = json_string(name); /* NULL unless valid UTF-8 */
 			if (!probe)

@@ -19,7 +19,7 @@ FUZZ_SRC_fuzz_proto_compact := $(PROTO_SRC)
 FUZZ_SRC_fuzz_schema := $(SCHEMA_SRC) $(CORE_SRC)
 FUZZ_SRC_fuzz_vrm    := $(SCHEMA_SRC) $(CORE_SRC)
 FUZZ_SRC_fuzz_vmc    := clients/cli/vmc_parse.c clients/cli/vmc_convert.c
-FUZZ_SRC_fuzz_rest   := $(FUZZ_SERVER_SRC) $(SERVER_VRM_SRC) $(SCHEMA_SRC) $(CORE_SRC) $(PROTO_SRC)
+FUZZ_SRC_fuzz_rest   := $(FUZZ_SERVER_SRC) $(SCHEMA_SRC) $(CORE_SRC) $(PROTO_SRC)
 # Generated sources (server.mk embeds openapi.json): as .c for clang, as objects for replay.
 FUZZ_GEN_fuzz_rest    := $(B)/gen/openapi_json.c
 FUZZ_GENOBJ_fuzz_rest := $(B)/obj/gen/openapi_json.o

@@ -1,5 +1,6 @@
-/* libFuzzer target: the VRM/glTF importer (clients/cli/vrm_gltf*.c, vrm_springs*.c,
- * import_vrm*.c) on arbitrary bytes, as `ponytail import-vrm` reads a file.
+/* libFuzzer target: the VRM/glTF importer (vrm_import(), ponytail/vrm_import.h: the
+ * schema library's core/schema/vrm/, linked in by tests/fuzz/fuzz.mk) on arbitrary bytes,
+ * as `ponytail import-vrm` and the daemon's POST /v1/import/vrm give it a file.
  *
  * An input that starts with the GLB magic "glTF" is the file itself; any other input is
  * taken as the JSON chunk and wrapped into a GLB here (mutating JSON text finds far more
@@ -7,24 +8,15 @@
  * as the last input byte says. Beyond "never crash, never read outside the input" it
  * checks: what the importer produces is a definition the schema accepts and validates
  * (the importer clamps and warns rather than emit something the daemon would refuse). */
-#define VRM_NO_COMMANDS_H
-#include "../../clients/cli/import_vrm.c"
-#include "../../clients/cli/import_vrm_chains.c"
-#include "../../clients/cli/import_vrm_json.c"
-#include "../../clients/cli/vrm_gltf.c"
-#include "../../clients/cli/vrm_gltf_graph.c"
-#include "../../clients/cli/vrm_gltf_math.c"
-#include "../../clients/cli/vrm_humanoid.c"
-#include "../../clients/cli/vrm_springs.c"
-#include "../../clients/cli/vrm_springs_v0.c"
-#include "../../clients/cli/vrm_springs_v1.c"
-
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "ponytail/schema.h"
+#include "ponytail/vrm_import.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

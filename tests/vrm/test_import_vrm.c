@@ -1,21 +1,20 @@
 /* `ponytail import-vrm`: the importer's numbers against values worked out by hand, its
  * errors on malformed files, and the command's exit codes.
  *
- * tests.mk links tests against the libraries only, so the importer's source files are
- * compiled into this translation unit. Every avatar is built here: a JSON text (with
- * ' for " to keep it readable) wrapped into GLB bytes by make_glb(). No assets.
+ * The importer (vrm_import(), ponytail/vrm_import.h) is the schema library's, which
+ * tests.mk links; the command (clients/cli/import_vrm.c) is not a library, so its file is
+ * compiled into this translation unit. Every avatar is built here: a JSON text (with ' for
+ * " to keep it readable) wrapped into GLB bytes by make_glb(). No assets.
  */
 #define VRM_NO_COMMANDS_H
 #include "../../clients/cli/import_vrm.c"
-#include "../../clients/cli/import_vrm_chains.c"
-#include "../../clients/cli/import_vrm_json.c"
-#include "../../clients/cli/vrm_gltf.c"
-#include "../../clients/cli/vrm_gltf_graph.c"
-#include "../../clients/cli/vrm_gltf_math.c"
-#include "../../clients/cli/vrm_humanoid.c"
-#include "../../clients/cli/vrm_springs.c"
-#include "../../clients/cli/vrm_springs_v0.c"
-#include "../../clients/cli/vrm_springs_v1.c"
+/* The importer's limits (VRM_MAX_*) and vrm_humanoid_bone(): its private headers. */
+#include "../../core/schema/vrm/vrm_humanoid.h"
+#include "../../core/schema/vrm/vrm_springs.h"
+#include "ponytail/instance.h"
+#include "ponytail/schema.h"
+
+#define VRM_PI 3.14159265358979323846 /* M_PI is not in strict C11 */
 
 #include <math.h>
 #include <setjmp.h>

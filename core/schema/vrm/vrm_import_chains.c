@@ -1,9 +1,9 @@
-/* `ponytail import-vrm`: measuring every chain in head-local coordinates and choosing
- * what fits an instance (see import_vrm_internal.h; vrm_import() in import_vrm.c calls
- * these in order). */
+/* vrm_import(): measuring every chain in head-local coordinates and choosing what fits an
+ * instance (see vrm_import_internal.h; vrm_import() in vrm_import.c calls these in
+ * order). */
 #include <math.h>
 
-#include "import_vrm_internal.h"
+#include "vrm_import_internal.h"
 
 /* VRM 0.x's virtual tail after a leaf joint ("0.x interpretation" of the 1.0 spec). */
 #define VIRTUAL_TAIL_M 0.07

@@ -1,20 +1,18 @@
-/* `ponytail import-vrm`, private: the conversion's state and what its three files share.
- * import_vrm.c runs vrm_import() (and the command); import_vrm_chains.c measures every
- * chain in head-local coordinates and chooses what fits an instance;
- * import_vrm_json.c writes the instance definition and the report. */
-#ifndef PONYTAIL_IMPORT_VRM_INTERNAL_H
-#define PONYTAIL_IMPORT_VRM_INTERNAL_H
+/* vrm_import(), private: the conversion's state and what its three files share.
+ * vrm_import.c runs vrm_import() (ponytail/vrm_import.h); vrm_import_chains.c measures
+ * every chain in head-local coordinates and chooses what fits an instance;
+ * vrm_import_json.c writes the instance definition and the report. */
+#ifndef PONYTAIL_VRM_IMPORT_INTERNAL_H
+#define PONYTAIL_VRM_IMPORT_INTERNAL_H
 
 #include <stddef.h>
 
 #include <jansson.h>
 
 #include "ponytail/instance.h"
+#include "ponytail/vrm_import.h"
 #include "vrm_gltf.h"
 #include "vrm_springs.h"
-
-/* Seconds of prewarm written into the instance (core/SCHEMA.md's default). */
-#define DEFAULT_PREWARM_S 1.0
 
 /* A chain measured in head-local coordinates, and its fate. */
 typedef struct strand {
@@ -77,7 +75,7 @@ static inline const char *node_name(const cv *c, int node)
 	return c->g.nodes[node].name;
 }
 
-/* ---- import_vrm_chains.c ---- */
+/* ---- vrm_import_chains.c ---- */
 
 /* Tallies VRM_T_SCALE when the node's world transform has an axis scale other than 1. */
 void vrm_cv_check_scale(cv *c, int node);
@@ -98,7 +96,7 @@ int vrm_cv_choose_strands(cv *c);
  * VRM_MAX_COLLIDERS) and numbers them into c->use[].out. */
 void vrm_cv_choose_colliders(cv *c);
 
-/* ---- import_vrm_json.c ---- */
+/* ---- vrm_import_json.c ---- */
 
 /* The instance definition of the chosen strands and colliders (a new reference). */
 json_t *vrm_cv_build_instance(cv *c);

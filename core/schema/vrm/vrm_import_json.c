@@ -1,13 +1,13 @@
-/* `ponytail import-vrm`: writing the instance definition and the import report from the
- * measured, chosen chains and colliders (see import_vrm_internal.h). */
+/* vrm_import(): writing the instance definition and the import report from the measured,
+ * chosen chains and colliders (see vrm_import_internal.h). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "import_vrm_internal.h"
 #include "vrm_humanoid.h"
+#include "vrm_import_internal.h"
 
 #define VRM_PI 3.14159265358979323846
 
@@ -314,7 +314,7 @@ json_t *vrm_cv_build_instance(cv *c)
 	json_object_set_new(sb, "center", json_string(heads && !worlds ? "head" : "world"));
 	json_object_set_new(inst, "name", json_string(name));
 	json_object_set_new(inst, "solver", json_string("springbone"));
-	json_object_set_new(inst, "prewarm_s", json_real(DEFAULT_PREWARM_S));
+	json_object_set_new(inst, "prewarm_s", json_real(VRM_IMPORT_PREWARM_S));
 	json_object_set_new(inst, "springbone", sb);
 	json_object_set_new(inst, "strands", strands);
 	json_object_set_new(inst, "colliders", cols);

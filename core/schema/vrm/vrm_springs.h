@@ -1,29 +1,12 @@
-/* vrm_springs: a VRM avatar's spring bones, and their import as a Ponytail instance.
+/* vrm_springs: a VRM avatar's spring bones as the file has them, for vrm_import()
+ * (ponytail/vrm_import.h, which says what the import makes of them).
  *
- * Two layers:
- * - vrm_springs_read() (vrm_springs.c, vrm_springs_v1.c, vrm_springs_v0.c) reads VRM 1.0
- *   (VRMC_springBone, VRMC_springBone_extended_collider, the draft VRMC_springBone_limit)
- *   or VRM 0.x (extensions.VRM.secondaryAnimation) into chains and colliders exactly as
- *   the file has them: nodes, parameters and offsets in the model's own spaces.
- * - vrm_import() (import_vrm.c, beside the command that uses it, with import_vrm_chains.c
- *   and import_vrm_json.c) turns a GLB in memory into core/SCHEMA.md's instance schema,
- *   "springbone" solver, form "vrm":
- *   - Coordinates are head-local: from the head bone's rest world position, along the axes
- *     of its rest world rotation (scale dropped), metres, +Y up, the face looking +Z. VRM
- *     1.0 models face +Z already; VRM 0.x models face -Z and are turned 180° about Y.
- *     gravity_dir (world-space in the schema) is expressed in the frame where the head at
- *     rest has the identity pose, so the instance at pose identity is the avatar at rest.
- *   - One strand per chain: VRM 1.0 one per spring, VRM 0.x one per path down from each
- *     listed root bone (children[0] continues a chain, further children start their own),
- *     plus the 7 cm virtual tail after a leaf.
- *   - A strand is straight with one segment length: the mean of the chain's, along its
- *     first segment; per-segment lengths and the rest bend are in the report.
- *   - Colliders are written only when a kept strand uses them, each attached to the
- *     humanoid bone it sits on (its node or the nearest mapped ancestor: "head", "chest",
- *     ..., vrm_humanoid.h), in that bone's frame: its origin the bone's rest position,
- *     the head's rest axes; the definition's "bones" gives those rest positions.
- *   Whatever is approximated is listed in the report's "warnings", never dropped silently;
- *   informational remarks go to its "notes".
+ * vrm_springs_read() (vrm_springs.c, vrm_springs_v1.c, vrm_springs_v0.c) reads VRM 1.0
+ * (VRMC_springBone, VRMC_springBone_extended_collider, the draft VRMC_springBone_limit) or
+ * VRM 0.x (extensions.VRM.secondaryAnimation) into chains and colliders exactly as the
+ * file has them: nodes, parameters and offsets in the model's own spaces. vrm_import()
+ * (vrm_import.c, with vrm_import_chains.c and vrm_import_json.c) turns them into an
+ * instance; the diagnostics below collect what it approximates.
  */
 #ifndef PONYTAIL_VRM_SPRINGS_H
 #define PONYTAIL_VRM_SPRINGS_H
@@ -36,8 +19,7 @@
 #include "ponytail/types.h"
 #include "vrm_gltf.h"
 
-/* An instance's hard limits: core's (import-vrm is an offline tool and may see core).
- * Beyond them the import truncates and warns. */
+/* An instance's hard limits: core's. Beyond them the import truncates and warns. */
 enum {
 	VRM_MAX_STRANDS = PT_MAX_STRANDS,
 	VRM_MAX_POINTS = PT_MAX_POINTS, /* per strand, the root included */
@@ -154,25 +136,5 @@ typedef struct vrm_springs {
 int vrm_springs_read(const json_t *doc, const vrm_graph *g, vrm_springs *s, vrm_diag *d, char *err,
                      size_t errlen);
 void vrm_springs_free(vrm_springs *s);
-
-/* ---- the import (import_vrm.c, import_vrm_chains.c, import_vrm_json.c) ---- */
-
-typedef struct vrm_report {
-	/* New reference owned by the report: {"source", "coordinates", "strands" (every chain,
-	 * kept or not, with its index in the instance or null), "colliders", "notes",
-	 * "warnings"}. NULL before an import and after vrm_report_free. */
-	json_t *json;
-	int warning_count; /* entries of json.warnings */
-} vrm_report;
-
-/* Releases report->json; NULL-safe, idempotent. */
-void vrm_report_free(vrm_report *report);
-
-/* Imports the avatar in data[0 .. len). Returns a new reference to the instance definition
- * and fills *report (the caller frees it with vrm_report_free), or returns NULL with a
- * one-line message "where: what" in err (errlen bytes) and report->json NULL. Every index,
- * count and length it reads is checked before use (what it does not read cannot reject
- * the file: vrm_graph_load in vrm_gltf.h); data is only read. */
-json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
-/* vrm_gltf: the glTF side of `ponytail import-vrm` — the GLB container, the node graph
- * with its rest transforms, a little 3D math and the bounds-checked JSON readers the
- * importer is built from.
+/* vrm_gltf: the glTF side of vrm_import() (ponytail/vrm_import.h) — the GLB container,
+ * the node graph with its rest transforms, a little 3D math and the bounds-checked JSON
+ * readers the importer is built from.
  *
  * vrm_gltf.c holds the container and the JSON readers, vrm_gltf_math.c the math,
  * vrm_gltf_graph.c the node graph (and the structural checks of glTF it makes).
