@@ -1,6 +1,8 @@
 # tests/fuzz/: libFuzzer targets, one tests/fuzz/fuzz_<name>.c each, with its seed corpus in
 # tests/fuzz/corpus/fuzz_<name>/ and the reproducer of every crash found in
-# tests/fuzz/crashes/fuzz_<name>/ (kept after the fix, so it is replayed for ever).
+# tests/fuzz/crashes/fuzz_<name>/ (kept after the fix, so it is replayed for ever). Seed
+# generators: tests/fuzz/make-corpus.mjs (fuzz_proto_decode, fuzz_proto_strand) and
+# tests/fuzz/make_seeds.py (fuzz_schema, fuzz_vmc, fuzz_vrm).
 #   make fuzz [FUZZ_S=60]  each target under libFuzzer (clang) for FUZZ_S seconds; new
 #                          inputs go to build/fuzz/corpus-<name>/, crashes to build/fuzz/
 #   make test              replays every corpus and crash file: the same targets built with

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// Seeds the committed fuzz corpora from the golden vectors (run from the repo root:
-// node tests/fuzz/make-corpus.mjs). libFuzzer names its own finds by content hash; the
-// seeds keep readable names.
+// Seeds the fuzz_proto_decode and fuzz_proto_strand corpora from the golden vectors (run
+// from the repo root: node tests/fuzz/make-corpus.mjs). The schema, VMC and VRM targets'
+// seeds (instance definitions, tracker packets, VRM 0.x / 1.0 files with their export
+// quirks) are written by tests/fuzz/make_seeds.py (Python stdlib: python3
+// tests/fuzz/make_seeds.py [schema|vmc|vrm]...). libFuzzer names its own finds by content
+// hash; the seeds keep readable names.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
