@@ -2,6 +2,11 @@
 # `ponytail load` against a real daemon: a short run whose report adds up (connections,
 # frames per subscriber, records, latency samples, bytes), the JSON report, clean-up (and
 # --keep, --reuse), the daemon's refusals counted as errors, and flag validation.
+# What the figures say about speed (frames per subscriber against the window's ticks,
+# latency, the verdict line) is `make bench`'s (issue 37): here each report must add up,
+# exactly where it can, whatever the machine's speed. load's exit status does not depend
+# on its verdict (0 once it has measured).
+# timeout: 180 (about 30 s alone: five load runs of 0.5-2 s windows, plus ramps)
 . "$(dirname "$0")/lib.sh"
 start_daemon --max-conns-per-ip 1000
 
@@ -18,37 +23,46 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["instances"] == 6 and j["publishers"] == 3 and j["subscribers"] == 8
 assert j["connections"] == {"made": 11, "failed": 0, "lost": 0}
+assert j["duration_s"] >= 2, j["duration_s"]        # never shorter than asked
 f = j["frames"]
-# 2 s at 60 Hz; the window is measured, so allow a tick either way.
-assert 1.9 * 60 <= f["expected"] <= 2.3 * 60, f
-# A loaded test machine may drop a few ticks; most must arrive.
-assert f["received_p50"] >= 0.8 * f["expected"] and f["received_min"] <= f["received_p1"] <= f["received_p50"], f
+# frames/sub: the window's ticks as the subscribers saw them (expected), and how many of
+# them each one got (a lagging one is sent the newest tick): at least one, at most all.
+assert f["expected"] > 0, f
+assert 1 <= f["received_min"] <= f["received_p1"] <= f["received_p50"] <= f["expected"], f
+assert f["received_min"] <= f["received_mean"] <= f["expected"], f
+# The ticks the subscribers missed, exactly those the report counts.
+got = round(f["received_mean"] * 8)
+assert j["frames_skipped"]["subscribers"] == 8 * f["expected"] - got, (j["frames_skipped"], f)
 r = j["records"]
-assert r["expected"] == f["expected"] * 3 * 8 and 0.8 * r["expected"] <= r["received"] <= r["expected"], r
+# 3 instances a room: a record each per tick, none outside the window.
+assert r["expected"] == f["expected"] * 3 * 8, r
+assert 0 < r["received"] <= min(r["expected"], 3 * got), (r, got)
 l = j["latency_ms"]
-assert l["samples"] > 0.5 * r["received"] and 0 < l["p50"] <= l["p99"] <= l["max"] < 1000, l
+assert l["samples"] > 0 and 0 <= l["p50"] <= l["p99"] <= l["max"], l
 d = j["delivery_ms"]
-assert d["records"] > 0.5 * r["received"] and 0 <= d["p50"] <= d["p99"] < 1000, d
+assert d["records"] == r["received"] and d["p50"] <= d["p99"], d  # one a record
 b = j["bytes_per_s"]
-# Each subscriber gets ~60 batches/s of 3 records: at least 33 B each, and each publisher
-# sends 2 x 60 poses/s of 59 B (49 + the 10-byte header).
-assert b["in"] > 8 * 60 * 3 * 33 * 0.8 and 3 * 2 * 60 * 59 * 0.8 < b["out"] < 3 * 2 * 60 * 59 * 1.3, b
+# Protocol bytes: each record received is at least 33 B (in), and the publishers sent.
+assert b["in"] * j["duration_s"] >= 0.99 * 33 * r["received"] and b["out"] > 0, (b, r)
 assert j["errors"] == {}, j["errors"]
 assert j["daemon"]["tick_p99_ms"] > 0, j["daemon"]
 assert set(j["pass"]) == {"frames_99", "latency_2_ticks", "connections"}
+assert j["pass"]["connections"] is True
 PY
 run 0 "" list --server "$S" --json
 py "assert json.loads(out)['count'] == 0" || fail "load did not delete its instances: $(cat "$T/out")"
 
-# Poses at 120 Hz against 60 Hz ticks: each record reflects two new poses, and each is a
-# latency sample (the older waited longer), not only the record's last_seq.
-run 0 "" load --rooms 1 --per-room 2 --publishers 1 --subscribers 1 --duration 1.5 --ramp 0.3 \
+# Poses at 120 Hz against 60 Hz ticks: a record reflects two new poses (more when the
+# subscriber skipped ticks), and each is a latency sample (the older waited longer), not
+# only the record's last_seq: more samples than records. (Counting only last_seq gives at
+# most one a record; how close the ratio comes to 2 is the machine's speed.)
+run 0 "" load --rooms 1 --per-room 2 --publishers 1 --subscribers 1 --duration 2 --ramp 0.3 \
 	--rate 120 --prefix t2 --json "$T/r2.json" --server "$S"
 python3 - "$T/r2.json" <<'PY' || fail "load at 120 Hz, a sample per pose: $(cat "$T/r2.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))
 n, rec = j["latency_ms"]["samples"], j["records"]["received"]
-assert rec > 0 and 1.6 * rec <= n <= 2.2 * rec, (n, rec)
+assert rec > 0 and n > rec, (n, rec)
 PY
 
 # --keep leaves them; --reuse runs subscribers on them (publishers need an admin token).
@@ -57,11 +71,12 @@ run 0 "" load --rooms 1 --per-room 2 --publishers 0 --subscribers 2 --duration 0
 grep -q "kept 2 instances in rooms kept-\*" "$T/err" || fail "load --keep: $(cat "$T/err")"
 run 0 "" list --room kept-0 --server "$S" --json
 py "assert json.loads(out)['count'] == 2" || fail "load --keep: $(cat "$T/out")"
-run 0 "" load --rooms 1 --publishers 0 --subscribers 3 --duration 0.5 --ramp 0 --prefix kept \
+run 0 "" load --rooms 1 --publishers 0 --subscribers 3 --duration 2 --ramp 0 --prefix kept \
 	--reuse --decode --server "$S" --json "$T/r.json"
-py "assert 1" && python3 -c "
+python3 -c "
 import json; j = json.load(open('$T/r.json'))
-assert j['instances'] == 2 and j['connections']['made'] == 3 and j['records']['received'] > 0, j" ||
+assert j['instances'] == 2 and j['connections']['made'] == 3 and j['records']['received'] > 0, j
+assert j['errors'] == {}, j['errors']  # --decode: every record decoded" ||
 	fail "load --reuse: $(cat "$T/out")"
 run 0 "" list --room kept-0 --server "$S" --json
 py "assert json.loads(out)['count'] == 2" || fail "load --reuse deleted what it did not create"

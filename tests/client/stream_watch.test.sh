@@ -3,7 +3,10 @@
 # file, stdin) and their sequence numbers echoed; frames out in README.md's frame JSON form
 # (checked against the head pose and the shape); rooms; recording; reconnection after a
 # daemon restart; refusals (wrong token, unknown id, driven instance, unreachable server);
-# flag validation.
+# flag validation. Nothing here depends on the machine's speed (issue 37): frames are
+# checked for order and exact counts, --duration for never ending early, and what must
+# arrive (an echoed pose, frames after a restart) is waited for with a generous deadline.
+# timeout: 240 (about 40 s alone: many short CLI runs, a daemon restart, waits for echoes)
 . "$(dirname "$0")/lib.sh"
 start_daemon
 
@@ -73,41 +76,65 @@ run 0 "" watch "$A" "$B" --count 20 --record "$T/rec.jsonl" --server "$S" --ws "
 [ -s "$T/out" ] && fail "watch --record wrote to stdout"
 cp "$T/rec.jsonl" "$T/out"
 check_frames 20 "$A" "$B"
-run 0 "" watch "$C" --duration 0.5 --server "$S"
-lines=$(wc -l <"$T/out")
-[ "$lines" -ge 20 ] && [ "$lines" -le 40 ] || fail "watch --duration 0.5 at 60 Hz: $lines frames"
+# --duration: it stops by itself, not before, having printed C's frames in order (how many
+# of the ticks of those 2 s arrive is the machine's speed).
+t0=$(date +%s.%N)
+run 0 "" watch "$C" --duration 2 --server "$S"
+python3 - "$T/out" "$C" "$t0" <<'PY' || fail "watch --duration 2: $(head -c 300 "$T/out") $(cat "$T/err")"
+import json, sys, time
+took = time.time() - float(sys.argv[3])
+f = [json.loads(l) for l in open(sys.argv[1])]
+ticks = [x["tick"] for x in f]
+assert took >= 2, f"stopped after {took:.2f} s"
+assert f and all(x["id"] == int(sys.argv[2]) for x in f), len(f)
+assert all(b > a for a, b in zip(ticks, ticks[1:])), ticks
+PY
 
 # On a terminal (script(1) provides one), stderr carries the live line.
 if command -v script >/dev/null; then
-	timeout 20 script -qfec "$P watch $A --count 130 --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
+	# 130 frames take over 2 s (60 Hz at most): the line, once a second, shows at least once.
+	timeout 60 script -qfec "$P watch $A --count 130 --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
 	tr '\r' '\n' <"$T/tty" | grep -aq "watch: [0-9.]* fps, latency [0-9.]* ms, [0-9.]* kB/s, [0-9]* frames" ||
 		fail "watch on a terminal shows no live line: $(tr '\r' '\n' <"$T/tty" | tail -3)"
-	timeout 20 script -qfec "$P stream $A --motion nod --duration 1 --token $TA --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
+	# The status line comes every 250 ms from the start.
+	timeout 60 script -qfec "$P stream $A --motion nod --duration 1 --token $TA --server $S >/dev/null" /dev/null >"$T/tty" 2>&1
 	tr '\r' '\n' <"$T/tty" | grep -aq "stream $A: [0-9]* poses ([0-9.]*/s)" ||
 		fail "stream on a terminal shows no live line: $(tr '\r' '\n' <"$T/tty" | tail -3)"
 fi
 
 # --- stream a motion: every pose applied, the last one echoed ------------------------------
+# stream waits 2 s for the echo of its last pose and says what it saw: normally the last
+# one; on a loaded machine maybe not yet (then the daemon is asked until it shows it).
 run 0 "" stream "$A" --motion shake --count 60 --token "$TA" --server "$S"
 grep -q "^streamed 60 poses to instance $A" "$T/out" || fail "stream: $(cat "$T/out")"
-grep -q "^the server applied the last one (seq [0-9]*)$" "$T/out" || fail "stream echo: $(cat "$T/out")"
-grep -q "^input-to-frame latency: p50 " "$T/out" || fail "stream latency: $(cat "$T/out")"
+grep -Eq "^(the server applied the last one \(seq [0-9]+\)|the server applied [0-9]+ of them so far \(up to seq [0-9]+\)|no frame has shown one of these poses yet)$" "$T/out" ||
+	fail "stream echo: $(cat "$T/out")"
+if grep -q "^the server applied" "$T/out"; then
+	grep -q "^input-to-frame latency: p50 " "$T/out" || fail "stream latency: $(cat "$T/out")"
+fi
 SEQ=$(sed -n 's/.*applied the last one (seq \([0-9]*\)).*/\1/p' "$T/out")
-run 0 "" get "$A" --frame --json --server "$S"
-py "assert json.loads(out)['last_seq'] == $SEQ" || fail "frame last_seq is not $SEQ: $(head -c 200 "$T/out")"
+[ -z "$SEQ" ] || applied "$A" "$SEQ"
+# --duration with --rate: from 1 to 16 poses in 0.5 s at 30/s (a stall skips, never
+# bursts), never ended early; then its last pose shows.
 run 0 "" stream "$A" --motion nod --amplitude 20 --period 0.5 --duration 0.5 --rate 30 --token "$TA" --server "$S" --json
-py "j = json.loads(out); assert 10 <= j['poses_sent'] <= 17 and j['last_applied'] and j['last_seq_sent'] > $SEQ, j" ||
+py "j = json.loads(out); assert 1 <= j['poses_sent'] <= 16 and j['duration_s'] >= 0.5 and j['last_seq_sent'] > ${SEQ:-0}, j" ||
 	fail "stream --json: $(cat "$T/out")"
+applied "$A" "$(py "print(json.loads(out)['last_seq_sent'])")"
 
-# While one terminal streams, another watches the seq rise.
-timeout 20 "$P" stream "$A" --motion circle --duration 2 --token "$TA" --server "$S" >"$T/bg.out" 2>&1 &
+# While one terminal streams, another watches the seq rise (in order; how many distinct
+# seqs 60 frames show is the machine's speed). The stream runs until the watch is done,
+# then Ctrl-C (here SIGTERM) ends it cleanly.
+before=$(frame_seq "$A")
+timeout 120 "$P" stream "$A" --motion circle --duration 100 --token "$TA" --server "$S" >"$T/bg.out" 2>&1 &
 bg=$!
-sleep 0.3
+_seq_moved() { local s; s=$(frame_seq "$A") && [ -n "$s" ] && [ "$s" != "$before" ]; }
+eventually "the background stream's poses" _seq_moved
 run 0 "" watch "$A" --count 60 --server "$S"
+kill -TERM "$bg"
 wait "$bg" || fail "background stream: $(cat "$T/bg.out")"
 py "
 s = [json.loads(l)['last_seq'] for l in out.splitlines()]
-assert len(set(s)) > 30 and s == sorted(s), s" || fail "watch did not see the poses arrive"
+assert len(s) == 60 and s == sorted(s) and s[-1] > s[0], s" || fail "watch did not see the poses arrive"
 
 # --- poses from a file, and from stdin: the head ends where the last pose puts it ----------
 python3 - >"$T/poses.jsonl" <<'PY'
@@ -118,25 +145,28 @@ for k in range(30):
 print('')
 print('{"tick": 31, "p": [0.5, 1.6, 0], "q": [0, 0, 0, 2]}')
 PY
-run 0 "" stream "$A" --poses "$T/poses.jsonl" --token "$TA" --server "$S"
-grep -q "^streamed 31 poses" "$T/out" || fail "stream --poses: $(cat "$T/out")"
-grep -q "applied the last one" "$T/out" || fail "stream --poses echo: $(cat "$T/out")"
+run 0 "" stream "$A" --poses "$T/poses.jsonl" --token "$TA" --server "$S" --json
+py "j = json.loads(out); assert j['poses_sent'] == 31 and j['poses_dropped'] == 0, j" || fail "stream --poses: $(cat "$T/out")"
+applied "$A" "$(py "print(json.loads(out)['last_seq_sent'])")"
 run 0 "" get "$A" --frame --json --server "$S"
 py "j = json.loads(out); p, q = j['head']['p'], j['head']['q']
 assert max(abs(a - b) for a, b in zip(p, [0.5, 1.6, 0])) < 1e-5 and abs(q[3] - 1) < 1e-6, j['head']" ||
 	fail "head after --poses: $(head -c 300 "$T/out")"
 run 0 "" stream "$A" --poses "$T/poses.jsonl" --loop --count 70 --rate 120 --token "$TA" --server "$S" --json
-py "j = json.loads(out); assert j['poses_sent'] == 70 and j['last_applied'], j" || fail "stream --loop: $(cat "$T/out")"
-head -20 "$T/poses.jsonl" | sed 's/"t": [0-9.]*, //' | timeout 20 "$P" stream "$A" --stdin --token "$TA" --server "$S" >"$T/out" 2>"$T/err" ||
+py "j = json.loads(out); assert j['poses_sent'] == 70, j" || fail "stream --loop: $(cat "$T/out")"
+applied "$A" "$(py "print(json.loads(out)['last_seq_sent'])")"
+head -20 "$T/poses.jsonl" | sed 's/"t": [0-9.]*, //' | timeout 60 "$P" stream "$A" --stdin --token "$TA" --server "$S" >"$T/out" 2>"$T/err" ||
 	fail "stream --stdin: $(cat "$T/err")"
 grep -q "^streamed 20 poses" "$T/out" || fail "stream --stdin: $(cat "$T/out")"
-head -12 "$T/poses.jsonl" | timeout 20 "$P" stream "$A" --stdin --rate 30 --json --token "$TA" --server "$S" >"$T/out" 2>"$T/err" ||
+# --rate paces stdin: 12 poses at 30/s take at least 11/30 s (never less; more is speed).
+head -12 "$T/poses.jsonl" | timeout 60 "$P" stream "$A" --stdin --rate 30 --json --token "$TA" --server "$S" >"$T/out" 2>"$T/err" ||
 	fail "stream --stdin --rate: $(cat "$T/err")"
-py "j = json.loads(out); assert j['poses_sent'] == 12 and 0.3 < j['duration_s'] < 1.5, j" ||
+py "j = json.loads(out); assert j['poses_sent'] == 12 and j['duration_s'] > 0.3, j" ||
 	fail "stream --stdin --rate 30: $(cat "$T/out")"
 
 # --- refusals -------------------------------------------------------------------------------
-run 1 "wrong token for instance $A" stream "$A" --motion shake --count 30 --token "$TB" --server "$S"
+# A wrong token is the server's word on the WebSocket: the stream runs until it comes.
+run 1 "wrong token for instance $A" stream "$A" --motion shake --duration 50 --token "$TB" --server "$S"
 run 1 "404 not_found" stream 999999 --motion shake --count 5 --token "$TA" --server "$S"
 run 1 "moved by its driver" stream "$C" --motion shake --count 5 --token "$TC" --server "$S"
 run 1 "no instance 999999" watch 999999 --count 5 --server "$S"
@@ -146,7 +176,7 @@ run 1 "cannot reach http://127.0.0.1:$dead" watch "$A" --count 1 --server "http:
 run 1 "cannot reach http://127.0.0.1:$dead" stream "$A" --motion nod --token "$TA" --server "http://127.0.0.1:$dead"
 run 1 "cannot connect to ws://127.0.0.1:$dead/" watch "$A" --count 1 --server "$S" --ws "ws://127.0.0.1:$dead/" --timeout 2
 run 1 "cannot connect to ws://127.0.0.1:$dead/" stream "$A" --motion nod --token "$TA" --server "$S" --ws "ws://127.0.0.1:$dead/" --timeout 2
-echo '{"p": [0, 1, 0], "q": [0, 0, 0, 0]}' | timeout 20 "$P" stream "$A" --stdin --token "$TA" --server "$S" >"$T/out" 2>"$T/err"
+echo '{"p": [0, 1, 0], "q": [0, 0, 0, 0]}' | timeout 60 "$P" stream "$A" --stdin --token "$TA" --server "$S" >"$T/out" 2>"$T/err"
 [ $? -eq 2 ] && grep -q "stdin:1: q: expected" "$T/err" || fail "stream --stdin bad line: $(cat "$T/err")"
 
 # --- flags ----------------------------------------------------------------------------------
@@ -180,21 +210,26 @@ run 0 "" watch --help
 grep -q -- "--record" "$T/out" || fail "watch --help lacks --record"
 
 # --- reconnect: the daemon restarts on the same ports; watch carries on ----------------------
-timeout 30 "$P" watch "$A" --duration 5 --server "$S" >"$T/re.out" 2>"$T/re.err" &
+# Frames before the stop, frames of the new daemon after it (waited for), then Ctrl-C.
+timeout 200 "$P" watch "$A" --duration 150 --server "$S" >"$T/re.out" 2>"$T/re.err" &
 w=$!
-sleep 1.5
+eventually "frames before the restart" lines_in "$T/re.out" 5
 stop_daemon
-sleep 0.5
+n_down=$(wc -l <"$T/re.out")
+sleep 0.5 # down for a while (no assertion on it)
 start_daemon
+eventually "frames after the restart" lines_in "$T/re.out" $((n_down + 5))
+kill -TERM "$w"
 wait "$w" || fail "watch across a restart: $(cat "$T/re.err")"
 grep -q "shutdown" "$T/re.err" || fail "watch did not see the restart: $(tail -c 300 "$T/re.err")"
-python3 - "$T/re.out" <<'PY' || fail "watch did not reconnect: $(tail -c 300 "$T/re.err")"
+python3 - "$T/re.out" "$n_down" <<'PY' || fail "watch did not reconnect: $(tail -c 300 "$T/re.err")"
 import json, sys
 ticks = [json.loads(l)["tick"] for l in open(sys.argv[1])]
+n_down = int(sys.argv[2])
 # Tick numbers continue across a restart (PROTOCOL.md "Ticks across restarts"): never back.
 drops = [i for i in range(1, len(ticks)) if ticks[i] <= ticks[i - 1]]
 assert not drops, ("tick numbers went back across the restart", len(ticks), drops)
-assert len(ticks) > 150, ("too few frames: no reconnect?", len(ticks))
+assert len(ticks) >= n_down + 5, ("no frames after the restart", len(ticks), n_down)
 PY
 
 # --- behind a proxy: /v1/info's ws_url (the daemon's --ws-public-url) wins over ws_port --------

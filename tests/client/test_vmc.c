@@ -25,7 +25,7 @@ static vmc_xf xf(double px, double py, double pz, double qx, double qy, double q
 	return x;
 }
 
-/* The examples of the README and the issue. */
+/* The examples of clients/README.md "VTuber trackers" and the issue. */
 static void test_unity_examples(void **st)
 {
 	(void)st;

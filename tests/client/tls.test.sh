@@ -7,9 +7,13 @@
 #     stream, load, the library's example) with --ca, the chain sent by both listeners;
 #   - without --ca, or with the wrong CA, or for a name the certificate does not carry,
 #     the clients refuse with a "TLS:" reason and a hint; --insecure works and says so;
-#   - plain HTTP and plain WebSocket to the TLS ports fail cleanly, and neither they nor a
-#     stalled handshake disturb a watcher (no gap over a second) or the daemon;
+#   - plain HTTP and plain WebSocket to the TLS ports fail cleanly, and neither they nor
+#     handshakes stalled for 6 s disturb a watcher (frames in order and no gap of 3 s: a
+#     loop blocked by a stalled handshake would show one as long as the stall) or the daemon;
 #   - SIGTERM still drains (exit 0), and the sanitizers (SANITIZE=1) report nothing.
+# Nothing else depends on the machine's speed (issue 37): counts, order, and what must
+# arrive waited for with a generous deadline.
+# timeout: 240 (about 40 s alone: certificates, two nginx, a 6 s stalled handshake)
 . "$(dirname "$0")/lib.sh"
 command -v openssl >/dev/null || { echo "FAIL: openssl not installed (.ci/deps test)"; exit 1; }
 EX="$B/bin/ponytail-client-example"
@@ -80,8 +84,8 @@ start_tls_daemon() {
 	"$PD" --http-port 0 --ws-port 0 --data "$T/data" --web-root "$T" \
 		--tls-cert "$cert" --tls-key "$key" "$@" >>"$T/daemon.log" 2>&1 &
 	DPID=$!
-	local line=""
-	for _ in $(seq 200); do
+	local line="" end=$((SECONDS + WAIT_S))
+	while [ "$SECONDS" -lt "$end" ]; do
 		line=$(grep -m1 -o 'listening: https://[0-9.]*:[0-9]*/ wss://[0-9.]*:[0-9]*/' "$T/daemon.log") && break
 		kill -0 "$DPID" 2>/dev/null || break
 		sleep 0.05
@@ -129,7 +133,7 @@ lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) == 30, len(lines)
 ticks = [json.loads(l)["tick"] for l in lines]
 assert all(json.loads(l)["id"] == int(sys.argv[2]) for l in lines)
-assert all(0 < b - a <= 60 for a, b in zip(ticks, ticks[1:])), ticks  # in order, no gap
+assert all(b > a for a, b in zip(ticks, ticks[1:])), ticks  # in order (how dense is speed)
 f = json.loads(lines[-1])
 assert [len(s) for s in f["strands"]] == [8], f["strands"]
 PY
@@ -143,12 +147,14 @@ run 0 "--insecure: the server's TLS certificate is not verified" watch "$A" --co
 run 2 "--ws: expected ws:// or wss://" watch "$A" --ws "wss://"
 
 # stream publishes over WSS and sees its own poses applied; the example and load too.
+# (stream waits 2 s for its last pose's echo; later than that, the daemon is asked.)
 run 0 "" stream "$A" --motion nod --count 60 --server "$S" --ca "$C/root.pem" --token "$TA" --json
-py "j = json.loads(out); assert j['poses_sent'] == 60 and j['last_applied'] and j['frames_timed'] > 0, j" ||
+py "j = json.loads(out); assert j['poses_sent'] == 60 and (j['frames_timed'] > 0 or not j['last_seq_applied']), j" ||
 	fail "stream over wss: $(head -c 400 "$T/out") $(cat "$T/err")"
-timeout 20 "$EX" "$WS" "$A" "$TA" --frames 20 --ca "$C/root.pem" >"$T/ex.out" 2>"$T/ex.err" ||
+applied "$A" "$(py "print(json.loads(out)['last_seq_sent'])")" "$S" --ca "$C/root.pem"
+timeout 90 "$EX" "$WS" "$A" "$TA" --frames 20 --ca "$C/root.pem" --timeout 60 >"$T/ex.out" 2>"$T/ex.err" ||
 	fail "client example over wss: $(tail -c 300 "$T/ex.out") $(cat "$T/ex.err")"
-timeout 20 "$EX" "$WS" "$A" --frames 5 --timeout 3 >"$T/ex.out" 2>"$T/ex.err" &&
+timeout 60 "$EX" "$WS" "$A" --frames 5 --timeout 30 >"$T/ex.out" 2>"$T/ex.err" &&
 	fail "client example trusted an unknown CA"
 grep -q "closed: TLS: the server's certificate did not verify" "$T/ex.out" || fail "example: $(cat "$T/ex.out")"
 run 0 "" load --rooms 1 --per-room 2 --publishers 1 --subscribers 2 --duration 1 --ramp 0.2 \
@@ -163,14 +169,15 @@ run 1 "TLS: SSL certificate problem" load --rooms 1 --per-room 1 --publishers 0 
 	--duration 0.5 --ramp 0 --server "$S"
 
 # --- plain text to the TLS ports, and a stalled handshake, while a watcher watches ------------
-timeout 30 "$P" watch "$A" --duration 4 --server "$S" --ca "$C/root.pem" >"$T/w.out" 2>"$T/w.err" &
+# The watcher runs until the abuse is over and it has frames of later ticks, then Ctrl-C.
+timeout 300 "$P" watch "$A" --duration 250 --server "$S" --ca "$C/root.pem" >"$T/w.out" 2>"$T/w.err" &
 wpid=$!
-sleep 0.7
+eventually "the watcher's first frames" lines_in "$T/w.out" 5
 python3 - "$HTTP_PORT" "$WS_PORT" <<'PY' || fail "plain text to the TLS ports"
 import socket, sys, time
 http, ws = int(sys.argv[1]), int(sys.argv[2])
 def plain(port, data):
-    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
     s.sendall(data)
     got = b""
     try:
@@ -190,27 +197,30 @@ for _ in range(20):
               b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
               b"Sec-WebSocket-Protocol: ponytail.v1\r\n\r\n")
     plain(http, bytes(range(256)) * 4)
-# Stalled handshakes: connected, silent, closed later (each holds a connection thread / a
-# slot in the WebSocket loop).
-stalled = [socket.create_connection(("127.0.0.1", p), timeout=5) for p in (http, ws) for _ in range(8)]
-time.sleep(1.0)
+# Stalled handshakes: connected, silent, closed 6 s later (each holds a connection thread /
+# a slot in the WebSocket loop).
+stalled = [socket.create_connection(("127.0.0.1", p), timeout=30) for p in (http, ws) for _ in range(8)]
+time.sleep(6.0)
 for s in stalled:
     s.close()
 PY
 run 1 "cannot reach http://127.0.0.1:$HTTP_PORT" get "$A" --server "http://127.0.0.1:$HTTP_PORT"
 run 1 "cannot connect to ws://127.0.0.1:$WS_PORT/" watch "$A" --count 1 --ws "ws://127.0.0.1:$WS_PORT/" --timeout 2
+n_after=$(wc -l <"$T/w.out")
+eventually "the watcher's frames after the abuse" lines_in "$T/w.out" $((n_after + 5))
+kill -TERM "$wpid"
 wait "$wpid" || fail "watch during the plain-text abuse: $(cat "$T/w.err")"
 python3 - "$T/w.out" <<'PY' || fail "the watcher lost frames during the abuse: $(tail -c 200 "$T/w.err")"
 import json, sys
 # The abuse catalogue's rule (tests/server/js/abuse.test.mjs): every frame sent decodes
-# (watch prints only decoded ones), in order, and no gap over a second. Not every tick: on
-# this shared machine the daemon may skip a tick for a socket that lags (newest tick only).
+# (watch prints only decoded ones) and comes in order. Not every tick: on a shared machine
+# the daemon may skip ticks for a socket that lags (newest tick only). A gap as long as
+# the 6 s stall would be a loop blocked by it; 3 s is far beyond any machine's lag.
 ticks = [json.loads(l)["tick"] for l in open(sys.argv[1])]
 assert all(b > a for a, b in zip(ticks, ticks[1:])), "ticks out of order"
 gap = max(b - a for a, b in zip(ticks, ticks[1:]))
-assert gap <= 60, ("a gap of %d ticks" % gap)
-assert len(ticks) >= 150, ("too few frames in 4 s at 60 Hz", len(ticks))
-print("tls: the watcher got %d frames in 4 s during the abuse, longest gap %d ticks" % (len(ticks), gap))
+assert gap <= 180, ("a gap of %d ticks" % gap)
+print("tls: the watcher got %d frames during the abuse, longest gap %d ticks" % (len(ticks), gap))
 PY
 run 0 "" get "$A" --server "$S" --ca "$C/root.pem" --json # still answering
 kill -0 "$DPID" || fail "the daemon died"
@@ -233,33 +243,47 @@ grep -qE "$SAN_RE" "$T/daemon.log" && fail "sanitizer report: $(grep -m1 -A20 -E
 # pointing at the one edge), the front's TLS include dir holding tls.conf and srv's files.
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 free_port() { dead_port; }
-nginx_run() { # NAME CONF PORT: runs nginx on CONF in $T until the test ends
-	local temps="" t
+nginx_run() { # NAME CONF PORT: runs nginx on CONF in $T until the test ends: 0 once it
+	# listens, 2 when a port it was given was taken meanwhile (by another test), else 1
+	local temps="" t pid end
 	for t in client_body proxy fastcgi uwsgi scgi; do temps="$temps    ${t}_temp_path $T/$1-$t;\n"; done
 	sed -i "s|^http {\$|http {\n    access_log off;\n$temps|" "$2"
 	"$NGINX" -p "$T" -c "$2" -g "daemon off; pid $T/$1.pid; error_log stderr warn;" 2>"$T/$1.log" &
-	NGINX_PIDS="${NGINX_PIDS:-} $!"
-	for _ in $(seq 100); do
-		python3 -c "import socket; socket.create_connection(('127.0.0.1', $3), timeout=1)" 2>/dev/null && return 0
+	pid=$!
+	NGINX_PIDS="${NGINX_PIDS:-} $pid"
+	end=$((SECONDS + WAIT_S))
+	while [ "$SECONDS" -lt "$end" ] && kill -0 "$pid" 2>/dev/null; do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $3), timeout=5)" 2>/dev/null && return 0
 		sleep 0.05
 	done
+	grep -q "in use" "$T/$1.log" && return 2
 	fail "nginx $1 did not start: $(cat "$T/$1.log")"
 	return 1
 }
-trap 'for p in ${NGINX_PIDS:-}; do kill "$p" 2>/dev/null; done; stop_daemon; rm -rf "$T"' EXIT
+trap 'for p in ${NGINX_PIDS:-}; do kill "$p" 2>/dev/null; done; kill_jobs; stop_daemon; wait 2>/dev/null; rm -rf "$T"' EXIT
 start_daemon --ws-public-url /ws
-EP=$(free_port) FP=$(free_port) FTP=$(free_port)
 mkdir -p "$T/ngtls"
 cp "$C/srv.pem" "$T/ngtls/cert.pem"
 cp "$C/srv.key" "$T/ngtls/key.pem"
-sed -e "s|listen 443 ssl;|listen 127.0.0.1:$FTP ssl;|" -e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|g" \
-	docker/tls.conf >"$T/ngtls/tls.conf"
-sed -e "s|listen 80;|listen 127.0.0.1:$EP;|" -e "s|127.0.0.1:8081|127.0.0.1:$WS_PORT|" \
-	-e "s|127.0.0.1:8080|127.0.0.1:$HTTP_PORT|" docker/edge.conf >"$T/edge.conf"
-sed -e "s|listen 80;|listen 127.0.0.1:$FP;|" -e "s|node[0-9]*:80|127.0.0.1:$EP|g" \
-	-e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|" docker/nginx.conf >"$T/front.conf"
+# Ports free a moment ago: another test may take one first, so a few tries on new ones.
+for try in 1 2 3 4 5; do
+	EP=$(free_port) FP=$(free_port) FTP=$(free_port)
+	sed -e "s|listen 443 ssl;|listen 127.0.0.1:$FTP ssl;|" -e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|g" \
+		docker/tls.conf >"$T/ngtls/tls.conf"
+	sed -e "s|listen 80;|listen 127.0.0.1:$EP;|" -e "s|127.0.0.1:8081|127.0.0.1:$WS_PORT|" \
+		-e "s|127.0.0.1:8080|127.0.0.1:$HTTP_PORT|" docker/edge.conf >"$T/edge.conf"
+	sed -e "s|listen 80;|listen 127.0.0.1:$FP;|" -e "s|node[0-9]*:80|127.0.0.1:$EP|g" \
+		-e "s|/etc/nginx/ponytail-tls/|$T/ngtls/|" docker/nginx.conf >"$T/front.conf"
+	up=0
+	nginx_run edge "$T/edge.conf" "$EP" || up=$?
+	[ "$up" = 0 ] && { nginx_run front "$T/front.conf" "$FTP" || up=$?; }
+	[ "$up" = 2 ] || break
+	for p in ${NGINX_PIDS:-}; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	NGINX_PIDS=""
+done
+[ "$up" = 2 ] && fail "nginx: its ports were taken on every try"
 grep -q "include $T/ngtls/\*.conf;" "$T/front.conf" || fail "docker/nginx.conf lacks the TLS include"
-if nginx_run edge "$T/edge.conf" "$EP" && nginx_run front "$T/front.conf" "$FTP"; then
+if [ "$up" = 0 ]; then
 	FS="https://127.0.0.1:$FTP"
 	echo '{"name": "tls-f"}' >"$T/f.json" # room "": the front routes a create by its room
 	run 0 "" create "$T/f.json" --server "$FS" --ca "$C/root.pem" --json

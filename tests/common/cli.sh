@@ -1,6 +1,7 @@
 # Sourced by the CLI test scripts: the `ponytail` binary, a temporary directory removed on
 # exit, and helpers that run a command and check its exit status and messages.
-# PT_BUILD is the build directory; RUN_TIMEOUT bounds each `run` (seconds, default 20).
+# PT_BUILD is the build directory; RUN_TIMEOUT bounds each `run` (seconds, default 60: a
+# bound for a hang on a slow, loaded machine, never a speed requirement).
 set -u
 B="${PT_BUILD:-build}"
 P="$B/bin/ponytail"
@@ -15,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 run() {
 	local want="$1" says="$2"
 	shift 2
-	timeout "${RUN_TIMEOUT:-20}" "$P" "$@" >"$T/out" 2>"$T/err"
+	timeout "${RUN_TIMEOUT:-60}" "$P" "$@" >"$T/out" 2>"$T/err"
 	local got=$?
 	[ "$got" -eq "$want" ] || fail "ponytail $*: exit $got, want $want ($(head -c 300 "$T/err"))"
 	[ -z "$says" ] || grep -qF -- "$says" "$T/err" ||

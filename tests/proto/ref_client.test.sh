@@ -18,12 +18,12 @@ req = urllib.request.Request(sys.argv[1] + "/v1/instances", json.dumps(body).enc
 print(json.load(urllib.request.urlopen(req, timeout=10))["id"])
 PY
 ) || fail "create the instance"
-timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 || fail "ref_client.py"
+timeout 120 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 || fail "ref_client.py"
 # the same with hello 1.2 asking for compact frames (PROTOCOL.md 11): frame_batch_c,
 # decoded by ref_compact.py, within the same bound
-timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 compact || fail "ref_client.py compact"
+timeout 120 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 compact || fail "ref_client.py compact"
 # protocol 1.2: the same at 10 Hz (every 6th tick, deltas through the records' step)
-timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 10 || fail "ref_client.py at 10 Hz"
+timeout 120 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 10 || fail "ref_client.py at 10 Hz"
 # compact frames at 10 Hz (PROTOCOL.md 11.3): every 6th tick, step 6 in each record
-timeout 30 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 compact 10 || fail "ref_client.py compact at 10 Hz"
+timeout 120 python3 tests/proto/ref_client.py "$S" "$WS_PORT" "$ID" 3 compact 10 || fail "ref_client.py compact at 10 Hz"
 finish ref_client

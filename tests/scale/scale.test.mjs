@@ -1,6 +1,8 @@
 // make test-scale: three ponytaild nodes behind the real nginx configs of docker/ on
 // loopback (tests/scale/topology.mjs), then a fourth joining the ring. Each test builds on
-// the state the previous one left (node:test runs them in order).
+// the state the previous one left (node:test runs them in order). Nothing here depends on
+// the machine's speed (issue 37): what must arrive is waited for (client.mjs's WAIT_MS),
+// and frames are checked for order and content, not for how many come in some time.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, test } from 'node:test';
@@ -24,9 +26,10 @@ after(() => topo.close());
 const wsUrl = (q) => `${front.replace('http', 'ws')}/ws?${q}`;
 const roomOf = (k) => ROOMS.find((r) => owner.get(r) === k);
 
-// Frame batches one connection receives for `ms`, with their ticks and record ids.
-async function batches(c, ms) {
-  const got = await c.collect('frame_batch', ms);
+// The next n frame batches one connection receives (fresh ones: those already queued are
+// dropped), with their ticks and record ids.
+async function batches(c, n, what) {
+  const got = await c.take('frame_batch', n, what, true);
   return { ticks: got.map((b) => b.tick), ids: new Set(got.flatMap((b) => b.records.map((r) => r.id))) };
 }
 
@@ -145,14 +148,13 @@ test('stopping one node affects only its rooms; restarted, it serves its instanc
     assert.equal((await request(front, 'GET', `/v1/instances/${made.get(room)[1].id}/frame`)).status, 200);
   }
   for (const [i, c] of watchers.entries()) {
-    const { ticks, ids } = await batches(c, 400);
-    assert.ok(ticks.length >= 10, `room ${[up1, up3][i]}: ${ticks.length} batches in 400 ms while node ${down} is down`);
+    const { ticks, ids } = await batches(c, 10, `room ${[up1, up3][i]}: 10 batches while node ${down} is down`);
     assert.ok(ticks.every((t, j) => j === 0 || t > ticks[j - 1]), 'ticks advance');
     assert.equal(ids.size, 2);
   }
   /* A data directory is its node's: node 1 refuses node 2's. */
   const wrong = spawnSync(BIN, ['--node-id', '1', '--data', topo.nodes.get(down).data, '--http-port', '0', '--ws-port', '0'],
-    { encoding: 'utf8', timeout: 10000 });
+    { encoding: 'utf8', timeout: 60000 }); // a bound for a hang: it exits at once
   assert.equal(wrong.status, 1);
   assert.match(wrong.stderr, /holds instance id 2\d{12}, of node 2's range, but this daemon is --node-id 1/);
 

@@ -3,9 +3,11 @@
 // make_test_avatar.py, independent of the importer), the page imports it through the
 // daemon, creates the instance, stores the file and publishes head poses (?demo=1 sweeps
 // the head); then every hair bone's world position in three.js must be the server's point
-// within 1 mm on each of 60 consecutive frames. The server's points come from this test's
-// own WebSocket subscriber (the proto JS decoder, no page code). A second visitor of the
-// room sees the first one's avatar with the same hair, and adds a VRM 0.x avatar.
+// within 1 mm on each of 60 frames (ticks both the page and the subscriber got: a viewer
+// that falls behind is sent the newest tick, so which ticks, and how soon 60 of them come,
+// is the machine's speed, issue 37). The server's points come from this test's own
+// WebSocket subscriber (the proto JS decoder, no page code). A second visitor of the room
+// sees the first one's avatar with the same hair, and adds a VRM 0.x avatar.
 // Run by avatar.test.sh (which provides Chromium, playwright-core and node's WebSocket).
 
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Daemon, freePorts, launchChromium, ROOT, sleep, until } from './harness.mjs';
+import { Daemon, freePorts, launchChromium, ROOT, sleep, until, WAIT_MS } from './harness.mjs';
 import { decodeMessage, encodeMessage, StrandDecoder } from '../../proto/js/ponytail-proto.mjs';
 
 const ROOM = 'avtest';
@@ -60,20 +62,18 @@ class Subscriber {
 }
 
 // Every bone of the page's log for `key` against the subscriber's points of the same tick:
-// the longest run of consecutive ticks both have, the largest distance in it, the bones
-// compared per frame and how far the tip moved over the run.
+// the ticks both have, the largest distance on them, the bones compared per frame and how
+// far the tip moved over them.
 function compare(log, sub, key) {
   const mine = log.filter((e) => e.key === key).sort((a, b) => a.tick - b.tick);
-  let best = [], run = [];
+  const both = [];
   for (const e of mine) {
     const pts = sub.frames.get(e.tick)?.get(key);
-    if (!pts || (run.length && e.tick !== run[run.length - 1].e.tick + 1)) run = [];
-    if (pts) run.push({ e, pts });
-    if (run.length > best.length) best = run.slice();
+    if (pts) both.push({ e, pts });
   }
   let worst = 0, bones = 0, tipTravel = 0;
   const tip0 = [];
-  for (const { e, pts } of best.slice(0, FRAMES)) {
+  for (const { e, pts } of both) {
     let off = 0, n = 0;
     e.bones.forEach((strand, s) => {
       strand.forEach((b, i) => {
@@ -89,10 +89,11 @@ function compare(log, sub, key) {
     });
     bones = n;
   }
-  return { run: best.length, worst, bones, tipTravel };
+  return { run: both.length, worst, bones, tipTravel };
 }
 
-describe('avatar page, end to end', { timeout: 85000 }, () => {
+// A bound for a hang (the script's is 280 s): about 20 s here alone.
+describe('avatar page, end to end', { timeout: 270000 }, () => {
   let daemon, tmp, context, sub;
   const errors = [];
   const foreign = [];
@@ -126,32 +127,33 @@ describe('avatar page, end to end', { timeout: 85000 }, () => {
 
   async function openAvatar(page, file) {
     await page.setInputFiles('#vrm-file', path.join(FIX, file));
-    const key = await until(`the instance of ${file}`, () => page.evaluate(() => window.ptAvatar.own), 15000);
-    await until(`${file} shown`, () => page.evaluate((k) => window.ptAvatar.shown.includes(k), key), 15000);
+    const key = await until(`the instance of ${file}`, () => page.evaluate(() => window.ptAvatar.own));
+    await until(`${file} shown`, () => page.evaluate((k) => window.ptAvatar.shown.includes(k), key));
     return key;
   }
 
   async function checkRun(page, key, what) {
     await page.evaluate(() => window.ptAvatar.takeLog()); // from now on
     // A viewer that falls behind is sent the newest tick (server/README.md), so on a busy
-    // machine a run of 60 may take more than a second: gather up to 15 s.
+    // machine 60 ticks seen by both may take a while: gathered until they are there (up
+    // to WAIT_MS). The page keeps 2000 log entries: taken every half second.
     const log = [];
     let r;
-    for (const end = Date.now() + 15000; ;) {
-      await sleep(1000);
+    for (const end = Date.now() + WAIT_MS; ;) {
+      await sleep(500);
       log.push(...(await page.evaluate(() => window.ptAvatar.takeLog())));
       r = compare(log, sub, key);
-      if (r.run >= FRAMES || Date.now() > end) break;
+      if ((r.run >= FRAMES && r.tipTravel > 0.02) || Date.now() > end) break;
     }
-    console.log(`${what}: ${r.run} consecutive frames matched, ${r.bones} bones each, worst ${(r.worst * 1000).toFixed(4)} mm, tips moved up to ${(r.tipTravel * 100).toFixed(1)} cm`);
-    assert.ok(r.run >= FRAMES, `${what}: only ${r.run} consecutive frames seen by both the page and the subscriber`);
+    console.log(`${what}: ${r.run} frames matched, ${r.bones} bones each, worst ${(r.worst * 1000).toFixed(4)} mm, tips moved up to ${(r.tipTravel * 100).toFixed(1)} cm`);
+    assert.ok(r.run >= FRAMES, `${what}: only ${r.run} frames seen by both the page and the subscriber`);
     assert.ok(r.worst <= TOL_M, `${what}: a bone is ${(r.worst * 1000).toFixed(3)} mm from the server's point`);
     assert.ok(r.tipTravel > 0.02, `${what}: the hair hardly moved (${r.tipTravel} m): the comparison would prove nothing`);
     return r;
   }
 
   let a, keyA;
-  test('VRM 1.0: every hair bone on the server\'s point within 1 mm, 60 frames in a row', async () => {
+  test('VRM 1.0: every hair bone on the server\'s point within 1 mm, on 60 frames', async () => {
     a = await visitor('A');
     keyA = await openAvatar(a, 'test_avatar_1.vrm');
     const names = await a.evaluate((k) => window.ptAvatar.names(k), keyA);
@@ -163,13 +165,13 @@ describe('avatar page, end to end', { timeout: 85000 }, () => {
 
   test('a second visitor sees the first avatar with the same hair, and adds a VRM 0.x one', async () => {
     const b = await visitor('B');
-    await until('B shows A\'s avatar', () => b.evaluate((k) => window.ptAvatar.shown.includes(k), keyA), 15000);
+    await until('B shows A\'s avatar', () => b.evaluate((k) => window.ptAvatar.shown.includes(k), keyA));
     await checkRun(b, keyA, 'VRM 1.0, seen by another visitor');
     const keyB = await openAvatar(b, 'test_avatar_0.vrm');
     assert.notEqual(keyB, keyA);
     const r = await checkRun(b, keyB, 'VRM 0.x, own page');
     assert.equal(r.bones, expect.chains.reduce((n, c) => n + c.joints.length, 0), 'the virtual tails have no bone');
-    await until('A shows B\'s avatar', () => a.evaluate((k) => window.ptAvatar.shown.includes(k), keyB), 15000);
+    await until('A shows B\'s avatar', () => a.evaluate((k) => window.ptAvatar.shown.includes(k), keyB));
     await checkRun(a, keyB, 'VRM 0.x, seen by another visitor');
   });
 

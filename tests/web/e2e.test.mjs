@@ -6,13 +6,17 @@
 // One daemon on free loopback ports with a temporary --data directory, one room ("e2e")
 // with a bot instance moved by the built-in "shake" motion; the page creates its own
 // instance in that room. The steps share the page and run in order.
+//
+// Nothing here depends on the machine's speed (issue 37): what the page must show (frames,
+// a moved head, a changed picture, the overlay's counters) is waited for with harness.mjs's
+// generous deadline; how fast it comes (frame rates, latency) is not judged.
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUILD, DAEMON, Daemon, freePorts, launchChromium, sleep, until } from './harness.mjs';
+import { BUILD, DAEMON, Daemon, freePorts, launchChromium, sleep, until, WAIT_MS } from './harness.mjs';
 
 const ROOM = 'e2e';
 
@@ -38,7 +42,8 @@ function pixelsDiffer(a, b) {
   return n;
 }
 
-describe('browser client, end to end', { timeout: 110000 }, () => {
+// A bound for a hang (the script's is 280 s): about 25 s here alone.
+describe('browser client, end to end', { timeout: 270000 }, () => {
   let daemon;
   let tmp;
   let context;
@@ -110,13 +115,15 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     const listed = await daemon.api('GET', `/v1/instances/${ownKey}`);
     assert.equal(listed.status, 200);
     assert.equal(listed.json.room, ROOM);
-    await sleep(1200); // let the overlay's counters fill
-    const stats = await page.evaluate(() => window.ponytail.stats);
-    assert.ok(stats.tps > 30, `frame batches per second: ${stats.tps}`);
-    assert.ok(stats.fps > 10, `render fps: ${stats.fps}`);
-    assert.ok(stats.kbs > 0, `kB/s: ${stats.kbs}`);
+    // The overlay's counters fill (once a second): batches, renders and bytes counted, and a
+    // latency measured on the page's own poses (re-sent every 250 ms). Their values are the
+    // machine's speed.
+    const stats = await until('the overlay\'s counters', async () => {
+      const st = await page.evaluate(() => window.ponytail.stats);
+      return st.tps > 0 && st.fps > 0 && st.kbs > 0 && st.latencyMs !== null && st;
+    });
     assert.equal(stats.decodeErrors, 0);
-    assert.ok(stats.latencyMs !== null && stats.latencyMs < 500, `input-to-frame latency: ${stats.latencyMs}`);
+    assert.ok(stats.latencyMs >= 0, `input-to-frame latency: ${stats.latencyMs}`);
     assert.match(await page.locator('#st-lat').textContent(), /ms$/);
     // Every control has an accessible name.
     const unnamed = await page.evaluate(() => [...document.querySelectorAll('input, select, button, canvas')]
@@ -130,19 +137,21 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
 
   test('it renders non-blank, animated frames', async () => {
     const a = await canvasSample(page);
-    await sleep(250);
-    const b = await canvasSample(page);
     assert.ok(a.w > 300 && a.h > 200, `canvas ${a.w}x${a.h}`);
     assert.ok(a.colours > 40, `only ${a.colours} colours: blank canvas?`);
-    const changed = pixelsDiffer(a, b);
-    assert.ok(changed > 50, `only ${changed} sampled pixels changed in 250 ms: not animated?`);
+    // Animated: the picture changes (the shaking bot), however many frames that takes.
+    let changed = 0;
+    await until('the picture to change', async () => (changed = pixelsDiffer(a, await canvasSample(page))) > 50)
+      .catch((e) => assert.fail(`${e.message}: only ${changed} sampled pixels changed: not animated?`));
     // The shaking bot's strands move in the decoded frames too.
     const botKey = (await page.evaluate(() => window.ponytail.instances())).find((i) => !i.own).key;
     const p0 = await page.evaluate((k) => window.ponytail.points(k), botKey);
-    await sleep(200);
-    const p1 = await page.evaluate((k) => window.ponytail.points(k), botKey);
-    const moved = Math.max(...p0.map((p, i) => Math.hypot(p[0] - p1[i][0], p[1] - p1[i][1], p[2] - p1[i][2])));
-    assert.ok(moved > 0.01, `bot strands moved ${moved} m in 200 ms`);
+    let moved = 0;
+    await until('the bot\'s strands to move', async () => {
+      const p1 = await page.evaluate((k) => window.ponytail.points(k), botKey);
+      moved = Math.max(...p0.map((p, i) => Math.hypot(p[0] - p1[i][0], p[1] - p1[i][1], p[2] - p1[i][2])));
+      return moved > 0.01;
+    }).catch((e) => assert.fail(`${e.message}: bot strands moved ${moved} m`));
   });
 
   test('a mouse drag moves the head and the strands follow', async () => {
@@ -151,6 +160,24 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     const start = await page.evaluate((h) => window.ponytail.screenOf('front', h), before.head);
     assert.ok(start, 'own head is not in the front view');
     const shot0 = await canvasSample(page);
+    // The strands lag behind the head: relative to their roots, the tips move. The page
+    // samples every frame it decodes from now on (the swing lasts a while, but how soon the
+    // test looks is the machine's speed), keeping the largest tip swing and head shift.
+    const tip = before.pts.length / 3 - 1; // last point of the first strand (3 strands of 12)
+    await page.evaluate(({ k, tip, head0, pts0 }) => {
+      const rel = (pts) => pts[tip].map((v, j) => v - pts[0][j]);
+      const r0 = rel(pts0);
+      const probe = { swing: 0, dx: 0, timer: 0 };
+      probe.timer = setInterval(() => {
+        const pts = window.ponytail.points(k);
+        const h = window.ponytail.ownHead();
+        if (!pts || !h) return;
+        const r1 = rel(pts);
+        probe.swing = Math.max(probe.swing, Math.hypot(r0[0] - r1[0], r0[1] - r1[1], r0[2] - r1[2]));
+        probe.dx = Math.max(probe.dx, h[0] - head0[0]);
+      }, 5);
+      window.__dragProbe = probe;
+    }, { k: ownKey, tip, head0: before.head, pts0: before.pts });
     await page.mouse.move(start.x, start.y);
     await page.mouse.down();
     for (let i = 1; i <= 12; i++) {
@@ -158,19 +185,15 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       await sleep(16);
     }
     await page.mouse.up();
-    await sleep(150);
-    const afterDrag = await page.evaluate((k) => ({ head: window.ponytail.ownHead(), pts: window.ponytail.points(k) }), ownKey);
-    const dx = afterDrag.head[0] - before.head[0];
-    assert.ok(dx > 0.05, `the head moved ${dx} m right in the frames`);
-    // The strands lag behind the head: relative to their roots, the tips moved.
-    const rel = (pts, i, root) => pts[i].map((v, j) => v - pts[root][j]);
-    const tip = before.pts.length / 3 - 1; // last point of the first strand (3 strands of 12)
-    const r0 = rel(before.pts, tip, 0);
-    const r1 = rel(afterDrag.pts, tip, 0);
-    const swing = Math.hypot(r0[0] - r1[0], r0[1] - r1[1], r0[2] - r1[2]);
-    assert.ok(swing > 0.005, `the tip swung ${swing} m relative to its root`);
-    const shot1 = await canvasSample(page);
-    assert.ok(pixelsDiffer(shot0, shot1) > 50, 'the picture did not change');
+    const probe = () => page.evaluate(() => ({ swing: window.__dragProbe.swing, dx: window.__dragProbe.dx }));
+    let seen = {};
+    await until('the head to move right and the tip to swing', async () => (seen = await probe()).dx > 0.05 && seen.swing > 0.005)
+      .catch(() => {});
+    await page.evaluate(() => clearInterval(window.__dragProbe.timer));
+    assert.ok(seen.dx > 0.05, `the head moved ${seen.dx} m right in the frames`);
+    assert.ok(seen.swing > 0.005, `the tip swung ${seen.swing} m relative to its root`);
+    await until('the picture to change', async () => pixelsDiffer(shot0, await canvasSample(page)) > 50)
+      .catch(() => assert.fail('the picture did not change'));
     assert.deepEqual(unexpectedErrors(), []);
   });
 
@@ -237,12 +260,12 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
   test('the page reconnects by itself after the daemon restarts', async () => {
     phase = 'restart';
     await daemon.stop();
-    await until('the page to notice', () => page.evaluate(() => window.ponytail.state !== 'open'), 8000);
+    await until('the page to notice', () => page.evaluate(() => window.ponytail.state !== 'open'));
     await sleep(500);
     await daemon.start();
-    await until('the WebSocket to reopen', () => page.evaluate(() => window.ponytail.state === 'open'), 15000);
+    await until('the WebSocket to reopen', () => page.evaluate(() => window.ponytail.state === 'open'));
     const t0 = await page.evaluate(() => window.ponytail.stats.frames);
-    await until('frames to flow again', async () => (await page.evaluate(() => window.ponytail.stats.frames)) > t0 + 20, 5000);
+    await until('frames to flow again', async () => (await page.evaluate(() => window.ponytail.stats.frames)) > t0 + 20);
     // The same instance (durable in --data) is still the page's, and still steerable.
     assert.equal(await page.evaluate(() => window.ponytail.own?.key), ownKey);
     const before = await page.evaluate(() => window.ponytail.ownHead());
@@ -251,7 +274,7 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     await until('the recentred head in the frames', async () => {
       const h = await page.evaluate(() => window.ponytail.ownHead());
       return h && Math.abs(h[0] - before[0]) > 0.05;
-    }, 5000);
+    });
     assert.equal(await page.locator('#conn').getAttribute('data-state'), 'open');
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
@@ -279,16 +302,21 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       const yawQ = () => second.evaluate((k) => window.ponytail.app.instances.get(k).headQ[1], id);
       await second.locator('#scene').focus();
       await second.keyboard.press('r');
-      await until('the head to face forward', async () => Math.abs(await yawQ()) < 0.02, 5000);
+      await until('the head to face forward', async () => Math.abs(await yawQ()) < 0.02);
       await sleep(300);
       assert.ok(Math.abs(await yawQ()) < 0.02, 'the head stays forward: the motion is off');
+      // Held until the frames show the head turned (how long that takes is the page's
+      // frame rate: it turns 110 degrees a second of frames).
       await second.keyboard.down('ArrowLeft');
-      await sleep(400);
-      await second.keyboard.up('ArrowLeft');
-      await until('the turned head in the frames', async () => (await yawQ()) > 0.25, 5000);
+      try {
+        await until('the turned head in the frames', async () => (await yawQ()) > 0.25);
+      } finally {
+        await second.keyboard.up('ArrowLeft');
+      }
       // The first page shows the same head turning.
-      const q1 = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, id);
-      assert.ok(q1[1] > 0.2, `first page sees yaw component ${q1[1]}`);
+      let q1;
+      await until('the first page to see the turn', async () => (q1 = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, id))[1] > 0.2)
+        .catch(() => assert.fail(`first page sees yaw component ${q1?.[1]}`));
     } finally {
       await second.close();
     }
@@ -301,11 +329,12 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
     assert.equal(await page.locator('#cam-status').textContent(), 'camera off');
     await page.getByRole('button', { name: 'Camera' }).click();
     assert.equal(await page.getByRole('button', { name: 'Camera' }).getAttribute('aria-pressed'), 'true');
-    await until('the model to load and run', () => page.evaluate(() => window.ponytail.camera.status === 'no face' && window.ponytail.camera.frames >= 3), 40000, 100);
+    await until('the model to load and run', () => page.evaluate(() => window.ponytail.camera.status === 'no face' && window.ponytail.camera.frames >= 3), 2 * WAIT_MS, 100);
     const t0 = await page.evaluate(() => window.ponytail.camera.frames);
-    await sleep(1500);
-    const cam = await page.evaluate(() => window.ponytail.camera);
-    assert.ok(cam.frames > t0, `Face Mesh keeps processing camera frames (${t0} -> ${cam.frames})`);
+    const cam = await until('Face Mesh to keep processing camera frames', async () => {
+      const c = await page.evaluate(() => window.ponytail.camera);
+      return c.frames > t0 && c;
+    });
     assert.equal(cam.status, 'no face');
     assert.equal(await page.locator('#cam-status').textContent(), 'no face');
     assert.equal(cam.faces, 0, 'a face in the test pattern?');
@@ -337,21 +366,21 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
       cam.realSend = cam.mesh.send;
       cam.mesh.send = async () => cam.onResults({ multiFaceLandmarks: [list] });
     }, { lm: face.landmarks });
-    await until('tracking', () => page.evaluate(() => window.ponytail.camera.status === 'tracking'), 15000);
+    await until('tracking', () => page.evaluate(() => window.ponytail.camera.status === 'tracking'));
     const { quatFromYawPitchRoll, DEG } = await import('../../clients/web/js/math.mjs');
     const qWant = quatFromYawPitchRoll(face.yaw * DEG, face.pitch * DEG, face.roll * DEG);
     await until('the head at the face\'s pose in the frames', async () => {
       const q = await page.evaluate((k) => window.ponytail.app.instances.get(k).headQ, ownKey);
       const d = Math.abs(q.reduce((acc, v, i) => acc + v * qWant[i], 0));
       return 2 * Math.acos(Math.min(1, d)) < 2 * DEG;
-    }, 15000);
+    });
     const tracked = await page.evaluate(() => window.ponytail.camera);
     assert.ok(tracked.published > 0, `poses published while tracking: ${tracked.published}`);
     await page.evaluate(() => {
       const cam = window.ponytail.app.camera;
       cam.mesh.send = cam.realSend;
     });
-    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'), 15000);
+    await until('"no face" once the face is gone', () => page.evaluate(() => window.ponytail.camera.status === 'no face'));
     const n = await page.evaluate(() => window.ponytail.camera.published);
     await sleep(600);
     assert.ok((await page.evaluate(() => window.ponytail.camera.published)) <= n + 1, 'publishing from the camera stopped');
@@ -379,8 +408,9 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
         app.orbit = { yaw: Math.PI - 0.6, pitch: 0.2 };
         app.views[0].zoom = 2.2;
       });
-      await sleep(1500); // the cameras' framing settles (half a second's smoothing)
-      const box = await watch.evaluate((k) => {
+      // The cameras' framing settles (half a second's smoothing, in frames: on a slow page
+      // it takes longer): waited for until the hair's box stays put between two looks.
+      const measure = () => watch.evaluate((k) => {
         return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => {
           const at = window.ponytail.points(k).map((p) => window.ponytail.screenOf('orbit', p)).filter(Boolean);
           const r = document.getElementById('scene').getBoundingClientRect();
@@ -392,6 +422,14 @@ describe('browser client, end to end', { timeout: 110000 }, () => {
           resolve({ x: Math.floor(x0 * d), y: Math.floor(y0 * d), w: Math.ceil((x1 - x0) * d), h: Math.ceil((y1 - y0) * d), left: r.left, top: r.top, d });
         })));
       }, ownKey);
+      let box = await measure();
+      await until('the 3D view\'s framing to settle', async () => {
+        await sleep(300);
+        const b = await measure();
+        const still = ['x', 'y', 'w', 'h'].every((f) => Math.abs(b[f] - box[f]) <= 2);
+        box = b;
+        return still;
+      });
       assert.ok(box.w > 40 && box.h > 80 && box.x >= 0 && box.y >= 0, `the hair's box in the 3D view: ${JSON.stringify(box)}`);
       // Edges: neighbouring pixels whose brightness differs by more than 24 of 255.
       const look = (locks) => watch.evaluate(({ b, locks }) => new Promise((resolve) => {

@@ -1,5 +1,8 @@
 // Shared by the web tests and the screenshot script: free loopback ports, polling, a
 // ponytaild started from the build directory, and Debian's Chromium under playwright-core.
+// Nothing here measures speed (issue 37): a wait is for a condition, failing only past
+// WAIT_MS, which a slow, loaded machine (a sanitizer build on 2 cores, other tests and a
+// browser beside it) does not reach.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +34,9 @@ export function launchChromium(userDataDir, viewport = { width: 1280, height: 72
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// How long a test waits for something the page or the daemon must do before it fails.
+export const WAIT_MS = 30000;
+
 export async function freePorts(n) {
   const servers = [];
   for (let i = 0; i < n; i++) {
@@ -43,7 +49,7 @@ export async function freePorts(n) {
   return ports;
 }
 
-export async function until(what, fn, timeoutMs = 10000, everyMs = 50) {
+export async function until(what, fn, timeoutMs = WAIT_MS, everyMs = 50) {
   const end = Date.now() + timeoutMs;
   let last;
   for (;;) {
@@ -79,13 +85,15 @@ export class Daemon {
       if (gone) throw new Error(`ponytaild exited (${gone.code ?? gone.sig}); log: ${this.logPath}`);
       const r = await fetch(`${this.base}/readyz`);
       return r.ok;
-    }, 15000);
+    });
   }
 
   async stop() {
     if (!this.proc || this.proc.exitCode !== null || this.proc.signalCode !== null) return;
     this.proc.kill('SIGTERM');
-    const done = await Promise.race([this.exited, sleep(5000).then(() => null)]);
+    let timer; // a drain may take a while; cleared, so that it holds nothing up after
+    const done = await Promise.race([this.exited, new Promise((r) => { timer = setTimeout(() => r(null), WAIT_MS); })]);
+    clearTimeout(timer);
     if (!done) {
       this.proc.kill('SIGKILL');
       await this.exited;

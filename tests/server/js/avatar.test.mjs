@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { check } from './contract.mjs';
-import { bearer, startDaemon } from './daemon.mjs';
+import { bearer, startDaemon, until } from './daemon.mjs';
 
 const FIX = 'tests/fixtures/vrm';
 const vrm1 = readFileSync(`${FIX}/test_avatar_1.vrm`);
@@ -169,12 +169,10 @@ test('at most 16 avatar files in flight at once: the 17th is told to retry, then
     pending.push(fetch(d.http + '/v1/import/vrm', { method: 'POST', headers: GLB, body, duplex: 'half' }).then((r) => r.status, () => 'error'));
   }
   let r;
-  for (let i = 0; i < 100; i++) { // the uploads reach the daemon in their own time
+  await until(async () => { // the uploads reach the daemon in their own time
     r = await raw('GET', '/v1/instances/1/avatar');
-    if (r.status === 503) break;
-    await new Promise((res) => setTimeout(res, 20));
-  }
-  assert.equal(r.status, 503, 'the 17th avatar request');
+    return r.status === 503;
+  }, () => `the 17th avatar request refused while 16 are in flight (got ${r?.status})`);
   assert.match(r.json.error.message, /16 avatar files .* retry/);
   for (const c of ctrls) c.close(); // each upload ends: a cut GLB, refused
   assert.deepEqual(await Promise.all(pending), Array(16).fill(422));

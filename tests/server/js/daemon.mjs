@@ -18,12 +18,33 @@ export function tempDir() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// How long a test waits for something the daemon must do before calling it a failure
+// (issue 37): generous enough for a sanitizer build on a loaded 2-core machine; reaching
+// it is the failure, never a pass.
+export const WAIT_MS = 30000;
+
+// Polls cond() (sync or async) every `every` ms until it returns a truthy value, which it
+// resolves with; throws naming `what` (a string or a function giving one) after timeoutMs.
+export async function until(cond, what, timeoutMs = WAIT_MS, every = 20) {
+  const end = performance.now() + timeoutMs;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (performance.now() > end)
+      throw new Error(`not within ${timeoutMs} ms: ${typeof what === 'function' ? what() : what}`);
+    await sleep(every);
+  }
+}
+
 // Starts the daemon; resolves when it logs its listening line. opts.args: extra flags,
 // opts.data: data directory (a new temporary one by default), opts.env: extra variables.
 export async function startDaemon(opts = {}) {
   const data = opts.data ?? tempDir();
+  /* --drain-timeout 10 (the default): a stop is a full drain, which on a loaded machine
+   * may wait a while for clients to answer the close (the watchdog's exit 1 would fail
+   * cleanup()); the grace period before the listeners close is 1 s either way. */
   const args = ['--http-port', '0', '--ws-port', '0', '--data', data, '--tick-hz', '60',
-    '--log-level', 'info', '--drain-timeout', '2', ...(opts.args ?? [])];
+    '--log-level', 'info', '--drain-timeout', '10', ...(opts.args ?? [])];
   const proc = spawn(BIN, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...opts.env } });
   live.add(proc);
   const d = { proc, data, log: '', exited: null };
@@ -34,7 +55,7 @@ export async function startDaemon(opts = {}) {
   }));
   proc.stderr.setEncoding('utf8');
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('daemon did not start:\n' + d.log)), 10000);
+    const timer = setTimeout(() => reject(new Error('daemon did not start:\n' + d.log)), 2 * WAIT_MS);
     proc.stderr.on('data', (s) => {
       d.log += s;
       const m = /listening: http:\/\/([\d.]+):(\d+)\/ ws:\/\/[\d.]+:(\d+)\//.exec(d.log);
@@ -50,15 +71,16 @@ export async function startDaemon(opts = {}) {
     d.exit.then((e) => { clearTimeout(timer); reject(new Error(`daemon exited ${JSON.stringify(e)}:\n${d.log}`)); });
   });
   // Wait for the first tick so readiness holds.
-  for (let i = 0; i < 100; i++) {
+  await until(async () => {
+    if (d.exited) throw new Error(`daemon exited ${JSON.stringify(d.exited)}:\n${d.log}`);
     const r = await request(d.http, 'GET', '/readyz').catch((e) => { if (/contract/.test(e.message)) throw e; return null; });
-    if (r && r.status === 200) break;
-    await sleep(20);
-  }
+    return r && r.status === 200;
+  }, () => 'the daemon is not ready (/readyz):\n' + d.log.slice(-3000), 2 * WAIT_MS);
   d.stop = async (signal = 'SIGTERM') => {
     if (d.exited) return d.exited;
     proc.kill(signal);
-    const t = setTimeout(() => proc.kill('SIGKILL'), 15000);
+    /* the watchdog exits past --drain-timeout; this is only for a daemon that hangs */
+    const t = setTimeout(() => proc.kill('SIGKILL'), 2 * WAIT_MS);
     const e = await d.exit;
     clearTimeout(t);
     return e;

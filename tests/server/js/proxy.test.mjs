@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client } from './client.mjs';
-import { bearer, def, request, sleep, startDaemon } from './daemon.mjs';
+import { bearer, def, request, startDaemon, until } from './daemon.mjs';
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
 const dir = mkdtempSync(join(tmpdir(), 'pt-proxy-test-'));
@@ -35,11 +35,9 @@ async function nginx(name, conf, port) {
   p.log = '';
   p.stderr.on('data', (s) => { p.log += s; });
   procs.push(p);
-  for (let i = 0; i < 100; i++) {
-    if (await new Promise((r) => { const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); })) return p;
-    await sleep(20);
-  }
-  throw new Error(`nginx ${name} did not start: ${p.log}`);
+  await until(() => new Promise((r) => { const s = net.connect(port, '127.0.0.1', () => { s.destroy(); r(true); }); s.on('error', () => r(false)); }),
+    () => `nginx ${name} did not start: ${p.log}`);
+  return p;
 }
 
 before(async () => {

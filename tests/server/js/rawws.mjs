@@ -14,6 +14,7 @@ export class RawWs {
     w.buf = Buffer.alloc(0);
     w.bytes = 0;
     w.closeCode = null;
+    w.pings = 0; /* pings the server sent (answered when autoPong) */
     w.sock = net.connect(port, '127.0.0.1');
     w.closed = new Promise((r) => w.sock.on('close', () => r(w.closeCode)));
     w.sock.on('error', () => {});
@@ -69,8 +70,9 @@ export class RawWs {
         const m = decodeMessage(new Uint8Array(payload));
         m.at = performance.now();
         this.msgs.push(m);
-      } else if (op === 9 && this.autoPong) {
-        this.frame(10, payload);
+      } else if (op === 9) {
+        this.pings++;
+        if (this.autoPong) this.frame(10, payload);
       } else if (op === 8) {
         this.closeCode = n >= 2 ? payload.readUInt16BE(0) : 1005;
       }

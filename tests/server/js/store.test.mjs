@@ -17,7 +17,8 @@ function startFails(data) {
     const p = spawn(BIN, ['--http-port', '0', '--ws-port', '0', '--data', data], { stdio: ['ignore', 'ignore', 'pipe'] });
     let log = '';
     p.stderr.on('data', (s) => { log += s; });
-    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error('daemon started on a bad store:\n' + log)); }, 10000);
+    /* it exits at once; the deadline only fails a daemon that started (or hangs) */
+    const t = setTimeout(() => { p.kill('SIGKILL'); reject(new Error('daemon started on a bad store:\n' + log)); }, 60000);
     p.on('exit', (code) => { clearTimeout(t); resolve({ code, log }); });
   });
 }
