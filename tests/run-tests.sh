@@ -38,7 +38,8 @@ case "$build" in *san*) san=1 ;; esac
 export PT_BUILD="$build" PT_ROOT="$(pwd)"
 export CMOCKA_MESSAGE_OUTPUT=stdout
 logs="$build/test-logs"
-tmproot="$PT_ROOT/$build/test-tmp" # absolute: tests hand it to programs that change directory
+# absolute: tests hand it to programs that change directory
+case "$build" in /*) tmproot="$build/test-tmp" ;; *) tmproot="$PT_ROOT/$build/test-tmp" ;; esac
 times_file="$build/test-times.txt" # the last run's times, to start the slowest first
 rm -rf "$logs" "$tmproot"
 mkdir -p "$logs" "$tmproot"
