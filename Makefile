@@ -107,9 +107,9 @@ JOBS  ?= 3
 # cores; the sanitizer phase skips those scripts.
 NOSIMD_TESTS := tests/core/test_world tests/springbone/test_sb_lanes tests/proto/test_enc_hash
 build-tests:
-	@$(MAKE) --no-print-directory -j$(NPROC) all $(TESTS)
+	@$(MAKE) -s --no-print-directory -j$(NPROC) all $(TESTS)
 ifneq ($(SANITIZE),1)
-	@$(MAKE) --no-print-directory -j$(NPROC) SIMD=0 B=build/nosimd $(NOSIMD_TESTS:%=build/nosimd/%)
+	@$(MAKE) -s --no-print-directory -j$(NPROC) SIMD=0 B=build/nosimd $(NOSIMD_TESTS:%=build/nosimd/%)
 endif
 test: check-layers deps-test
 	@$(MAKE) --no-print-directory build-tests
