@@ -146,7 +146,10 @@ print('')
 print('{"tick": 31, "p": [0.5, 1.6, 0], "q": [0, 0, 0, 2]}')
 PY
 run 0 "" stream "$A" --poses "$T/poses.jsonl" --token "$TA" --server "$S" --json
-py "j = json.loads(out); assert j['poses_sent'] == 31 and j['poses_dropped'] == 0, j" || fail "stream --poses: $(cat "$T/out")"
+# The file's times pace it: a line that fell due while the process was held up is
+# skipped for the newest due one (stream.c, step), so how many of the 31 are sent is the
+# machine's speed; the last is always sent, and the head must end where it puts it.
+py "j = json.loads(out); assert 1 <= j['poses_sent'] <= 31 and j['poses_dropped'] == 0, j" || fail "stream --poses: $(cat "$T/out")"
 applied "$A" "$(py "print(json.loads(out)['last_seq_sent'])")"
 run 0 "" get "$A" --frame --json --server "$S"
 py "j = json.loads(out); p, q = j['head']['p'], j['head']['q']
