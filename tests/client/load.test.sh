@@ -40,7 +40,9 @@ assert 0 < r["received"] <= min(r["expected"], 3 * got), (r, got)
 l = j["latency_ms"]
 assert l["samples"] > 0 and 0 <= l["p50"] <= l["p99"] <= l["max"], l
 d = j["delivery_ms"]
-assert d["records"] == r["received"] and d["p50"] <= d["p99"], d  # one a record
+# A delivery sample per record whose connection already knows the server's clock offset
+# (clients/lib/rx.c: -1 before that, not a sample): at most one a record.
+assert 0 < d["records"] <= r["received"] and d["p50"] <= d["p99"], (d, r)
 b = j["bytes_per_s"]
 # Protocol bytes: each record received is at least 33 B (in), and the publishers sent.
 assert b["in"] * j["duration_s"] >= 0.99 * 33 * r["received"] and b["out"] > 0, (b, r)
