@@ -15,19 +15,13 @@
 // 10, 12 deg), neck and head turning (15 + 30 deg) and nodding (20 deg), upper arms lowered
 // up to 70 deg and swinging 30 deg, forearms bending up to 40 deg, legs swinging 20 deg.
 //
-// Usage: node threevrm_drive.mjs AVATAR.vrm FRAMES POSES.jsonl [--rigid-length] [--index-order]
+// Usage: node threevrm_drive.mjs AVATAR.vrm FRAMES POSES.jsonl
 //   stdout, one JSON line per tick: {"tick": k, "head": {"p", "q"}, "bones": {name:
 //   {"p", "q"}} (every humanoid bone, VRM snake_case names), "joints": {node name: [x, y, z]}
 //   (every spring joint's node, root to tip, world metres)}.
 //   POSES.jsonl: the same ticks as `ponytail sim --poses` lines: {"tick", "p", "q"} of the
 //   head and "bones" of the humanoid bones a spring chain or a collider hangs from (the
 //   nearest humanoid ancestor of each chain's root node and of each collider's node).
-//   --rigid-length: replaces VRMSpringBoneJoint._calcWorldSpaceBoneLength, which measures
-//   a bone against its child's world matrix as the previous tick left it, with the length
-//   against the child's position now (bone world matrix x child's local position), i.e.
-//   the spec's constant bone length; a diagnosis switch, not what three-vrm does.
-//   --index-order: pushes each joint out of its colliders in the file's collider order
-//   instead of the order the spring lists its collider groups (diagnosis, as above).
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -35,23 +29,14 @@ const mods = fileURLToPath(new URL("../bench/node_modules/", import.meta.url));
 const load = (p) => import(pathToFileURL(mods + p).href);
 const THREE = await load("three/build/three.module.js");
 const { GLTFLoader } = await load("three/examples/jsm/loaders/GLTFLoader.js");
-const { VRMLoaderPlugin, VRMSpringBoneJoint } = await load("@pixiv/three-vrm/lib/three-vrm.module.js");
+const { VRMLoaderPlugin } = await load("@pixiv/three-vrm/lib/three-vrm.module.js");
 
-const [file, framesArg, posesOut, ...flags] = process.argv.slice(2);
+const [file, framesArg, posesOut] = process.argv.slice(2);
 const FRAMES = Number(framesArg);
 if (!file || !posesOut || !(FRAMES >= 1 && FRAMES <= 100000)) {
-	console.error("usage: threevrm_drive.mjs AVATAR.vrm FRAMES(1..100000) POSES.jsonl [--rigid-length] [--index-order]");
+	console.error("usage: threevrm_drive.mjs AVATAR.vrm FRAMES(1..100000) POSES.jsonl");
 	process.exit(2);
 }
-if (flags.includes("--rigid-length")) {
-	const a = new THREE.Vector3(), b = new THREE.Vector3();
-	VRMSpringBoneJoint.prototype._calcWorldSpaceBoneLength = function () {
-		a.setFromMatrixPosition(this.bone.matrixWorld);
-		b.copy(this.child ? this.child.position : this._initialLocalChildPosition).applyMatrix4(this.bone.matrixWorld);
-		this._worldSpaceBoneLength = a.distanceTo(b);
-	};
-}
-
 const buf = readFileSync(file);
 const gltf = await new Promise((ok, fail) => {
 	const loader = new GLTFLoader();
@@ -62,16 +47,6 @@ const vrm = gltf.userData.vrm;
 if (!vrm || !vrm.springBoneManager) {
 	console.error(`${file}: three-vrm found no VRM / spring bones`);
 	process.exit(1);
-}
-if (flags.includes("--index-order")) {
-	// every joint sees its colliders as one group in the file's collider order (by the
-	// node each collider is on: the generated avatars have one collider a node)
-	const cols = gltf.parser.json.extensions.VRMC_springBone.colliders;
-	const index = (c) => cols.findIndex((d) => d.node === gltf.parser.associations.get(c.parent)?.nodes);
-	for (const j of vrm.springBoneManager.joints) {
-		const all = [...new Set(j.colliderGroups.flatMap((g) => g.colliders))];
-		j.colliderGroups = [{ colliders: all.sort((x, y) => index(x) - index(y)) }];
-	}
 }
 const HZ = 60;
 const deg = Math.PI / 180;
