@@ -71,13 +71,17 @@ static void substep_poses(pt_inst *in)
 }
 
 /* Roots pinned to their anchors at `head` (a frame-rate spring bone between its steps:
- * the tails wait for the next 1/60 s step, the roots stay on the head). */
+ * the tails wait for the next 1/60 s step, the roots stay on the head or their bone; a
+ * branch's root waits with the tails it hangs from). */
 static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
 {
-	pt_mat3 R = m3_from_quat(head->q);
 	for (int s = 0; s < in->strand_count; s++) {
+		if (in->strands[s].parent >= 0)
+			continue;
 		int i = in->offset + in->strands[s].first;
-		pt_vec3 r = v3_add(head->p, m3_mul(&R, in->strands[s].anchor));
+		pt_pose f = pt_strand_frame(in, s, head, 1.0f);
+		pt_mat3 R = m3_from_quat(f.q);
+		pt_vec3 r = v3_add(f.p, m3_mul(&R, in->strands[s].anchor));
 		w->x[i] = w->px[i] = r.x, w->y[i] = w->py[i] = r.y, w->z[i] = w->pz[i] = r.z;
 	}
 }
@@ -104,13 +108,14 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
 		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
 		pt_mat3 R = m3_from_quat(p.q);
-		if (wide) {
-			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
-			alphas[k - 1] = alpha;
+		int at = wide ? k - 1 : 0; /* more frames than scratch: one at a time in 0 */
+		in->sub_pose[at] = p, in->sub_rot[at] = R;
+		alphas[at] = alpha;
+		if (wide)
 			continue;
-		}
+		pt_bones_substeps(in->bones, in->sub_pose, alphas, 1);
 		pt_inst_colliders_world(in, &p, &R, alpha, cols);
-		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
+		in->ops->substep(w, in, 0, cols, h, in->time + (double)h * k);
 	}
 	if (wide) {
 		in->sub_n = steps, in->sub_h = h;
@@ -119,8 +124,7 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 			for (int k = 1; k <= steps; k++) {
 				for (int c = 0; c < in->collider_count; c++)
 					pt_collider_world_sub(in, c, k - 1, &cols[c]);
-				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
-				                 h, in->time + (double)h * k);
+				in->ops->substep(w, in, k - 1, cols, h, in->time + (double)h * k);
 			}
 	}
 	in->sb_frames = total - steps;
@@ -210,8 +214,7 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 			pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s],
 			                        (float)(s + 1) / (float)in->sub_n, cols);
 			in->time += in->sub_h;
-			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
-			                 in->time);
+			in->ops->substep(w, in, s, cols, in->sub_h, in->time);
 		}
 	}
 	pt_verlet_batch_flush(w, &batch);
