@@ -237,6 +237,14 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 				push(w, a, json_integer(i));
 		put(w, o, "colliders", a);
 	}
+	if (s->bone >= 0)
+		put(w, o, "bone", json_string(pt_bone_name(s->bone)));
+	if (s->parent_strand >= 0) {
+		json_t *p = json_object();
+		put(w, p, "strand", json_integer(s->parent_strand));
+		put(w, p, "point", json_integer(s->parent_point));
+		put(w, o, "parent", p);
+	}
 	if (s->anchor_bone[0])
 		put(w, o, "anchor_bone", text(s->anchor_bone, sizeof s->anchor_bone));
 	int named = s->root_joint[0] != 0;

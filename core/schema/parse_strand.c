@@ -1,6 +1,7 @@
 /* Strands and their spring-bone joints. A joint field is a scalar for every joint, or
  * (per strand) an array with one entry per joint, points - 1 of them. */
 #include <stddef.h>
+#include <string.h>
 
 #include "schema_internal.h"
 
@@ -238,13 +239,51 @@ static int parse_joint_names(pt_schema_rd *r, const json_t *v, pt_strand_def *s)
 	return 0;
 }
 
+/* "bone": "head" or a body bone's name; "parent": {"strand": i, "point": k} (a branch).
+ * Ranges against the other strands are core's (pt_instance_validate). */
+static int parse_hang(pt_schema_rd *r, const json_t *o, pt_strand_def *s)
+{
+	const json_t *v = json_object_get(o, "bone");
+	if (v) {
+		const char *n = json_is_string(v) ? json_string_value(v) : NULL;
+		int bone = pt_bone_from_name(n);
+		if (n && strcmp(n, "head") == 0) {
+			s->bone = -1;
+		} else if (bone >= 0) {
+			s->bone = bone;
+		} else {
+			pt_schema_push_key(r, "bone");
+			return pt_schema_fail(r, "expected head or a VRM bone: hips spine chest "
+			                         "upper_chest neck jaw {left,right}_{eye shoulder "
+			                         "upper_arm lower_arm hand upper_leg lower_leg foot "
+			                         "toes ...} (core/SCHEMA.md)");
+		}
+	}
+	const json_t *p;
+	if (pt_schema_get_object(r, o, "parent", &p))
+		return -1;
+	if (p) {
+		static const char *const keys[] = {"strand", "point", NULL};
+		size_t saved = pt_schema_push_key(r, "parent");
+		if (pt_schema_check_keys(r, p, keys, NULL))
+			return -1;
+		if (!json_object_get(p, "strand") || !json_object_get(p, "point"))
+			return pt_schema_fail(r, "expected {\"strand\": index, \"point\": index}");
+		if (pt_schema_get_int(r, p, "strand", 0, PT_MAX_STRANDS - 1, &s->parent_strand) ||
+		    pt_schema_get_int(r, p, "point", 0, PT_MAX_POINTS - 1, &s->parent_point))
+			return -1;
+		pt_schema_pop(r, saved);
+	}
+	return 0;
+}
+
 static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def *d,
                         pt_strand_def *s)
 {
 	static const char *const keys[] = {"anchor",     "direction",   "points",     "segment_length",
 	                                   "rest",       "colliders",   "anchor_bone", "mass",
 	                                   "radius",     "gravity_scale", "springbone", "joints",
-	                                   NULL};
+	                                   "bone",       "parent",      NULL};
 	const json_t *sub;
 	if (pt_schema_object(r, o) || pt_schema_check_keys(r, o, keys, NULL))
 		return -1;
@@ -258,6 +297,8 @@ static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def 
 	           pt_schema_get_float(r, o, "segment_length", &s->segment_length)) {
 		return -1;
 	}
+	if (parse_hang(r, o, s))
+		return -1;
 	if (pt_schema_get_string(r, o, "anchor_bone", s->anchor_bone, sizeof s->anchor_bone) ||
 	    pt_schema_get_float(r, o, "gravity_scale", &s->gravity_scale))
 		return -1;

@@ -64,6 +64,8 @@ void pt_strand_def_reset(pt_strand_def *s)
 	s->radius = 0.005f;
 	s->has_rest = 0;
 	s->gravity_scale = 1.0f;
+	s->bone = -1;
+	s->parent_strand = s->parent_point = -1;
 	pt_strand_set_joints(s, pt_joint_def_default());
 }
 
@@ -444,6 +446,51 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 	return 1;
 }
 
+/* Whether a bone has a rest pose in def->bones. */
+static int has_bone_rest(const pt_instance_def *d, int bone)
+{
+	for (int i = 0; i < d->bone_count && i < PT_MAX_BONES; i++)
+		if ((int)d->bones[i].bone == bone)
+			return 1;
+	return 0;
+}
+
+/* Strand i's "bone" and "parent" (instance.h): springbone only, a bone with a rest pose,
+ * a parent before it whose point exists, not both. */
+static int validate_strand_hang(vctx *c, const pt_instance_def *d, int i)
+{
+	const pt_strand_def *s = &d->strands[i];
+	int branch = s->parent_strand != -1 || s->parent_point != -1;
+	if (s->bone != -1) {
+		if (s->bone < 0 || s->bone >= PT_BONE_COUNT)
+			return fail(c, "bone", "must be head or a VRM bone: " PT_ATTACH_ALLOWED);
+		if (!has_bone_rest(d, s->bone))
+			return fail(c, "bone",
+			            "bone \"%s\" has no rest pose: add \"bones\": {\"%s\": "
+			            "{\"position\": [x, y, z], \"rotation\": [x, y, z, w]}} "
+			            "(head-local)",
+			            pt_bone_name(s->bone), pt_bone_name(s->bone));
+		if (branch)
+			return fail(c, "bone", "a branch (\"parent\") moves with its parent's "
+			                       "point: give bone or parent, not both");
+	}
+	if (branch) {
+		if (s->parent_strand < 0 || s->parent_strand >= i)
+			return fail(c, "parent.strand",
+			            "is %d: must be the index of an earlier strand, [0, %d]",
+			            s->parent_strand, i - 1);
+		int n = d->strands[s->parent_strand].points;
+		if (s->parent_point < 0 || s->parent_point >= n)
+			return fail(c, "parent.point",
+			            "is %d: strand %d has points [0, %d]", s->parent_point,
+			            s->parent_strand, n - 1);
+	}
+	if ((s->bone != -1 || branch) && d->solver != PT_SOLVER_SPRINGBONE)
+		return fail(c, s->bone != -1 ? "bone" : "parent",
+		            "needs solver springbone (verlet strands hang from the head)");
+	return 1;
+}
+
 static int validate_collider(vctx *c, const pt_instance_def *d, const pt_collider_def *k)
 {
 	if ((unsigned)k->shape >= PT_SHAPE_COUNT)
@@ -575,7 +622,7 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 			return fail(&c, "joints", "not this definition's storage (strand_count or "
 			                          "a strand assigned directly?)"),
 			       e;
-		if (!validate_strand(&c, d, &d->strands[i]))
+		if (!validate_strand(&c, d, &d->strands[i]) || !validate_strand_hang(&c, d, i))
 			return e;
 	}
 	c.prefix[0] = 0;

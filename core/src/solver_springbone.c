@@ -25,12 +25,26 @@
 
 typedef pt_sb_data sb_data; /* springbone_lanes.h */
 
+/* Head-local rest position of point k of strand sd. */
+static pt_vec3 rest_point(const pt_strand_def *sd, int k)
+{
+	pt_vec3 p = sd->anchor;
+	for (int j = 0; j < k; j++) {
+		float len;
+		pt_vec3 u;
+		pt_strand_rest_segment(sd, j, &len, &u);
+		p = sd->has_rest ? sd->joints[j].rest : v3_add(p, v3_scale(u, len));
+	}
+	return p;
+}
+
 /* Copies the joint parameters of def into d (topology unchanged since init). */
 static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 {
 	d->form = def->springbone.form;
 	d->center_head = def->springbone.center_head;
 	d->h = 0.0f;
+	d->branches = 0;
 	int k = 0;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
@@ -65,9 +79,16 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->hinge = has_hinge;
 		c->collider_mask = st->collider_mask;
 		c->free_length = 0;
+		c->frame = in->bones ? in->bones->of_strand[s] + 1 : 0;
+		c->parent = sd->parent_strand + 1;
+		c->parent_point = sd->parent_point;
+		c->parent_rest = sd->parent_strand >= 0
+		                     ? rest_point(&def->strands[sd->parent_strand], sd->parent_point)
+		                     : pt_v3(0.0f, 0.0f, 0.0f);
+		d->branches |= c->parent > 0;
 	}
 	/* The wide path (springbone_lanes.h): colliders it evaluates. */
-	d->lanes_ok = 1;
+	d->lanes_ok = !d->branches; /* a branch waits for its parent within each step */
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -176,11 +197,13 @@ static void carry(const pt_pose *from, const pt_pose *to, const pt_mat3 *rt, pt_
 	*t = v3_sub(to->p, m3_mul(m, from->p));
 }
 
-static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_mat3 *rot,
-                       const pt_collider_rt *cols, float h, double t)
+static void sb_substep(pt_world *w, pt_inst *in, int sub, const pt_collider_rt *cols, float h,
+                       double t)
 {
 	(void)t;
 	sb_data *d = in->solver_data;
+	const pt_pose *head = &in->sub_pose[sub];
+	const pt_mat3 *rot = &in->sub_rot[sub];
 	convert(d, in, h);
 	/* A teleport in "keep" mode carried x and px rigidly to the new head pose: the poses
 	 * they were written at are now that pose. */
@@ -198,6 +221,13 @@ static void sb_substep(pt_world *w, pt_inst *in, const pt_pose *head, const pt_m
 		carry(&d->pose_x, head, rot, &f.mc, &f.tc);
 		carry(&d->pose_px, head, rot, &f.mp, &f.tp);
 	}
+	/* the bones' frames of this substep (pt_bones_substeps filled them) */
+	pt_pose frames[PT_BONE_COUNT];
+	pt_mat3 frame_rots[PT_BONE_COUNT];
+	for (int k = 0; in->bones && k < in->bones->count; k++)
+		frames[k] = in->bones->b[k].frame[sub], frame_rots[k] = in->bones->b[k].frame_rot[sub];
+	f.frames = frames;
+	f.frame_rots = frame_rots;
 	int first[PT_MAX_STRANDS];
 	for (int s = 0; s < in->strand_count; s++)
 		first[s] = in->strands[s].first;

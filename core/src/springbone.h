@@ -52,6 +52,13 @@ typedef struct pt_sb_chain {
 	int hinge;                 /* 1 when some joint's limit is a hinge */
 	uint32_t collider_mask;    /* bit i: the chain collides with cols[i] */
 	int free_length;           /* 1: skip the length step (the lesson's table 3 only) */
+	/* What the root hangs from (instance.h, pt_strand_def.bone / parent), zero for the
+	 * head: frame k > 0, the frame f->frames[k - 1] (a body bone's) instead of the head;
+	 * parent p + 1 > 0, a branch: point parent_point of chain p < this one, stepped
+	 * first, whose head-local rest position is parent_rest (pt_sb_branch_frame) */
+	int frame;
+	int parent, parent_point;
+	pt_vec3 parent_rest;
 } pt_sb_chain;
 
 /* Where the head is for one substep, and how to read the stored tails. */
@@ -66,6 +73,9 @@ typedef struct pt_sb_frame {
 	int center;
 	pt_mat3 mc, mp;
 	pt_vec3 tc, tp;
+	/* the frames chains with frame >= 0 hang from (poses and their rotations) */
+	const pt_pose *frames;
+	const pt_mat3 *frame_rots;
 } pt_sb_frame;
 
 /* pt_collider_distance(c, p) - hr and its direction, bit for bit, except that sphere and
@@ -116,8 +126,17 @@ void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, floa
                       float *px, float *py, float *pz);
 
 /* The same for n <= PT_MAX_STRANDS chains at once, chain s starting at index first[s]
- * of the arrays; each chain's result is exactly pt_sb_step_chain's. */
+ * of the arrays; each chain's result is exactly pt_sb_step_chain's. Branches (parent
+ * > 0) step after the chains they hang from, level by level. */
 void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
                        float *x, float *y, float *z, float *px, float *py, float *pz);
+
+/* The frame a branch hangs from, its parent chain p having been stepped (points at x,
+ * y, z from p's root): the rotation R of the parent's point k bone (the parent's frame
+ * turned joint by joint onto the stepped segments, as the step turns it, through joint
+ * k, or joint k - 1 at the tip) and the position that puts p's head-local rest point k,
+ * rest_k, on the stepped one: (x_k - R rest_k, R). `root` is the parent's own frame. */
+pt_pose pt_sb_branch_frame(const pt_sb_chain *p, pt_pose root, int k, pt_vec3 rest_k,
+                           const float *x, const float *y, const float *z);
 
 #endif

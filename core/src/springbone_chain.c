@@ -200,15 +200,16 @@ typedef struct chain_state {
 	pt_quat parent;
 } chain_state;
 
-static inline void chain_begin(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st,
-                               float *x, float *y, float *z, float *px, float *py, float *pz)
+static inline void chain_begin(const pt_sb_chain *c, pt_pose fr, const pt_mat3 *R,
+                               chain_state *st, float *x, float *y, float *z, float *px,
+                               float *py, float *pz)
 {
-	st->joint = v3_add(f->head->p, m3_mul(f->rot, c->anchor));
+	st->joint = v3_add(fr.p, m3_mul(R, c->anchor));
 	x[0] = px[0] = st->joint.x;
 	y[0] = py[0] = st->joint.y;
 	z[0] = pz[0] = st->joint.z;
-	st->axis = m3_mul(f->rot, c->dir ? c->dir[0] : c->direction);
-	st->parent = f->head->q;
+	st->axis = m3_mul(R, c->dir ? c->dir[0] : c->direction);
+	st->parent = fr.q;
 }
 
 static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_state *st, int j,
@@ -261,26 +262,67 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 	st->joint = next;
 }
 
+pt_pose pt_sb_branch_frame(const pt_sb_chain *p, pt_pose root, int k, pt_vec3 rest_k,
+                           const float *x, const float *y, const float *z)
+{
+	pt_quat R = root.q;
+	int last = k < p->joints ? k : p->joints - 1;
+	for (int j = 0; j <= last; j++) {
+		pt_vec3 axis = q_rotate(R, p->dir ? p->dir[j] : p->direction);
+		pt_vec3 e = v3_norm_or(v3_sub(load3(x, y, z, j + 1), load3(x, y, z, j)), axis);
+		R = turn_frame(R, axis, e);
+	}
+	pt_pose f = {v3_sub(load3(x, y, z, k), q_rotate(R, rest_k)), R};
+	return f;
+}
+
 /* Chains are independent: stepping joint j of every chain before joint j + 1 of any
  * lets the CPU overlap one chain's square roots and divisions with the next chain's,
- * which a single chain, each joint waiting for its parent, cannot. */
+ * which a single chain, each joint waiting for its parent, cannot. Branches wait for
+ * their parents: chains step level by level (level 0 on the head or a bone, level L + 1
+ * on a chain of level L). */
 void pt_sb_step_chains(const pt_sb_chain *c, int n, const pt_sb_frame *f, const int *first,
                        float *x, float *y, float *z, float *px, float *py, float *pz)
 {
 	chain_state st[PT_MAX_STRANDS];
-	int most = 0;
+	pt_pose root[PT_MAX_STRANDS];    /* each chain's frame this step (branches' parents) */
+	unsigned char level[PT_MAX_STRANDS];
+	int levels = 1;
 	for (int s = 0; s < n; s++) {
-		int b = first[s];
-		chain_begin(&c[s], f, &st[s], x + b, y + b, z + b, px + b, py + b, pz + b);
-		most = c[s].joints > most ? c[s].joints : most;
+		level[s] = c[s].parent > 0 ? (unsigned char)(level[c[s].parent - 1] + 1) : 0;
+		levels = level[s] + 1 > levels ? level[s] + 1 : levels;
 	}
-	for (int j = 0; j < most; j++)
+	for (int L = 0; L < levels; L++) {
+		int most = 0;
 		for (int s = 0; s < n; s++) {
+			if (level[s] != L)
+				continue;
 			int b = first[s];
-			if (j < c[s].joints)
-				step_joint(&c[s], f, &st[s], j, x + b, y + b, z + b, px + b, py + b,
-				           pz + b);
+			const pt_mat3 *R = f->rot;
+			pt_mat3 own;
+			root[s] = *f->head;
+			if (c[s].parent > 0) {
+				int p = c[s].parent - 1, pb = first[p];
+				root[s] = pt_sb_branch_frame(&c[p], root[p], c[s].parent_point,
+				                             c[s].parent_rest, x + pb, y + pb, z + pb);
+				own = m3_from_quat(root[s].q);
+				R = &own;
+			} else if (c[s].frame > 0) {
+				root[s] = f->frames[c[s].frame - 1];
+				R = &f->frame_rots[c[s].frame - 1];
+			}
+			chain_begin(&c[s], root[s], R, &st[s], x + b, y + b, z + b, px + b, py + b,
+			            pz + b);
+			most = c[s].joints > most ? c[s].joints : most;
 		}
+		for (int j = 0; j < most; j++)
+			for (int s = 0; s < n; s++) {
+				int b = first[s];
+				if (level[s] == L && j < c[s].joints)
+					step_joint(&c[s], f, &st[s], j, x + b, y + b, z + b, px + b,
+					           py + b, pz + b);
+			}
+	}
 }
 
 void pt_sb_step_chain(const pt_sb_chain *c, const pt_sb_frame *f, float *x, float *y, float *z,

@@ -75,6 +75,7 @@ typedef struct pt_sb_data {
 	pt_vec3 *dir; /* per joint: head-local unit rest direction */
 	float gravity_scale[PT_MAX_STRANDS];
 	/* the wide path */
+	int branches;   /* 1: some chain hangs from another (steps per chain) */
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */

@@ -245,6 +245,8 @@ static void load_topology(pt_world *w, pt_inst *in, const pt_instance_def *d)
 		const pt_strand_def *sd = &d->strands[s];
 		pt_strand_rt *st = &in->strands[s];
 		st->anchor = sd->anchor;
+		st->parent = sd->parent_strand;
+		st->parent_point = sd->parent_point;
 		pt_strand_rest_segment(sd, 0, &st->length, &st->direction);
 		st->first = first;
 		st->points = sd->points;
@@ -269,10 +271,11 @@ static void load_topology(pt_world *w, pt_inst *in, const pt_instance_def *d)
 
 void pt_inst_place_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 {
-	pt_mat3 R = m3_from_quat(head->q);
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
-		pt_vec3 p = v3_add(head->p, m3_mul(&R, st->anchor));
+		pt_pose f = pt_strand_frame(in, s, head, 1.0f);
+		pt_mat3 R = m3_from_quat(f.q);
+		pt_vec3 p = v3_add(f.p, m3_mul(&R, st->anchor));
 		for (int j = 0; j < st->points; j++) {
 			int i = in->offset + st->first + j;
 			if (j > 0) {
@@ -532,12 +535,11 @@ int pt_world_get_bone_pose(const pt_world *w, pt_id id, pt_bone bone, pt_pose *o
 	const pt_inst *in = lookup(w, id);
 	if (!in || !in->bones)
 		return 0;
-	for (int k = 0; k < in->bones->count; k++)
-		if (in->bones->b[k].bone == bone) {
-			*out = pt_bones_pose(in->bones, k, &in->head_target, 1.0f);
-			return 1;
-		}
-	return 0;
+	int n = pt_bones_node(in->bones, bone);
+	if (n < 0)
+		return 0;
+	*out = pt_bones_node_pose(in->bones, n, &in->head_target, 1.0f);
+	return 1;
 }
 
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out)

@@ -22,6 +22,7 @@ typedef struct pt_strand_rt {
 	pt_vec3 direction; /* head-local, unit: the first segment's rest direction */
 	float length;      /* the first segment's length (every segment's: the pool's len) */
 	float gravity_scale;
+	int parent, parent_point; /* a branch: the strand and point it hangs from; -1 */
 	int first;         /* index of the root relative to the instance's offset */
 	int points;
 	uint32_t collider_mask;
@@ -56,9 +57,8 @@ static inline void prefetch_floats(const float *p, int n)
 	prefetch_span(p, n > 0 ? (size_t)n * sizeof *p : 0);
 }
 
-/* A solver steps one instance by one substep. `head` is the interpolated head pose for
- * the end of the substep, `rot` its rotation matrix, `cols` the colliders in world space
- * at that pose. The solver owns instance-specific data in inst->solver_data. */
+/* A solver steps one instance by one substep, `cols` the colliders in world space at its
+ * end. The solver owns instance-specific data in inst->solver_data. */
 typedef struct pt_solver_ops {
 	/* Allocates solver data from def; returns 0 on allocation failure. May be NULL. */
 	int (*init)(struct pt_inst *in, const pt_instance_def *def);
@@ -67,9 +67,11 @@ typedef struct pt_solver_ops {
 	void (*destroy)(struct pt_inst *in);
 	/* Puts the state at rest for the given head pose. */
 	void (*rest)(struct pt_world *w, struct pt_inst *in, const pt_pose *head);
-	/* One substep (spring bone; NULL for verlet, which steps in batches: verlet_lanes.h). */
-	void (*substep)(struct pt_world *w, struct pt_inst *in, const pt_pose *head,
-			const pt_mat3 *rot, const pt_collider_rt *cols, float h, double t);
+	/* One substep (spring bone; NULL for verlet, which steps in batches: verlet_lanes.h):
+	 * the head at in->sub_pose[s] / sub_rot[s], the bones at their scratch s
+	 * (pt_bones_substeps). */
+	void (*substep)(struct pt_world *w, struct pt_inst *in, int s, const pt_collider_rt *cols,
+	                float h, double t);
 } pt_solver_ops;
 
 /* One instance's runtime record, hot part: what stepping reads or writes every tick, in
@@ -87,7 +89,7 @@ typedef struct pt_inst {
 	int substeps; /* 0 = world step's value */
 	int strand_count, collider_count;
 	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
-	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when no collider is on one */
+	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when nothing is on a bone */
 
 	/* head poses and clock */
 	pt_pose head_prev;   /* pose at the end of the previous step */

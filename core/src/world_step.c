@@ -11,18 +11,25 @@
 
 /* ---- stepping ------------------------------------------------------------------- */
 
-/* Moves every point rigidly from pose a to pose b (teleport "keep"). */
+/* Moves every strand rigidly from its frame with the head at pose a (and the bones at
+ * their previous poses) to its frame with the head at b (the bones at their newest):
+ * teleport "keep". A head strand moves with the head, a strand on a bone with that bone,
+ * a branch with the strand it hangs from. */
 static void carry_rigidly(pt_world *w, pt_inst *in, const pt_pose *a, const pt_pose *b)
 {
-	pt_mat3 Ra = m3_from_quat(a->q), Rb = m3_from_quat(b->q);
 	float *xs[2] = {w->x, w->px}, *ys[2] = {w->y, w->py}, *zs[2] = {w->z, w->pz};
-	for (int k = 0; k < 2; k++)
-		for (int i = in->offset; i < in->offset + in->npoints; i++) {
-			pt_vec3 local =
-			    m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
-			pt_vec3 p = v3_add(b->p, m3_mul(&Rb, local));
-			xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
-		}
+	for (int s = 0; s < in->strand_count; s++) {
+		pt_pose fa = pt_strand_frame(in, s, a, 0.0f), fb = pt_strand_frame(in, s, b, 1.0f);
+		pt_mat3 Ra = m3_from_quat(fa.q), Rb = m3_from_quat(fb.q);
+		int from = in->offset + in->strands[s].first, to = from + in->strands[s].points;
+		for (int k = 0; k < 2; k++)
+			for (int i = from; i < to; i++) {
+				pt_vec3 local = m3_tmul(
+				    &Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), fa.p));
+				pt_vec3 p = v3_add(fb.p, m3_mul(&Rb, local));
+				xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
+			}
+	}
 }
 
 static void handle_teleport(pt_world *w, pt_inst *in)
@@ -71,13 +78,17 @@ static void substep_poses(pt_inst *in)
 }
 
 /* Roots pinned to their anchors at `head` (a frame-rate spring bone between its steps:
- * the tails wait for the next 1/60 s step, the roots stay on the head). */
+ * the tails wait for the next 1/60 s step, the roots stay on the head or their bone; a
+ * branch's root waits with the tails it hangs from). */
 static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
 {
-	pt_mat3 R = m3_from_quat(head->q);
 	for (int s = 0; s < in->strand_count; s++) {
+		if (in->strands[s].parent >= 0)
+			continue;
 		int i = in->offset + in->strands[s].first;
-		pt_vec3 r = v3_add(head->p, m3_mul(&R, in->strands[s].anchor));
+		pt_pose f = pt_strand_frame(in, s, head, 1.0f);
+		pt_mat3 R = m3_from_quat(f.q);
+		pt_vec3 r = v3_add(f.p, m3_mul(&R, in->strands[s].anchor));
 		w->x[i] = w->px[i] = r.x, w->y[i] = w->py[i] = r.y, w->z[i] = w->pz[i] = r.z;
 	}
 }
@@ -104,13 +115,14 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 		pt_pose p = {v3_lerp(in->head_prev.p, in->head_target.p, alpha),
 		             q_slerp(in->head_prev.q, in->head_target.q, alpha)};
 		pt_mat3 R = m3_from_quat(p.q);
-		if (wide) {
-			in->sub_pose[k - 1] = p, in->sub_rot[k - 1] = R;
-			alphas[k - 1] = alpha;
+		int at = wide ? k - 1 : 0; /* more frames than scratch: one at a time in 0 */
+		in->sub_pose[at] = p, in->sub_rot[at] = R;
+		alphas[at] = alpha;
+		if (wide)
 			continue;
-		}
+		pt_bones_substeps(in->bones, in->sub_pose, alphas, 1);
 		pt_inst_colliders_world(in, &p, &R, alpha, cols);
-		in->ops->substep(w, in, &p, &R, cols, h, in->time + (double)h * k);
+		in->ops->substep(w, in, 0, cols, h, in->time + (double)h * k);
 	}
 	if (wide) {
 		in->sub_n = steps, in->sub_h = h;
@@ -119,8 +131,7 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 			for (int k = 1; k <= steps; k++) {
 				for (int c = 0; c < in->collider_count; c++)
 					pt_collider_world_sub(in, c, k - 1, &cols[c]);
-				in->ops->substep(w, in, &in->sub_pose[k - 1], &in->sub_rot[k - 1], cols,
-				                 h, in->time + (double)h * k);
+				in->ops->substep(w, in, k - 1, cols, h, in->time + (double)h * k);
 			}
 	}
 	in->sb_frames = total - steps;
@@ -210,8 +221,7 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 			pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s],
 			                        (float)(s + 1) / (float)in->sub_n, cols);
 			in->time += in->sub_h;
-			in->ops->substep(w, in, &in->sub_pose[s], &in->sub_rot[s], cols, in->sub_h,
-			                 in->time);
+			in->ops->substep(w, in, s, cols, in->sub_h, in->time);
 		}
 	}
 	pt_verlet_batch_flush(w, &batch);

@@ -12,8 +12,9 @@ sphere, capsule and the extended plane (VRMC_springBone_extended_collider; its f
 sphere is ignored, as a runtime with the extension does).
 
 The scene: the whole avatar moves rigidly with the head pose (the model's root carried so
-that the head bone has the pose), so the chest colliders move with the head, as an
-instance does when no chest pose reaches it. Everything is read from the GLB here; nothing
+that the head bone has the pose), and every body bone of the import's "bones" table gets
+its pose in the pose lines, as a client whose avatar moves in one piece sends them (an
+unposed chest would keep still while the head turns: core/SCHEMA.md). Everything is read from the GLB here; nothing
 of the importer is used but its output. Frames: the reference runs in the importer's
 head frame (the head bone's rest position and axes; 0.x turned 180 degrees about Y), the
 frame in which the instance at pose identity is the avatar at rest.
@@ -237,7 +238,12 @@ def run(build, path, ticks=240):
         with open(os.path.join(tmp, 'poses.jsonl'), 'w') as f:
             for k in range(ticks):
                 p, q = head_at(k / 60)
-                f.write(json.dumps({'tick': k, 'p': p, 'q': q}) + '\n')
+                line = {'tick': k, 'p': p, 'q': q}
+                if inst.get('bones'):  # head-local rest poses, carried with the head
+                    line['bones'] = {b: {'p': add(p, qrot(q, r['position'])),
+                                         'q': qmul(q, r['rotation'])}
+                                     for b, r in inst['bones'].items()}
+                f.write(json.dumps(line) + '\n')
         for substeps in (1, 4):
             sim = subprocess.run([cli, 'sim', os.path.join(tmp, 'inst.json'), '--poses',
                                   os.path.join(tmp, 'poses.jsonl'), '--ticks', str(ticks),

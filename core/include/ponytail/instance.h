@@ -170,7 +170,19 @@ typedef struct pt_strand_def {
 	float gravity_scale;  /* this strand's gravity = the instance's x this, [-10, 10];
 	                       * negative droops bangs forward/up. Default 1 */
 	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
-	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
+	/* What the strand hangs from and moves with (JSON "bone" and "parent"; both
+	 * springbone only). Its coordinates (anchor, rest) stay head-local: the avatar's rest
+	 * pose, the head at the origin unrotated.
+	 *   bone >= 0 (a pt_bone; needs an entry in def->bones): the root moves rigidly with
+	 *     that body bone, frame = bone pose x bone rest^-1 (so at rest it is the head's);
+	 *     a bone with no pose follows the rules of pt_world_set_bone_pose;
+	 *   parent_strand >= 0 (a branch; < this strand's index): the root hangs from point
+	 *     parent_point of that strand and turns with that point's bone, stepped after it
+	 *     in the same substep;
+	 *   neither (-1, the default): the head. */
+	int bone;
+	int parent_strand, parent_point;
+	char anchor_bone[PT_NAME_MAX]; /* informational: the node this chain hangs from ("" = head) */
 	char root_joint[PT_NAME_MAX];  /* informational: point 0's bone, the chain's root bone (the
 	                                * first one it rotates; its parent is anchor_bone or the
 	                                * head); "" = not given. The JSON "joints"[0] */

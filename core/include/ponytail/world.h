@@ -97,16 +97,20 @@ int pt_world_set_head(pt_world *w, pt_id id, pt_pose head);
 int pt_world_set_head_motion(pt_world *w, pt_id id, pt_pose head, pt_vec3 v, pt_vec3 wvel,
                              float age_s);
 
-/* Sets the newest world pose of a body bone (the frame of the colliders attached to it,
- * PT_ATTACH_BONE); the next step interpolates toward it like the head's. Until a bone's
- * first pose it follows the head at its rest offset (def->bones); afterwards it holds its
- * newest pose until the next. q is normalised here. Returns 1 when accepted (also for a
- * bone no collider of the instance is on: nothing moves), 0 for a stale id, a bone out
- * of range or a pose pt_world_set_head would refuse. */
+/* Sets the newest world pose of a body bone (the frame of the colliders and strands on
+ * it, and of the unposed bones under it); the next step interpolates toward it like the
+ * head's, and it holds until the next. A bone that never got a pose follows its nearest
+ * posed ancestor rigidly by the rest poses of def->bones (the head counts as posed for
+ * the eyes and jaw); with none (only a head pose: the hips and everything not under the
+ * head) it keeps its rest rotation and follows the head's translation. q is normalised
+ * here. Returns 1 when accepted (also for a bone not in the instance's "bones", or when
+ * nothing is on a bone: nothing moves), 0 for a stale id, a bone out of range or a pose
+ * pt_world_set_head would refuse. */
 int pt_world_set_bone_pose(pt_world *w, pt_id id, pt_bone bone, pt_pose pose);
 
-/* The newest world pose of a body bone a collider is on (given, or head * rest).
- * Returns 0 for a stale id or a bone no collider of the instance is on. */
+/* The newest world pose of a body bone of the instance's "bones" (given, or by the rule
+ * above), when a collider or strand is on a body bone. Returns 0 for a stale id or when
+ * the instance has no such bone table or bone. */
 int pt_world_get_bone_pose(const pt_world *w, pt_id id, pt_bone bone, pt_pose *out);
 
 /* Current head pose (the newest target). Returns 0 for a stale id. */

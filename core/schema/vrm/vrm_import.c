@@ -94,6 +94,7 @@ json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *er
 			         c.s.chains[0].source, c.st[0].drop);
 		goto fail;
 	}
+	vrm_cv_order_branches(&c);
 	vrm_cv_choose_colliders(&c);
 	inst = vrm_cv_build_instance(&c);
 	/* Whatever the file says (a bone 20 m from the head, say), never emit a definition the

@@ -3,6 +3,7 @@
  * order). */
 #include <math.h>
 
+#include "vrm_humanoid.h"
 #include "vrm_import_internal.h"
 
 /* VRM 0.x's virtual tail after a leaf joint ("0.x interpretation" of the 1.0 spec). */
@@ -137,17 +138,70 @@ void vrm_cv_measure(cv *c, int ci)
 	st->tip_offset = vrm_len(vrm_sub(st->pts[n - 1], tip));
 }
 
-/* A chain whose first joint sits below a joint some chain rotates would, in VRM, move
- * with that joint; here it is anchored at rest. */
+/* The chain whose rotated joints include `node` (cut_shared left at most one), and the
+ * point it is; -1 for none. */
+static int rotating_chain(const cv *c, int node, int *point)
+{
+	for (int i = 0; i < c->s.nchains; i++) {
+		const vrm_chain *ch = &c->s.chains[i];
+		int rotated = ch->virtual_tail ? ch->count : ch->count - 1;
+		for (int k = 0; k < rotated; k++)
+			if (ch->nodes[k] == node) {
+				*point = k;
+				return i;
+			}
+	}
+	return -1;
+}
+
+/* A chain whose first joint sits below a joint some chain rotates moves, in VRM, with
+ * that joint's bone: it is a branch of that chain (the nearest such joint). Otherwise a
+ * chain off the head hangs from its nearest humanoid body bone. */
 void vrm_cv_check_branching(cv *c, int ci)
 {
 	const vrm_chain *ch = &c->s.chains[ci];
-	for (int a = c->g.nodes[ch->nodes[0]].parent; a >= 0; a = c->g.nodes[a].parent)
+	strand *st = &c->st[ci];
+	st->bone = st->bone_node = st->parent = st->parent_point = -1;
+	int root_parent = c->g.nodes[ch->nodes[0]].parent;
+	for (int a = root_parent; a >= 0; a = c->g.nodes[a].parent)
 		if (c->moving[a]) {
-			vrm_tally(&c->d, VRM_T_BRANCH, "%s below \"%s\"", ch->source,
-			          node_name(c, a));
-			return;
+			int k, p = rotating_chain(c, a, &k);
+			if (p >= 0 && p != ci && !c->st[p].drop) {
+				st->parent = p, st->parent_point = k;
+				break;
+			}
 		}
+	if (st->on_head || root_parent < 0)
+		return;
+	int at, owner = vrm_humanoid_owner(&c->g, c->bone_of_node, root_parent, &at);
+	if (owner >= 0)
+		st->bone = owner, st->bone_node = at;
+	else if (st->parent < 0)
+		vrm_tally(&c->d, VRM_T_NONHEAD_CHAIN, "%s from \"%s\"", ch->source,
+		          node_name(c, root_parent));
+}
+
+void vrm_cv_order_branches(cv *c)
+{
+	for (int i = 0; i < c->s.nchains; i++) {
+		strand *st = &c->st[i];
+		if (st->out >= 0 && st->parent >= 0 && c->st[st->parent].out < 0) {
+			vrm_tally(&c->d, VRM_T_BRANCH, "%s below \"%s\"", c->s.chains[i].source,
+			          c->s.chains[st->parent].source);
+			st->parent = -1;
+		}
+	}
+	for (int i = 0; i < c->s.nchains; i++)
+		c->st[i].out = -1 - (c->st[i].out >= 0); /* -2: kept, to number; -1: not */
+	/* parents first: a pass numbers every kept chain whose parent has its number */
+	for (int next = 0, progress = 1; progress;) {
+		progress = 0;
+		for (int i = 0; i < c->s.nchains; i++) {
+			strand *st = &c->st[i];
+			if (st->out == -2 && (st->parent < 0 || c->st[st->parent].out >= 0))
+				st->out = next++, progress = 1;
+		}
+	}
 }
 
 /* ---- choosing what fits ---- */

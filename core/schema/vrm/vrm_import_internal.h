@@ -24,6 +24,10 @@ typedef struct strand {
 	double tip_offset; /* metres between the real tip and the straight strand's */
 	vrm_vec3 dir;      /* along the first segment of non-zero length */
 	int on_head;       /* the first joint is the head or below it */
+	int bone;          /* not on the head: the humanoid body bone it hangs under, or -1 */
+	int bone_node;     /* that bone's node */
+	int parent, parent_point; /* a branch: the chain and point whose bone it hangs
+	                           * under (vrm_cv_check_branching), or -1 */
 	const char *drop;  /* why it is not in the instance; NULL if it is */
 	int out;           /* index in the instance's strands, -1 if not there */
 } strand;
@@ -87,8 +91,14 @@ void vrm_cv_cut_shared(cv *c);
 /* Measures chain ci in head-local coordinates into c->st[ci] (points, segment lengths,
  * bend, tip offset), or sets its drop reason. */
 void vrm_cv_measure(cv *c, int ci);
-/* Tallies VRM_T_BRANCH when chain ci starts below a joint some chain rotates. */
+/* What chain ci hangs from: a joint another chain rotates (a branch: parent and point),
+ * else, off the head, its nearest humanoid body bone (bone), else the head (tallied as
+ * VRM_T_NONHEAD_CHAIN). */
 void vrm_cv_check_branching(cv *c, int ci);
+/* After vrm_cv_choose_strands: numbers the kept strands so that a branch comes after the
+ * chain it hangs from (file order otherwise); a branch whose parent was not kept hangs
+ * from its bone instead, tallied as VRM_T_BRANCH. */
+void vrm_cv_order_branches(cv *c);
 /* Numbers the strands the instance keeps (head chains first, up to VRM_MAX_STRANDS)
  * into c->st[].out; returns how many. */
 int vrm_cv_choose_strands(cv *c);

@@ -2,6 +2,7 @@
  * chosen chains and colliders (see vrm_import_internal.h). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -162,7 +163,16 @@ static json_t *strand_json(cv *c, int ci)
 			vrm_note(&c->d, "%s: anchor_bone \"%s\" shortened to %d bytes", ch->source,
 			         bone, VRM_NAME_MAX - 1);
 		json_object_set_new(s, "anchor_bone", json_string(name));
-		vrm_tally(&c->d, VRM_T_NONHEAD_CHAIN, "%s from \"%s\"", ch->source, bone);
+	}
+	if (st->parent >= 0) {
+		json_t *p = json_object();
+		json_object_set_new(p, "strand", json_integer(c->st[st->parent].out));
+		json_object_set_new(p, "point", json_integer(st->parent_point));
+		json_object_set_new(s, "parent", p);
+	} else if (st->bone >= 0) {
+		json_object_set_new(s, "bone", json_string(pt_bone_name((pt_bone)st->bone)));
+		c->bone_used[st->bone] = 1;
+		c->bone_node[st->bone] = st->bone_node;
 	}
 	json_object_set_new(s, "colliders", strand_colliders(c, ch));
 	for (int i = 0; i + 1 < st->points; i++) {
@@ -255,18 +265,26 @@ static json_t *collider_json(cv *c, const vrm_collider *co)
 	return o;
 }
 
-/* The rest table of the body bones the written colliders are on (NULL when none):
- * head-local position of the bone's node, rotation identity (collider_attach). */
+/* The rest table of the body bones (NULL when no written collider or strand is on one):
+ * every humanoid body bone of the file, so that an unposed bone follows its nearest posed
+ * ancestor (core/SCHEMA.md "Body bones"): head-local position of the bone's node,
+ * rotation identity (collider_attach). */
 static json_t *bones_json(cv *c)
 {
-	json_t *o = NULL;
+	int any = 0, node_of[PT_BONE_COUNT];
+	for (int b = 0; b < PT_BONE_COUNT; b++)
+		any |= c->bone_used[b], node_of[b] = c->bone_used[b] ? c->bone_node[b] : -1;
+	if (!any)
+		return NULL;
+	for (int n = 0; n < c->g.count; n++)
+		if (c->bone_of_node[n] >= 0 && node_of[c->bone_of_node[n]] < 0)
+			node_of[c->bone_of_node[n]] = n;
+	json_t *o = json_object();
 	for (int b = 0; b < PT_BONE_COUNT; b++) {
-		if (!c->bone_used[b])
+		if (node_of[b] < 0)
 			continue;
 		json_t *e = json_object(), *q = json_array();
-		if (!o)
-			o = json_object();
-		json_object_set_new(e, "position", jvec(to_head(c, node_pos(c, c->bone_node[b]))));
+		json_object_set_new(e, "position", jvec(to_head(c, node_pos(c, node_of[b]))));
 		for (int k = 0; k < 4; k++)
 			json_array_append_new(q, json_real(k == 3 ? 1.0 : 0.0));
 		json_object_set_new(e, "rotation", q);
@@ -292,9 +310,12 @@ json_t *vrm_cv_build_instance(cv *c)
 	int heads = 0, worlds = 0;
 	if (copy_name(name, meta_name(c)))
 		vrm_note(&c->d, "the avatar's name is shortened to %d bytes", VRM_NAME_MAX - 1);
-	for (int i = 0; i < c->s.nchains; i++) {
-		if (c->st[i].out < 0)
-			continue;
+	for (int out = 0;; out++) { /* in out order: a branch after its parent */
+		int i = 0;
+		while (i < c->s.nchains && c->st[i].out != out)
+			i++;
+		if (i == c->s.nchains)
+			break;
 		json_array_append_new(strands, strand_json(c, i));
 		if (strcmp(center_of(c, &c->s.chains[i]), "head") == 0)
 			heads++;
@@ -342,6 +363,14 @@ static json_t *chain_report(const cv *c, int ci)
 	if (ch->count > 0) {
 		json_object_set_new(o, "on_head", json_boolean(st->on_head));
 		json_object_set_new(o, "anchor_bone", json_string(anchor_bone_of(c, ch)));
+		/* what it moves with: "head", a body bone, or "strand S point K" (a branch) */
+		char with[64] = "head";
+		if (st->out >= 0 && st->parent >= 0)
+			snprintf(with, sizeof with, "strand %d point %d", c->st[st->parent].out,
+			         st->parent_point);
+		else if (st->out >= 0 && st->bone >= 0)
+			snprintf(with, sizeof with, "%s", pt_bone_name((pt_bone)st->bone));
+		json_object_set_new(o, "moves_with", json_string(with));
 	}
 	json_object_set_new(o, "center",
 	                    ch->center >= 0 ? json_string(node_name(c, ch->center)) : json_null());

@@ -24,13 +24,12 @@ const char *const vrm_shape_names[] = {"sphere", "capsule", "plane", "inside_sph
 
 static const char *const tally_text[VRM_T_COUNT] = {
     [VRM_T_CLAMPED] = "parameter values outside the ranges ponytail accepts were clamped",
-    [VRM_T_NONHEAD_CHAIN] = "chains hang from bones other than the head (anchor_bone): kept, "
-                            "anchored to the head at their rest offset, so they follow the "
-                            "head, not that bone",
+    [VRM_T_NONHEAD_CHAIN] = "chains hang from nodes under no humanoid bone: anchored to the "
+                            "head at their rest offset, so they follow the head",
     [VRM_T_NONHEAD_COLLIDER] = "colliders sit on nodes under no humanoid bone: attached to "
                                "the head at their rest offset, so they follow the head",
-    [VRM_T_BRANCH] = "chains branch off another chain's moving joint: anchored at their rest "
-                     "position instead of following that joint",
+    [VRM_T_BRANCH] = "chains branch off a chain that was not imported: they hang from "
+                     "their bone at their rest offset instead of following that chain",
     [VRM_T_REUSED] = "chains reuse a joint of an earlier chain (VRM forbids it): cut before "
                      "the shared joint",
     [VRM_T_ORDER] = "springs list a joint that is not a descendant of the previous one: "
