@@ -51,6 +51,9 @@ static void usage(FILE *to)
 	      "  --report=FILE    also write the report to FILE\n"
 	      "  --name NAME      the instance's name (default: the avatar's own)\n"
 	      "  --prewarm S      prewarm_s, seconds in [0, 10] (default 1)\n"
+	      "  --length L       springbone.length: three-vrm (default: each tail at the\n"
+	      "                   length @pixiv/three-vrm measures, so the hair matches a\n"
+	      "                   three-vrm client's) or rest (VRMC_springBone's rest length)\n"
 	      "  -h, --help       this text\n"
 	      "\n"
 	      "exit status: 0 imported, 1 unreadable or malformed file, 2 bad usage\n",
@@ -137,6 +140,7 @@ int cmd_import_vrm(int argc, char **argv)
 	const char *path = NULL, *name = NULL, *report_file = NULL;
 	int report_stdout = 0, options_done = 0;
 	double prewarm = VRM_IMPORT_PREWARM_S;
+	const char *length = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -163,6 +167,12 @@ int cmd_import_vrm(int argc, char **argv)
 			if (!probe)
 				return bad_usage("--name '%s' is not valid UTF-8", name);
 			json_decref(probe);
+		} else if (strcmp(a, "--length") == 0 || strncmp(a, "--length=", 9) == 0) {
+			length = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
+			if (!length)
+				return bad_usage("%s needs a value", a);
+			if (strcmp(length, "three-vrm") != 0 && strcmp(length, "rest") != 0)
+				return bad_usage("--length '%s': expected three-vrm or rest", length);
 		} else if (strcmp(a, "--prewarm") == 0 || strncmp(a, "--prewarm=", 10) == 0) {
 			const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
 			char *end;
@@ -196,6 +206,9 @@ int cmd_import_vrm(int argc, char **argv)
 	if (name)
 		json_object_set_new(inst, "name", json_string(name)); /* UTF-8 checked above */
 	json_object_set_new(inst, "prewarm_s", json_real(prewarm));
+	if (length)
+		json_object_set_new(json_object_get(inst, "springbone"), "length",
+		                    json_string(length));
 
 	const json_t *warnings = json_object_get(report.json, "warnings");
 	for (size_t i = 0; i < json_array_size(warnings); i++)

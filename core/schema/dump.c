@@ -395,6 +395,7 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 		put(w, sb, "center",
 		    name(pt_schema_center_names, d->springbone.center_head ? 1 : 0));
 		put(w, sb, "rate", name(pt_schema_rate_names, (int)d->springbone.rate));
+		put(w, sb, "length", name(pt_schema_length_names, (int)d->springbone.length));
 		joint_fields(w, sb, base);
 	}
 	put(w, o, "springbone", sb);

@@ -76,21 +76,23 @@ static int parse_verlet(pt_schema_rd *r, const json_t *o, pt_instance_def *d)
 static int parse_springbone(pt_schema_rd *r, const json_t *o, pt_instance_def *d,
                             pt_joint_def *base)
 {
-	static const char *const keys[] = {"form",        "center",        "rate",
+	static const char *const keys[] = {"form",        "center",        "rate",   "length",
 	                                   "stiffness",   "drag_force",    "gravity_power",
 	                                   "gravity_dir", "hit_radius",    "limit",
 	                                   NULL};
 	int form = (int)d->springbone.form, center = d->springbone.center_head ? 1 : 0;
-	int rate = (int)d->springbone.rate;
+	int rate = (int)d->springbone.rate, length = (int)d->springbone.length;
 	if (pt_schema_check_keys(r, o, keys, NULL) ||
 	    pt_schema_get_enum(r, o, "form", pt_schema_form_names, &form) ||
 	    pt_schema_get_enum(r, o, "center", pt_schema_center_names, &center) ||
 	    pt_schema_get_enum(r, o, "rate", pt_schema_rate_names, &rate) ||
+	    pt_schema_get_enum(r, o, "length", pt_schema_length_names, &length) ||
 	    pt_schema_parse_joint_object(r, o, base))
 		return -1;
 	d->springbone.form = (pt_springbone_form)form;
 	d->springbone.center_head = center;
 	d->springbone.rate = (pt_springbone_rate)rate;
+	d->springbone.length = (pt_springbone_length)length;
 	return 0;
 }
 

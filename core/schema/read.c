@@ -11,6 +11,7 @@ const char *const pt_schema_solver_names[] = {"verlet", "springbone", NULL};
 const char *const pt_schema_form_names[] = {"vrm", "pull", NULL};
 const char *const pt_schema_center_names[] = {"world", "head", NULL};
 const char *const pt_schema_rate_names[] = {"frame", "substep", NULL};
+const char *const pt_schema_length_names[] = {"rest", "three-vrm", NULL};
 const char *const pt_schema_shape_names[] = {"sphere",        "ellipsoid",      "capsule", "plane",
                                              "inside_sphere", "inside_capsule", NULL};
 const char *const pt_schema_attach_names[] = {"head", "world", NULL};

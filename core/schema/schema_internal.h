@@ -87,6 +87,7 @@ extern const char *const pt_schema_solver_names[];
 extern const char *const pt_schema_form_names[];
 extern const char *const pt_schema_center_names[];
 extern const char *const pt_schema_rate_names[];
+extern const char *const pt_schema_length_names[];
 extern const char *const pt_schema_shape_names[];
 extern const char *const pt_schema_attach_names[];
 extern const char *const pt_schema_teleport_names[];

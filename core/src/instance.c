@@ -597,6 +597,11 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 		return fail(&c, "springbone.form", "must be vrm or pull"), e;
 	if ((unsigned)d->springbone.rate > PT_SPRINGBONE_RATE_SUBSTEP)
 		return fail(&c, "springbone.rate", "must be frame or substep"), e;
+	if ((unsigned)d->springbone.length > PT_SPRINGBONE_LENGTH_THREEVRM)
+		return fail(&c, "springbone.length", "must be rest or three-vrm"), e;
+	if (d->springbone.length == PT_SPRINGBONE_LENGTH_THREEVRM &&
+	    d->springbone.form != PT_SPRINGBONE_VRM)
+		return fail(&c, "springbone.length", "three-vrm needs form vrm"), e;
 	if (!check_int(&c, "springbone.center", d->springbone.center_head, 0, 1) ||
 	    !check_int(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
 	    !check_int(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))

@@ -45,6 +45,9 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	d->center_head = def->springbone.center_head;
 	d->h = 0.0f;
 	d->branches = 0;
+	int was = d->threevrm;
+	d->threevrm = def->springbone.length == PT_SPRINGBONE_LENGTH_THREEVRM;
+	d->tails_stale |= d->threevrm && !was; /* a patch switched it on */
 	int k = 0;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
@@ -86,9 +89,12 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		                     ? rest_point(&def->strands[sd->parent_strand], sd->parent_point)
 		                     : pt_v3(0.0f, 0.0f, 0.0f);
 		d->branches |= c->parent > 0;
+		c->tail = d->threevrm ? d->tail + first : NULL;
+		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
 	/* The wide path (springbone_lanes.h): colliders it evaluates. */
-	d->lanes_ok = !d->branches; /* a branch waits for its parent within each step */
+	/* a branch waits for its parent within each step; three-vrm's tails step per chain */
+	d->lanes_ok = !d->branches && !d->threevrm;
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -111,11 +117,13 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->len = malloc((size_t)n * sizeof *d->len);
 	d->dir = malloc((size_t)n * sizeof *d->dir);
 	d->block = malloc((size_t)n * PT_SBF_COUNT * sizeof *d->block);
-	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block) {
+	d->tail = malloc((size_t)n * 2 * sizeof *d->tail);
+	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->tail) {
 		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d);
+		free(d->block), free(d->tail), free(d);
 		return 0;
 	}
+	d->ptail = d->tail + n;
 	load(d, in, def);
 	d->teleports = in->teleports;
 	in->solver_data = d;
@@ -132,9 +140,21 @@ static void sb_destroy(pt_inst *in)
 	sb_data *d = in->solver_data;
 	if (d) {
 		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d);
+		free(d->block), free(d->tail), free(d);
 	}
 	in->solver_data = NULL;
+}
+
+/* three-vrm's tails where the points are (at rest; after a teleport carried them). */
+static void tails_from_points(sb_data *d, const pt_world *w, const pt_inst *in)
+{
+	d->tails_stale = 0;
+	for (int s = 0, k = 0; s < in->strand_count; s++)
+		for (int j = 1; j < in->strands[s].points; j++, k++) {
+			int i = in->offset + in->strands[s].first + j;
+			d->tail[k] = pt_v3(w->x[i], w->y[i], w->z[i]);
+			d->ptail[k] = pt_v3(w->px[i], w->py[i], w->pz[i]);
+		}
 }
 
 static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
@@ -143,7 +163,9 @@ static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 	pt_inst_place_rest(w, in, head);
 	d->pose_x = d->pose_px = *head;
 	d->teleports = in->teleports;
+	tails_from_points(d, w, in);
 }
+
 
 /* The per-substep terms for substeps of h seconds, and the wide path's copy of them
  * (with the rest lengths and directions) field after field (springbone_lanes.h). */
@@ -210,7 +232,10 @@ static void sb_substep(pt_world *w, pt_inst *in, int sub, const pt_collider_rt *
 	if (d->teleports != in->teleports) {
 		d->pose_x = d->pose_px = *head;
 		d->teleports = in->teleports;
+		d->tails_stale = 1;
 	}
+	if (d->tails_stale)
+		tails_from_points(d, w, in);
 	pt_sb_frame f;
 	f.head = head;
 	f.rot = rot;

@@ -59,6 +59,11 @@ typedef struct pt_sb_chain {
 	int frame;
 	int parent, parent_point;
 	pt_vec3 parent_rest;
+	/* PT_SPRINGBONE_LENGTH_THREEVRM: the tails (current and previous, world, `joints`
+	 * each), apart from the points, which are the bones at their rest lengths; each
+	 * joint's tail is kept at the distance from the joint to its child bone's position
+	 * before the step. NULL: the points are the tails (the rest length) */
+	pt_vec3 *tail, *ptail;
 } pt_sb_chain;
 
 /* Where the head is for one substep, and how to read the stored tails. */

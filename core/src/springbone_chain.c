@@ -223,6 +223,11 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 	int i = j + 1;
 	pt_vec3 cur = load3(x, y, z, i), prev = load3(px, py, pz, i);
 	px[i] = cur.x, py[i] = cur.y, pz[i] = cur.z;
+	float Lt = L; /* the tail's length: three-vrm's from the child bone before the step */
+	if (c->tail) {
+		Lt = v3_len(v3_sub(cur, joint));
+		cur = c->tail[j], prev = c->ptail[j];
+	}
 	if (f->center) {
 		cur = v3_add(m3_mul(&f->mc, cur), f->tc);
 		prev = v3_add(m3_mul(&f->mp, prev), f->tp);
@@ -240,7 +245,7 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 	if (lim)
 		e = apply_limit(lim, e, axis, n);
 	if (fixed || lim)
-		next = v3_add(joint, v3_scale(e, fixed ? L : v3_len(v3_sub(next, joint))));
+		next = v3_add(joint, v3_scale(e, fixed ? Lt : v3_len(v3_sub(next, joint))));
 	for (int k = 0; k < f->ncols; k++) {
 		if (!((c->collider_mask >> k) & 1u))
 			continue;
@@ -249,11 +254,15 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 		if (!pt_sb_penetrates(&f->cols[k], next, J->hit_radius, &d, &dir))
 			continue;
 		next = v3_sub(next, v3_scale(dir, d));
-		float len = fixed ? L : v3_len(v3_sub(next, joint));
+		float len = fixed ? Lt : v3_len(v3_sub(next, joint));
 		e = v3_norm_or(v3_sub(next, joint), e);
 		if (lim)
 			e = apply_limit(lim, e, axis, n);
 		next = v3_add(joint, v3_scale(e, len));
+	}
+	if (c->tail) { /* the tail moves on; the bone points at it at its rest length */
+		c->ptail[j] = c->tail[j], c->tail[j] = next;
+		next = v3_add(joint, v3_scale(e, L));
 	}
 	x[i] = next.x, y[i] = next.y, z[i] = next.z;
 	if (c->hinge || c->dir)

@@ -73,6 +73,9 @@ typedef struct pt_sb_data {
 	pt_sb_limit *lim;
 	float *len;   /* per joint: rest segment length (chains with a rest shape) */
 	pt_vec3 *dir; /* per joint: head-local unit rest direction */
+	int threevrm;           /* springbone.length three-vrm: tails apart from the points */
+	int tails_stale;        /* 1: take the tails from the points at the next step */
+	pt_vec3 *tail, *ptail;  /* per joint, those tails (pt_sb_chain.tail) */
 	float gravity_scale[PT_MAX_STRANDS];
 	/* the wide path */
 	int branches;   /* 1: some chain hangs from another (steps per chain) */

@@ -503,6 +503,12 @@ static void test_validation(void **st)
 	d.strands[1].bone = PT_BONE_HIPS; /* both */
 	expect_error(&d, "strands[1].bone");
 	d.strands[1].bone = -1;
+	d.springbone.length = PT_SPRINGBONE_LENGTH_THREEVRM;
+	assert_true(pt_instance_validate(&d).ok);
+	d.springbone.form = PT_SPRINGBONE_PULL; /* three-vrm's length is the vrm form's */
+	expect_error(&d, "springbone.length");
+	d.springbone.form = PT_SPRINGBONE_VRM;
+	d.springbone.length = PT_SPRINGBONE_LENGTH_REST;
 	d.solver = PT_SOLVER_VERLET;
 	expect_error(&d, "strands[0].bone");
 	pt_instance_def_fini(&d);

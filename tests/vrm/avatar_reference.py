@@ -2,7 +2,8 @@
 """The independent spring-bone reference (springbone_reference.py's update, per the
 VRMC_springBone 1.0 spec and its 0.x interpretation) run on the generated test avatar files
 (tests/fixtures/vrm/test_avatar_{1,0}.vrm, written by make_test_avatar.py), against
-`ponytail import-vrm` + `ponytail sim`: every point of every frame within 1e-4 m.
+`ponytail import-vrm --length rest` (the spec's bone length) + `ponytail sim`: every point of
+every frame within 1e-4 m.
 
 What this adds to springbone_reference.py: a full skeleton (hips to head, arms, legs), the
 spring's `center` (VRM 1.0 here: the head, so inertia lives in the head's space), VRM 0.x
@@ -214,7 +215,7 @@ class Avatar:
 def run(build, path, ticks=240):
     cli = os.path.join(build, 'bin', 'ponytail')
     name = os.path.basename(path)
-    imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', path], capture_output=True, text=True)
+    imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', '--length', 'rest', path], capture_output=True, text=True)
     if imp.returncode != 0:
         sys.exit('FAIL: import-vrm %s: %s' % (name, imp.stderr))
     inst = json.loads(imp.stdout)

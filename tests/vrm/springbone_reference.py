@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """An independent VRMC_springBone 1.0 implementation (the spec's algorithm on the glTF node
 hierarchy: initialLocalRotation, boneAxis, parentWorldRotation, fromTo rotations per joint),
-run against `ponytail import-vrm` + `ponytail sim` on an avatar with curved, unequal chains.
+run against `ponytail import-vrm --length rest` (the spec's bone length; the import's default
+is three-vrm's: tests/vrm/threevrm_parity.test.sh) + `ponytail sim` on an avatar with curved,
+unequal chains.
 
 It writes the avatar (a VRM 1.0 .glb: a head with two curved hair chains of unequal bones,
 per-joint parameters, a head sphere collider), imports it, drives it with a head shake, and
@@ -226,7 +228,7 @@ def run(cli, tmp, chest):
     path = os.path.join(tmp, tag + '.vrm')
     with open(path, 'wb') as f:
         f.write(glb(doc))
-    imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', path], capture_output=True, text=True)
+    imp = subprocess.run([cli, 'import-vrm', '--prewarm', '0', '--length', 'rest', path], capture_output=True, text=True)
     if imp.returncode != 0:
         sys.exit('FAIL: import-vrm: ' + imp.stderr)
     if 'unequal' in imp.stderr or 'curved' in imp.stderr:

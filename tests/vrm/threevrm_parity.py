@@ -5,7 +5,8 @@ tests/vrm/threevrm_drive.mjs loads tests/fixtures/vrm/body_avatar_1.vrm with thr
 node, drives FRAMES ticks of a motion that turns, bends and swings the body and arms at
 60 Hz, and prints every spring joint's world position per tick; it also writes the same
 ticks as `ponytail sim` pose lines (the head and the humanoid bones chains and colliders
-hang from). `ponytail import-vrm --prewarm 0` + `ponytail sim --poses` (springbone, VRM
+hang from). `ponytail import-vrm --prewarm 0` (which writes springbone.length three-vrm:
+three-vrm's bone-length rule, core/SCHEMA.md) + `ponytail sim --poses` (springbone, VRM
 form, 60 Hz) runs at 1 and 4 substeps, and every point of every strand is compared with
 the joint of the same name (the instance's `joints`), root included.
 

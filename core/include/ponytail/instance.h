@@ -106,6 +106,15 @@ typedef enum pt_springbone_rate {
 	PT_SPRINGBONE_RATE_SUBSTEP = 1, /* every substep, the per-frame terms converted to it */
 } pt_springbone_rate;
 
+/* The length a spring-bone joint's tail is kept at (form vrm). */
+typedef enum pt_springbone_length {
+	PT_SPRINGBONE_LENGTH_REST = 0,    /* the bone's rest length (VRMC_springBone) */
+	PT_SPRINGBONE_LENGTH_THREEVRM = 1, /* as @pixiv/three-vrm 3.x measures it: from the
+	                                    * joint now to its child bone where the previous
+	                                    * step left it; the tail keeps that length while
+	                                    * the bones keep their rest lengths */
+} pt_springbone_length;
+
 typedef enum pt_teleport_mode {
 	PT_TELEPORT_KEEP = 0,  /* carry every point rigidly with the head: shape kept, no whip */
 	PT_TELEPORT_RESET = 1, /* put every strand back to its rest pose */
@@ -222,6 +231,7 @@ typedef struct pt_instance_def {
 		pt_springbone_form form;
 		int center_head; /* 1: inertia in the head's space ("center" = head); 0: world */
 		pt_springbone_rate rate; /* default PT_SPRINGBONE_RATE_FRAME */
+		pt_springbone_length length; /* default PT_SPRINGBONE_LENGTH_REST */
 	} springbone;
 	pt_strand_def strands[PT_MAX_STRANDS];
 	int strand_count; /* [1, PT_MAX_STRANDS] */

@@ -332,6 +332,8 @@ json_t *vrm_cv_build_instance(cv *c)
 		         "world's; an instance has one center: \"world\" is used",
 		         heads, worlds);
 	json_object_set_new(sb, "form", json_string("vrm"));
+	/* the tails' length as three-vrm measures it: a viewer on three-vrm sees this hair */
+	json_object_set_new(sb, "length", json_string("three-vrm"));
 	json_object_set_new(sb, "center", json_string(heads && !worlds ? "head" : "world"));
 	json_object_set_new(inst, "name", json_string(name));
 	json_object_set_new(inst, "solver", json_string("springbone"));
