@@ -249,6 +249,8 @@ def main(http, ws_port):
                           'bones.left_hand.p'),
                          ({'chest': {'p': [0, 0, 0], 'q': [0, 0, 0, 1], 'v': [0, 0, 0]}}, 'bones.chest.v'),
                          ({'head': ok_bone}, 'bones.head'),  # the head is p and q, not a bone
+                         # a long name is cut to 64 bytes, back to a character boundary
+                         ({'a' + '\u00e9' * 40: ok_bone}, 'bones.a' + '\u00e9' * 31),
                          ({**all54, 'tail': ok_bone}, 'bones'),  # 55 entries
                          ([1, 2], 'bones')):
         st, j = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': bones})
