@@ -97,7 +97,7 @@ cmd_result_t cmdq_wait(cmdq_t *q, cmd_t *cmd);
 
 /* Copies a pose (and its bones, into a side inbox of CMDQ_BONE_CAP bones) into the inbox.
  * Returns 0, -1 when the inbox is full, -2 when closed. */
-enum { CMDQ_BONE_CAP = 1 << 14 };
+enum { CMDQ_BONE_CAP = 1 << 16 }; /* 1213 poses of all 54 bones; pages touched as used */
 int cmdq_post_pose(cmdq_t *q, const pose_in_t *p);
 
 /* Sim thread: takes every queued command (oldest first, linked by next). */

@@ -399,6 +399,22 @@ static int rate_take(const app_t *app, inst_rate_t *r)
 	return 1;
 }
 
+/* The field of bone i: "bones.<name><sub>" when the edge took it by name (REST; the name
+ * cut to 64 bytes at a character boundary), else "bones[i]<sub>" (the wire's order). */
+static void bone_field(char *f, size_t cap, const inst_pose_t *pose, int i, const char *sub)
+{
+	const char *name = pose->bones[i].name;
+	if (!name) {
+		snprintf(f, cap, "bones[%d]%s", i, sub);
+		return;
+	}
+	int n = (int)strnlen(name, 65);
+	if (n > 64)
+		for (n = 64; n > 0 && ((unsigned char)name[n] & 0xc0) == 0x80; n--)
+			;
+	snprintf(f, cap, "bones.%.*s%s", n, name, sub);
+}
+
 /* The rules of the header comment, in their order; INST_OK when the pose may be posted. */
 static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *rate,
                                 inst_err_t *err)
@@ -426,21 +442,23 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 		return refuse(err, INST_INVALID, "seq",
 		              "seq: expected an integer in [0, 4294967295]");
 	if (pose->nbones < 0 || pose->nbones > PTP_MAX_POSE_BONES)
-		return refuse(err, INST_INVALID, "bones", "bones: at most %d bone poses, got %d",
+		return refuse(err, INST_INVALID, "bones",
+		              "bones: at most %d bone poses (every body bone once), got %d",
 		              PTP_MAX_POSE_BONES, pose->nbones);
 	for (int i = 0; i < pose->nbones; i++) {
-		char f[24];
+		char f[80];
 		const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;
 		if (pose->bones[i].bone < 0 || pose->bones[i].bone >= PT_BONE_COUNT) {
-			snprintf(f, sizeof f, "bones[%d].bone", i);
+			bone_field(f, sizeof f, pose, i, pose->bones[i].name ? "" : ".bone");
 			return refuse(err, INST_INVALID, f,
-			              "%s: expected a VRM humanoid body bone (ids 0..%d, PROTOCOL.md; "
-			              "names as in core/SCHEMA.md: chest, upper_chest, neck, ...)",
+			              "%s: not a body bone (ids 0..%d, names hips, spine, chest, "
+			              "upper_chest, neck, ..., right_little_distal: proto/PROTOCOL.md "
+			              "section 5; the head is the pose's own p and q)",
 			              f, PT_BONE_COUNT - 1);
 		}
 		for (int k = 0; k < 3; k++)
 			if (!isfinite(bp[k]) || fabs(bp[k]) > PTP_POSE_MAX_M) {
-				snprintf(f, sizeof f, "bones[%d].p", i);
+				bone_field(f, sizeof f, pose, i, ".p");
 				return refuse(err, INST_INVALID, f,
 				              "%s: expected [x, y, z] in metres, each finite and within "
 				              "10 km",
@@ -448,7 +466,7 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 			}
 		double b2 = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2] + bq[3] * bq[3];
 		if (!(b2 >= PTP_QUAT_NORM2_MIN && b2 <= PTP_QUAT_NORM2_MAX)) {
-			snprintf(f, sizeof f, "bones[%d].q", i);
+			bone_field(f, sizeof f, pose, i, ".q");
 			return refuse(err, INST_INVALID, f,
 			              "%s: expected [x, y, z, w], a quaternion of length near 1", f);
 		}

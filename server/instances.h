@@ -13,7 +13,9 @@
  * Poses are admitted here and nowhere else, in this order: p finite and within
  * PTP_POSE_MAX_M on each axis, q finite with |q|^2 in [PTP_QUAT_NORM2_MIN,
  * PTP_QUAT_NORM2_MAX] (ptp/proto.h), seq in [0, 2^32); at most PTP_MAX_POSE_BONES body
- * bones, each a pt_bone with p and q under the head's rules ("bones[i].bone", ".p", ".q");
+ * bones, each a pt_bone with p and q under the head's rules (fields "bones[i].bone", ".p",
+ * ".q"; "bones.<name>", ".p", ".q" for a bone the edge took by name); a bone the instance
+ * does not use is admitted (core holds it; it moves nothing there);
  * the instance exists; it has no driver; the caller's rate bucket (when given) has a
  * token. Then q (and every bone's) is normalised and the pose goes to the sim's inbox,
  * bones with it, once. Every outcome is counted in the pose metrics.
@@ -132,6 +134,8 @@ typedef struct inst_pose_t {
 	int nbones;  /* body-bone poses (protocol 1.2), [0, PTP_MAX_POSE_BONES] */
 	struct {
 		int bone;    /* pt_bone; -1 when the edge could not read it */
+		const char *name; /* REST: the name it came by (borrowed, names the error
+		                   * field); NULL: the wire's id, named by index */
 		double p[3]; /* world, m: the head's rules */
 		double q[4]; /* need not be unit */
 	} bones[PTP_MAX_POSE_BONES];

@@ -263,25 +263,38 @@ static void numbers(const json_t *arr, int n, double *out)
 }
 
 /* "bones": {"chest": {"p": [x, y, z], "q": [x, y, z, w]}, ...} (the wire's head_pose
- * bones, by name): translated for the door, which checks them ("bones[i]..." in the
- * object's order). Only the shape of the JSON is refused here. */
+ * bones, by name, each at most once: a repeated key is the body's 400): translated for
+ * the door, which checks names and values ("bones.<name>", ".p", ".q"). Only the shape
+ * of the JSON is refused here: not an object, more than every bone, a bone that is not
+ * {"p", "q"}. */
 static int pose_bones(json_t *o, inst_pose_t *p, resp_t *rs)
 {
-	const char *name;
-	json_t *b;
+	const char *name, *key;
+	json_t *b, *v;
 	if (!o)
 		return 1;
 	if (!json_is_object(o) || json_object_size(o) > PTP_MAX_POSE_BONES) {
 		metrics_add(&metrics.poses_rejected_invalid, 1);
 		resp_error(rs, 422, "bones",
-		           "bones: expected an object of at most %d bones, {\"chest\": {\"p\": "
-		           "[x, y, z], \"q\": [x, y, z, w]}, ...}",
+		           "bones: expected an object of at most %d bones (every body bone once), "
+		           "{\"chest\": {\"p\": [x, y, z], \"q\": [x, y, z, w]}, ...}",
 		           PTP_MAX_POSE_BONES);
 		return 0;
 	}
 	json_object_foreach(o, name, b)
 	{
+		json_object_foreach(b, key, v)
+		{
+			if (strcmp(key, "p") && strcmp(key, "q")) {
+				char f[140];
+				snprintf(f, sizeof f, "bones.%.64s.%.64s", name, key);
+				metrics_add(&metrics.poses_rejected_invalid, 1);
+				resp_error(rs, 422, f, "%s: unknown field (expected p, q)", f);
+				return 0;
+			}
+		}
 		int i = p->nbones++;
+		p->bones[i].name = name;
 		p->bones[i].bone = ptp_bone_from_name(name);
 		numbers(json_is_object(b) ? json_object_get(b, "p") : NULL, 3, p->bones[i].p);
 		numbers(json_is_object(b) ? json_object_get(b, "q") : NULL, 4, p->bones[i].q);

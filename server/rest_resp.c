@@ -113,9 +113,14 @@ void resp_error(resp_t *rs, unsigned status, const char *field, const char *fmt,
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	utf8_scrub(msg);
+	char f[160]; /* a field may quote a client's key, cut to a length */
+	if (field) {
+		snprintf(f, sizeof f, "%s", field);
+		utf8_scrub(f);
+	}
 	resp_json(rs, status,
 	          json_pack("{s:{s:s,s:s,s:o}}", "error", "code", code_name(status), "message", msg,
-	                    "field", field ? json_string(field) : json_null()));
+	                    "field", field ? json_string(f) : json_null()));
 }
 
 json_t *req_json_object(const req_t *rq, resp_t *rs)

@@ -205,7 +205,8 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 		else
 			pt_world_set_head(w, id, head);
 		for (int b = 0; rec && b < rec->nbones; b++)
-			pt_world_set_bone_pose(w, id, rec->bone[b], rec->bone_pose[b]);
+			pt_world_set_bone_pose(w, id, poses->bone[rec->bone_at + (size_t)b],
+			                       poses->bone_pose[rec->bone_at + (size_t)b]);
 		pt_world_step(w, (float)(1.0 / o->tick_hz), substeps);
 		pt_world_get_head(w, id, &head); /* as stepped (extrapolated) */
 		pt_world_read_points(w, id, pts, lay.total);

@@ -87,26 +87,38 @@ static int num_array(const json_t *v, double *out, size_t n)
 
 /* "bones": {"chest": {"p": [x, y, z], "q": [x, y, z, w]}, ...}: world poses of body bones
  * (core/SCHEMA.md "Body bones"), each held by the sim until the next line that has it. */
-static int parse_bones(const json_t *o, sim_pose *out, char *msg, size_t cap)
+static int parse_bones(const json_t *o, sim_poses *ps, sim_pose *out, char *msg, size_t cap)
 {
 	const char *name;
 	json_t *b;
 	out->nbones = 0;
+	out->bone_at = ps->nbone;
 	if (!o)
 		return 0;
 	if (!json_is_object(o) || json_object_size(o) > SIM_MAX_BONES)
 		return snprintf(msg, cap,
-		                "bones: expected an object of at most %d bones, {\"chest\": {\"p\": "
-		                "[x, y, z], \"q\": [x, y, z, w]}, ...}",
+		                "bones: expected an object of at most %d bones (every body bone once), "
+		                "{\"chest\": {\"p\": [x, y, z], \"q\": [x, y, z, w]}, ...}",
 		                SIM_MAX_BONES),
 		       -1;
+	if (ps->bone_cap - ps->nbone < SIM_MAX_BONES) {
+		size_t nc = ps->bone_cap ? 2 * ps->bone_cap : 1024;
+		pt_bone *nb = realloc(ps->bone, nc * sizeof *nb);
+		if (nb)
+			ps->bone = nb;
+		pt_pose *np = nb ? realloc(ps->bone_pose, nc * sizeof *np) : NULL;
+		if (!np)
+			return snprintf(msg, cap, "out of memory"), -1;
+		ps->bone_pose = np;
+		ps->bone_cap = nc;
+	}
 	json_object_foreach((json_t *)(uintptr_t)o, name, b)
 	{
 		double p[3], q[4];
 		int bone = pt_bone_from_name(name);
 		if (bone < 0)
-			return snprintf(msg, cap, "bones.%s: not a body bone (VRM humanoid names in snake_case: "
-			                "chest, upper_chest, neck, left_shoulder, ...; core/SCHEMA.md)",
+			return snprintf(msg, cap, "bones.%.64s: not a body bone (VRM humanoid names in snake_case: "
+			                "hips, spine, chest, ..., right_little_distal; core/SCHEMA.md)",
 			                name),
 			       -1;
 		if (!json_is_object(b) || num_array(json_object_get(b, "p"), p, 3) ||
@@ -123,17 +135,19 @@ static int parse_bones(const json_t *o, sim_pose *out, char *msg, size_t cap)
 			                name),
 			       -1;
 		double n = sqrt(n2);
-		int k = out->nbones++;
-		out->bone[k] = (pt_bone)bone;
-		out->bone_pose[k].p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
-		out->bone_pose[k].q = (pt_quat){(float)(q[0] / n), (float)(q[1] / n),
-		                                (float)(q[2] / n), (float)(q[3] / n)};
+		size_t k = out->bone_at + (size_t)out->nbones++;
+		ps->bone[k] = (pt_bone)bone;
+		ps->bone_pose[k].p = pt_v3((float)p[0], (float)p[1], (float)p[2]);
+		ps->bone_pose[k].q = (pt_quat){(float)(q[0] / n), (float)(q[1] / n),
+		                               (float)(q[2] / n), (float)(q[3] / n)};
 	}
+	ps->nbone += (size_t)out->nbones; /* kept: append() takes the line or the load fails */
 	return 0;
 }
 
 /* One pose object; on error writes "field: message" into msg and returns -1. */
-static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg, size_t cap)
+static int parse_pose(const json_t *o, double tick_hz, sim_poses *ps, sim_pose *out, char *msg,
+                      size_t cap)
 {
 	double p[3], q[4];
 	const char *key;
@@ -191,7 +205,7 @@ static int parse_pose(const json_t *o, double tick_hz, sim_pose *out, char *msg,
 		*(k ? &out->w : &out->v) = pt_v3((float)a[0], (float)a[1], (float)a[2]);
 		out->moving = 1;
 	}
-	return parse_bones(json_object_get(o, "bones"), out, msg, cap);
+	return parse_bones(json_object_get(o, "bones"), ps, out, msg, cap);
 }
 
 static int append(sim_poses *ps, const sim_pose *p, char *msg, size_t cap)
@@ -217,7 +231,7 @@ int sim_load_pose_array(const char *path, const json_t *arr, double tick_hz, sim
 	char msg[200];
 	for (size_t i = 0; i < json_array_size(arr); i++) {
 		sim_pose p;
-		if (parse_pose(json_array_get(arr, i), tick_hz, &p, msg, sizeof msg) ||
+		if (parse_pose(json_array_get(arr, i), tick_hz, out, &p, msg, sizeof msg) ||
 		    append(out, &p, msg, sizeof msg))
 			return ERR("%s: poses[%zu].%s\n", path, i, msg);
 	}
@@ -241,7 +255,7 @@ static int load_lines(const char *path, const char *buf, double tick_hz, sim_pos
 			json_t *o = json_loadb(s, len, JSON_REJECT_DUPLICATES, &je);
 			if (!o)
 				return ERR("%s:%ld:%d: %s\n", path, line, je.column, je.text);
-			int rc = parse_pose(o, tick_hz, &p, msg, sizeof msg) ||
+			int rc = parse_pose(o, tick_hz, out, &p, msg, sizeof msg) ||
 			         append(out, &p, msg, sizeof msg);
 			json_decref(o);
 			if (rc)
@@ -306,6 +320,10 @@ const sim_pose *sim_poses_record(const sim_poses *p)
 void sim_poses_free(sim_poses *p)
 {
 	free(p->v);
+	free(p->bone);
+	free(p->bone_pose);
 	p->v = NULL;
-	p->n = p->cap = 0;
+	p->bone = NULL;
+	p->bone_pose = NULL;
+	p->n = p->cap = p->nbone = p->bone_cap = 0;
 }

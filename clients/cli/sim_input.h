@@ -13,22 +13,25 @@
 #include "ponytail/motion.h"
 #include "ponytail/types.h"
 
-enum { SIM_MAX_BONES = 16 }; /* body-bone poses per line, as in a head_pose message */
+/* Body-bone poses per line: every body bone once, as in a head_pose message. */
+enum { SIM_MAX_BONES = PT_BONE_COUNT };
 
 typedef struct sim_pose {
 	double t; /* seconds */
 	pt_pose pose;
 	int moving;      /* the line gave "v" and/or "w": the head is extrapolated from it */
 	pt_vec3 v, w;    /* m/s world; rad/s world axes (zero when not given) */
-	int nbones;      /* "bones": {"chest": {"p": [..], "q": [..]}, ...}: body-bone poses */
-	pt_bone bone[SIM_MAX_BONES];
-	pt_pose bone_pose[SIM_MAX_BONES]; /* world, q unit */
+	int nbones;      /* "bones": {"chest": {"p": [..], "q": [..]}, ...}: body-bone poses, */
+	size_t bone_at;  /* [0, SIM_MAX_BONES], at sim_poses' bone[bone_at..] */
 } sim_pose;
 
 /* A head trajectory: a list of timed poses (held between and after them), or a motion. */
 typedef struct sim_poses {
 	sim_pose *v; /* owned; sorted by t */
 	size_t n, cap;
+	pt_bone *bone;      /* owned: every line's bones, in line order (a line pays only */
+	pt_pose *bone_pose; /* for the bones it gives); world, q unit */
+	size_t nbone, bone_cap;
 	int use_motion;
 	pt_motion motion;
 	size_t cursor; /* lookup position: sim_poses_at is called with rising t */

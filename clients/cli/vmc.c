@@ -1,6 +1,6 @@
-/* `ponytail vmc`: a bridge from VMC (OSC over UDP) to an instance's head. Each packet is
- * passed on unchanged (--forward), decoded (vmc_parse.c), and when it moved the head the
- * pose is published through the client library; the instance's frames come back for the
+/* `ponytail vmc`: a bridge from VMC (OSC over UDP) to an instance's head and body bones.
+ * Each packet is passed on unchanged (--forward), decoded (vmc_parse.c), and when it moved
+ * the head or a bone the pose, bones with it, is published through the client library; the instance's frames come back for the
  * latency figure and, with --hair-out, as VMC-shaped joint messages (vmc_hair.c). */
 #include <errno.h>
 #include <jansson.h>
@@ -28,13 +28,16 @@ static const char usage_text[] =
     "                    [--server URL] [--ws URL]\n"
     "\n"
     "Listens for the VMC protocol (OSC over UDP: VSeeFace, XR Animator, VMagicMirror,\n"
-    "Warudo, VNyan ...) and publishes the head it describes to an instance, at the rate\n"
-    "poses arrive (at most 220 per second, under the server's limit).\n"
+    "Warudo, VNyan ...) and publishes the head and body it describes to an instance, at\n"
+    "the rate poses arrive (at most 220 per second, under the server's limit).\n"
     "\n"
     "The head: /VMC/Ext/Tra/Pos \"Head\" while one has come within the last second, else\n"
     "/VMC/Ext/Root/Pos * the /VMC/Ext/Bone/Pos chain Hips, Spine, Chest, UpperChest, Neck,\n"
-    "Head (parent-relative; bones never received are skipped). Unity's left-handed frame\n"
-    "becomes ours: position (x, y, z) -> (x, y, -z), rotation [x, y, z, w] -> [-x, -y, z, w].\n"
+    "Head (parent-relative; bones never received are skipped). The body: every other\n"
+    "humanoid bone received (Unity's names: Hips, LeftUpperArm, LeftIndexProximal, ...)\n"
+    "goes with each head pose as its world pose, Root * its received humanoid ancestors *\n"
+    "itself, its last value until it comes again. Unity's left-handed frame becomes ours:\n"
+    "position (x, y, z) -> (x, y, -z), rotation [x, y, z, w] -> [-x, -y, z, w].\n"
     "\n"
     "--create FILE    create an instance from a definition file first (prints its id and\n"
     "                 write token on stderr; it stays after the bridge stops)\n"
@@ -296,6 +299,24 @@ static void publish(bridge_t *b, int64_t now)
 		p.q[i] = (float)h.q[i];
 	b->head = h;
 	b->have_head = 1;
+	/* every body bone received, as world poses next to the head's (protocol 1.2; the
+	 * library drops them for an older server). One far beyond the server's 10 km would
+	 * refuse the whole pose, head included: such a bone is left out. */
+	unsigned char ids[VMC_NBODY];
+	vmc_xf wb[VMC_NBODY];
+	int n = vmc_body_bones(&b->st, ids, wb);
+	for (int i = 0; i < n; i++) {
+		if (fabs(wb[i].p[0]) > PTP_POSE_MAX_M || fabs(wb[i].p[1]) > PTP_POSE_MAX_M ||
+		    fabs(wb[i].p[2]) > PTP_POSE_MAX_M)
+			continue;
+		ptp_bone_pose_t *bp = &p.bones[p.nbones++];
+		bp->bone = ids[i];
+		for (int k = 0; k < 3; k++)
+			bp->p[k] = (float)wb[i].p[k];
+		for (int k = 0; k < 4; k++)
+			bp->q[k] = (float)wb[i].q[k];
+	}
+	b->bones = p.nbones;
 	int rc = ptc_publish(b->c, b->id, &p, NULL);
 	if (rc == PTC_OK) {
 		b->poses++;

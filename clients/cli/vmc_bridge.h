@@ -34,6 +34,7 @@ typedef struct bridge_t {
 	/* results */
 	vmc_xf head; /* the last pose published, ours */
 	int have_head;
+	int bones; /* body bones in the last pose published */
 	double frame_head[7]; /* the head of the last frame: p, q */
 	uint64_t poses, not_published, forwarded, forward_errors, frames, rate_errors;
 	uint64_t hair_bundles, hair_errors;

@@ -1,8 +1,37 @@
-/* VMC's Unity frame to ours and the head from the bone chain (see vmc.h). */
+/* VMC's Unity frame to ours, the head and the body bones from the bone chains (see
+ * vmc.h). */
 #include "vmc.h"
 
-const char *const vmc_bone_names[VMC_NBONES] = {"Hips",       "Spine", "Chest",
-                                                "UpperChest", "Neck",  "Head"};
+#include "ptp/proto.h"
+
+_Static_assert((int)VMC_NBODY == (int)PTP_BONE_COUNT, "VMC's body bones are the wire's");
+
+/* Unity's HumanBodyBones names, in the protocol's id order (its table names them in
+ * snake_case; Unity's thumb Proximal/Intermediate are VRM 1.0's metacarpal/proximal). */
+#define SIDE(S)                                                                                    \
+	S "ThumbProximal", S "ThumbIntermediate", S "ThumbDistal", S "IndexProximal",              \
+	    S "IndexIntermediate", S "IndexDistal", S "MiddleProximal", S "MiddleIntermediate",    \
+	    S "MiddleDistal", S "RingProximal", S "RingIntermediate", S "RingDistal",              \
+	    S "LittleProximal", S "LittleIntermediate", S "LittleDistal"
+const char *const vmc_bone_names[VMC_NBONES] = {
+    "Hips",          "Spine",         "Chest",         "UpperChest",    "Neck",
+    "LeftEye",       "RightEye",      "Jaw",           "LeftUpperLeg",  "LeftLowerLeg",
+    "LeftFoot",      "LeftToes",      "RightUpperLeg", "RightLowerLeg", "RightFoot",
+    "RightToes",     "LeftShoulder",  "LeftUpperArm",  "LeftLowerArm",  "LeftHand",
+    "RightShoulder", "RightUpperArm", "RightLowerArm", "RightHand",     SIDE("Left"),
+    SIDE("Right"),   "Head"};
+#undef SIDE
+
+/* Unity's humanoid hierarchy: each finger's proximal hangs from the hand, its
+ * intermediate from the proximal, its distal from the intermediate. */
+const signed char vmc_bone_parent[VMC_NBONES] = {
+    -1, 0,  1,  2,  3,              /* hips, spine, chest, upper chest, neck */
+    54, 54, 54,                     /* eyes, jaw: the head */
+    0,  8,  9,  10, 0,  12, 13, 14, /* legs */
+    3,  16, 17, 18, 3,  20, 21, 22, /* shoulders, arms, hands */
+    19, 24, 25, 19, 27, 28, 19, 30, 31, 19, 33, 34, 19, 36, 37, /* left fingers */
+    23, 39, 40, 23, 42, 43, 23, 45, 46, 23, 48, 49, 23, 51, 52, /* right fingers */
+    4};                                                         /* head: the neck */
 
 vmc_xf vmc_from_unity(vmc_xf u)
 {
@@ -42,20 +71,48 @@ vmc_xf vmc_xf_mul(vmc_xf parent, vmc_xf child)
 	return o;
 }
 
+/* World pose of received bone b: its nearest received ancestor's (Root when none) times
+ * its own. memo/done keep what is computed (at most 11 deep: Hips to a distal phalanx). */
+static vmc_xf world_of(const vmc_state *s, int b, vmc_xf *memo, uint64_t *done)
+{
+	if (*done >> b & 1)
+		return memo[b];
+	int a = vmc_bone_parent[b];
+	while (a >= 0 && !(s->have_bone >> a & 1))
+		a = vmc_bone_parent[a];
+	vmc_xf base = {{0, 0, 0}, {0, 0, 0, 1}};
+	if (a >= 0)
+		base = world_of(s, a, memo, done);
+	else if (s->have_root)
+		base = s->root;
+	memo[b] = vmc_xf_mul(base, s->bone[b]);
+	*done |= 1ull << b;
+	return memo[b];
+}
+
 int vmc_head(const vmc_state *s, int64_t now_us, vmc_xf *out)
 {
 	if (s->have_tracker && now_us - s->tracker_us <= VMC_TRACKER_HOLD_US) {
 		*out = s->tracker;
 		return 1;
 	}
-	if (!(s->have_bone & (1u << VMC_HEAD)))
+	if (!(s->have_bone >> VMC_HEAD & 1))
 		return 0;
-	vmc_xf x = {{0, 0, 0}, {0, 0, 0, 1}};
-	if (s->have_root)
-		x = s->root;
-	for (int b = VMC_HIPS; b <= VMC_HEAD; b++)
-		if (s->have_bone & (1u << b))
-			x = vmc_xf_mul(x, s->bone[b]);
-	*out = x;
+	vmc_xf memo[VMC_NBONES];
+	uint64_t done = 0;
+	*out = world_of(s, VMC_HEAD, memo, &done);
 	return 1;
+}
+
+int vmc_body_bones(const vmc_state *s, unsigned char ids[VMC_NBODY], vmc_xf world[VMC_NBODY])
+{
+	vmc_xf memo[VMC_NBONES];
+	uint64_t done = 0;
+	int n = 0;
+	for (int b = 0; b < VMC_NBODY; b++)
+		if (s->have_bone >> b & 1) {
+			ids[n] = (unsigned char)b;
+			world[n++] = world_of(s, b, memo, &done);
+		}
+	return n;
 }

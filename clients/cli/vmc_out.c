@@ -41,6 +41,7 @@ void bridge_status(bridge_t *b, int64_t now_us, int last)
 		                                     "p99", hist_pct(h, 99) / 1000, "n",
 		                                     (json_int_t)h->n)
 		                         : json_null());
+		json_object_set_new(j, "bones", json_integer(b->bones));
 		if (b->have_head)
 			json_object_set_new(j, "head",
 			                    json_pack("{s:[f,f,f],s:[f,f,f,f]}", "p", b->head.p[0],

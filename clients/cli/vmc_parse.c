@@ -87,10 +87,10 @@ static int message(vmc_state *s, void *data, size_t n, int64_t now_us)
 				used = 1;
 			}
 		} else {
-			for (int b = 0; b < VMC_NBONES; b++)
+			for (int b = 0; b < VMC_NBONES && !used; b++)
 				if (strcmp(name, vmc_bone_names[b]) == 0) {
 					s->bone[b] = vmc_from_unity(u);
-					s->have_bone |= 1u << b;
+					s->have_bone |= 1ull << b;
 					used = 1;
 				}
 		}

@@ -13,8 +13,9 @@ enum {
 	PTC_MAX_AUTH = 64,         /* authorizations per connection (the server's limit) */
 	PTC_QUEUE_MAX_MSGS = 1024, /* queued control messages per connection */
 	PTC_RX_MAX = PTP_HEADER_SIZE + PTP_MAX_PAYLOAD,
-	PTC_POSE_MSG_CAP = 560,      /* a head_pose: 73 bytes with both velocities, + 1 + 16 x 29
-	                                of bones (1.2): 538 */
+	/* a head_pose: the header, 73 bytes of payload with both velocities, + 1 + 54 x 29
+	 * of bones (1.2, every body bone): 1,650 */
+	PTC_POSE_MSG_CAP = PTP_HEADER_SIZE + 73 + 1 + PTP_MAX_POSE_BONES * PTP_BONE_SIZE,
 	PTC_SEQ_RING = 512,          /* publish times kept per instance (~8 s at 60 Hz) */
 	PTC_DEFAULT_MAX_SUBS = 1024, /* before the first welcome tells the real limit */
 };

@@ -21,7 +21,7 @@ const TYPE_NAMES = new Map(Object.entries(TYPES).map(([k, v]) => [v, k]));
 export const POSE_HAS_VELOCITY = 1;
 export const POSE_HAS_ANGULAR = 2;
 export const POSE_HAS_BONES = 4; // since 1.2
-export const MAX_POSE_BONES = 16;
+export const MAX_POSE_BONES = 54; // every body bone once (a repeated id: the later wins)
 // head_pose bone ids (since 1.2, PROTOCOL.md section 5): VRM 1.0 humanoid order, no head.
 export const BONE_NAMES = Object.freeze([
   'hips', 'spine', 'chest', 'upper_chest', 'neck', 'left_eye', 'right_eye', 'jaw',
@@ -222,7 +222,7 @@ function record(io, m) {
   }
 }
 
-// head_pose's bones (since 1.2): u8 count in [1, 16], then per bone u8 id < 54, p, q.
+// head_pose's bones (since 1.2): u8 count in [1, 54], then per bone u8 id < 54, p, q.
 function bones(io, m) {
   if (io.writing) {
     const n = m.bones?.length;

@@ -191,7 +191,7 @@ static double quat_norm2(const float q[4])
 	       (double)q[3] * q[3];
 }
 
-/* Since 1.2, after v and w when flags bit 2 is set: u8 count (1..16), then per bone u8 id
+/* Since 1.2, after v and w when flags bit 2 is set: u8 count (1..54), then per bone u8 id
  * (< 54), f32[3] p, f32[4] q with |q|^2 in [0.25, 4]. */
 static void io_bones(io_t *io, ptp_head_pose_t *m)
 {

@@ -83,6 +83,24 @@ const valid = {
     p: [0.1, 1.62, -0.3], q: [0, 0, 0, 2], v: [0, 0, 1], w: [0, 1, 0],
     bones: [{ bone: 53, p: [-0.5, 1.0, 0.25], q: [0.5, 0.5, 0.5, 0.5] }],
   },
+  // every body bone (the limit, 54), last id first, each its own pose: 49 + 1 + 54 * 29 B
+  head_pose_all_bones: {
+    type: 'head_pose', header_minor: 2, instance_id: 9n, seq: 5, client_time_us: 1700000000150000n, flags: 4,
+    p: [0, 1.5, 0], q: [0, 0, 0, 1],
+    bones: Array.from({ length: 54 }, (_, i) => {
+      const id = 53 - i, a = 0.05 * id;
+      return { bone: id, p: [0.01 * id - 0.25, 0.02 * id, 0.1 - 0.003 * id], q: [0, Math.sin(a / 2), 0, Math.cos(a / 2)] };
+    }),
+  },
+  // the same bone twice: valid; the later applies (PROTOCOL.md 5)
+  head_pose_bones_repeat: {
+    type: 'head_pose', header_minor: 2, instance_id: 9n, seq: 6, client_time_us: 0n, flags: 4,
+    p: [0, 1.5, 0], q: [0, 0, 0, 1],
+    bones: [
+      { bone: 19, p: [0.3, 1.0, 0], q: [0, 0, 0, 1] },
+      { bone: 19, p: [0.35, 1.05, 0.1], q: [0, 0, 0.7071, 0.7071] },
+    ],
+  },
   hello_v2: { type: 'hello', header_minor: 2, major: 1, minor: 2, client_name: 'ponytail-body/1.2' },
   keyframe_request: { type: 'keyframe_request', ids: [7n, 8n] },
   ping: { type: 'ping', client_time_us: 123456789n },
@@ -154,7 +172,7 @@ const invalid = {
   pose_bones_in_v1: [patch(poseBones, 3, 1), 'flags', 'head_pose flag bit 2 (bones) in a header-minor-1 message: reserved before 1.2'],
   pose_bones_in_v0: [patch(poseBones, 3, 0), 'flags', 'head_pose flag bit 2 (bones) in a header-minor-0 message'],
   pose_bones_count_zero: [setLen(patch(poseBones.subarray(0, 60), 59, 0), 50), 'range', 'bones flagged, count 0'],
-  pose_bones_over_limit: [patch(poseBones, 59, 17), 'limit', '17 bones (limit 16), checked before the bytes'],
+  pose_bones_over_limit: [patch(poseBones, 59, 55), 'limit', '55 bones (limit 54, every body bone once), checked before the bytes'],
   pose_bones_over_bytes: [patch(poseBones, 59, 3), 'count', 'three bones claimed, bytes for two (29 B each)'],
   pose_bones_missing: [setLen(poseBones.subarray(0, 59), 49), 'truncated', 'flag says bones follow, no count'],
   pose_bones_cut: [setLen(poseBones.subarray(0, poseBones.length - 1), poseBones.length - 11), 'count', 'last bone cut by one byte: the count is checked against the bytes left before any bone is read'],

@@ -156,6 +156,34 @@ J
 printf '{"t": 0, "p": [0, 1.6, 0], "q": [0, 0, 0, 1], "bones": {"chest": {"p": [0, 1.3, 0.5], "q": [0, 0, 0, 1]}}}\n' >"$T/chest.jsonl"
 "$P" sim "$T/chest.json" --poses "$T/chest.jsonl" --ticks 30 --summary >"$T/out" || fail "sim chest: exit $?"
 py "j = json.loads(out); assert j['max_penetration_m'] <= 1e-3, j" || fail "sim --summary with a posed chest: $(cat "$T/out")"
+# every body bone in one line (54, the names of proto/PROTOCOL.md's table), the chest last,
+# 0.5 m away as above: taken, the chest where its pose put it; 55 entries and an unknown name are
+# refused naming the line and the field
+python3 - "$T" <<'PY'
+import json, re, sys
+names = {}
+for line in open('proto/PROTOCOL.md'):
+    c = [x.strip() for x in line.strip().strip('|').split('|')]
+    if len(c) == 6 and all(x.isdigit() for x in c[0::2]):
+        names.update({int(c[i]): c[i + 1] for i in (0, 2, 4)})
+assert sorted(names) == list(range(54)), names
+bones = {names[i]: {'p': [0.01 * i, 1.0, 0.5], 'q': [0, 0, 0, 1]} for i in range(54)}
+del bones['chest']  # then last: the 54th entry must reach the sim too
+bones['chest'] = {'p': [0, 1.3, 0.5], 'q': [0, 0, 0, 1]}
+head = {'p': [0, 1.6, 0], 'q': [0, 0, 0, 1]}
+with open(sys.argv[1] + '/all54.jsonl', 'w') as f:
+    print(json.dumps({'t': 0, **head, 'bones': bones}), file=f)
+with open(sys.argv[1] + '/b55.jsonl', 'w') as f:
+    print(json.dumps({'t': 0, **head, 'bones': bones}), file=f)
+    print(json.dumps({'t': 0.1, **head, 'bones': {**bones, 'tail': bones['hips']}}), file=f)
+with open(sys.argv[1] + '/bhead.jsonl', 'w') as f:
+    print(json.dumps({'t': 0, **head, 'bones': bones}), file=f)
+    print(json.dumps({'t': 0.1, **head, 'bones': {'hips': bones['hips'], 'head': bones['hips']}}), file=f)
+PY
+"$P" sim "$T/chest.json" --poses "$T/all54.jsonl" --ticks 30 --summary >"$T/out" || fail "sim with 54 bones: exit $?"
+py "j = json.loads(out); assert j['max_penetration_m'] <= 1e-3, j" || fail "sim --summary, 54 bones: $(cat "$T/out")"
+run 1 "b55.jsonl:2: bones: expected an object of at most 54 bones" sim "$T/chest.json" --poses "$T/b55.jsonl"
+run 1 "bhead.jsonl:2: bones.head: not a body bone" sim "$T/chest.json" --poses "$T/bhead.jsonl"
 printf '{"poses": [{"t": 0, "p": [0, 1, 0], "q": [0, 0, 0, 1]}, {"t": 0}]}' >"$T/arr.json"
 run 1 "arr.json: poses[1].p: expected [x, y, z]" sim "$T/inst.json" --poses "$T/arr.json"
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `ponytail vmc` against a real daemon: tests/client/vmc_play (liblo) plays a recorded
 # VMC motion at 60 Hz into the bridge; every frame of the instance must show one of the
-# poses sent (converted from Unity's frame), and the frames end showing the last pose.
+# poses sent (converted from Unity's frame), and the frames end showing the last pose;
+# the capture's five body bones go with each pose.
 # Garbage, truncated bundles, NaNs, unknown addresses and wrong types in the middle are
 # counted and leave the bridge running and following. Then --forward passes packets on
 # unchanged, --hair-out sends the joints, --create makes an instance, and bad flags are
@@ -83,6 +84,9 @@ assert fin["unknown"] >= 1, fin         # /obs/scene (junk may add more)
 assert fin["ignored"] >= 3 * play["sent"], fin  # /VMC/Ext/OK, /T, /Blend/Val of every bundle
 # Poses published (bundles that came together are one pose: how many is speed), none lost.
 assert fin["poses"] >= 1 and fin["not_published"] == 0, fin
+# The capture's body bones (Hips, Spine, Chest, UpperChest, Neck; Head is the head) went
+# with the last pose (tests/client/test_vmc.c checks their world poses by hand).
+assert fin["bones"] == 5, fin
 assert fin["packets"] == fin["forwarded"] and fin["forward_errors"] == 0, fin
 # --forward: the same datagrams, byte for byte, in order.
 def packets(name):

@@ -171,7 +171,7 @@ def payload(t, r, minor, strict):
             m['w'] = r.f32s(3)
         if m['flags'] & 4:
             n = r.u8()
-            need(n <= 16, 'limit')
+            need(n <= 54, 'limit')
             need(n >= 1, 'range')
             need(n * 29 <= r.left(), 'count')
             m['bones'] = []

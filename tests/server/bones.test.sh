@@ -41,6 +41,38 @@ sys.exit(0 if ok else 1)
 PY
 }
 eventually "ponytail stream's bones moving the chest" _chest_pushed
+# Every body bone in each line (54, the names of PROTOCOL.md's table), the chest 5 m away
+# and last: the client library sends all 54 (a 1,650-byte head_pose), the strand hangs
+# straight again once the chest has moved off.
+python3 - "$T/all54.jsonl" <<'PY'
+import json, sys
+names = {}
+for line in open('proto/PROTOCOL.md'):
+    c = [x.strip() for x in line.strip().strip('|').split('|')]
+    if len(c) == 6 and all(x.isdigit() for x in c[0::2]):
+        names.update({int(c[i]): c[i + 1] for i in (0, 2, 4)})
+assert sorted(names) == list(range(54)), names
+bones = {names[i]: {'p': [0.01 * i, 1.0, 3.0], 'q': [0, 0, 0, 1]} for i in range(54) if names[i] != 'chest'}
+bones['chest'] = {'p': [0, 1.3, 5.0], 'q': [0, 0, 0, 1]}
+with open(sys.argv[1], 'w') as f:
+    for k in range(60):
+        print(json.dumps({'tick': k, 'p': [0, 1.6, 0], 'q': [0, 0, 0, 1], 'bones': bones}), file=f)
+PY
+timeout 60 "$P" stream "$ID" --poses "$T/all54.jsonl" --token "$TOK" --server "$S" >"$T/out" 2>&1 ||
+	fail "stream --poses with 54 bones: $(cat "$T/out")"
+_hangs_straight() {
+	timeout 30 "$P" get "$ID" --frame --json --server "$S" >"$T/frame" 2>/dev/null || return 1
+	python3 - "$T/frame" <<'PY'
+import json, math, sys
+f = json.load(open(sys.argv[1]))
+off = max(math.hypot(p[0], p[2]) for s in f['strands'] for p in s)
+ok = off < 1e-3
+if ok:
+    print('stream --poses with 54 bones: the chest moved off, the strand hangs straight (%.3f mm)' % (off * 1e3))
+sys.exit(0 if ok else 1)
+PY
+}
+eventually "ponytail stream's 54 bones moving the chest away" _hangs_straight
 printf '{"t": 0, "p": [0, 1.6, 0], "q": [0, 0, 0, 1], "bones": {"chst": {"p": [0, 1, 0], "q": [0, 0, 0, 1]}}}\n' >"$T/bad.jsonl"
 timeout 60 "$P" stream "$ID" --poses "$T/bad.jsonl" --token "$TOK" --server "$S" >"$T/out" 2>&1 &&
 	fail "stream accepted a bad bone name"

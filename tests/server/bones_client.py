@@ -12,6 +12,12 @@ sphere (r 0.12 m) attached to "chest", whose rest pose puts it 0.5 m in front of
    are ignored (PROTOCOL.md 3), the head applies, the strand hangs straight, no error.
 4. The REST pose endpoint takes "bones" too and names the field of a bad one.
 5. A bone beyond 10 km gets error text naming bones[0].p; the connection stays open.
+6. All 54 body bones in one head_pose (the limit; ids from PROTOCOL.md's table) are taken
+   without an error; with the chest among them moved 5 m away the strand hangs straight.
+7. The chest twice in one head_pose, far first, then in front: the later applies (the
+   strand is pushed back).
+4 also checks REST's field names for bad bones (bones.NAME, .p, .q, an unknown key, 55
+entries), and that all 54 names, or a bone the instance has no collider on, are a 204.
 Nothing here depends on the machine's speed (issue 37): a state the poses must bring
 about is polled for (up to WAIT_S, 30 s), and "no error" means none before the pong to a
 ping sent after the poses (the daemon answers a connection's messages in order).
@@ -30,6 +36,23 @@ import ref_decoder as rd  # noqa: E402
 from ref_client import Ws, message  # noqa: E402
 
 R, PR = 0.12, 0.005  # chest radius, particle radius
+
+
+def spec_bone_names():
+    """The bone table of proto/PROTOCOL.md section 5 (rows "| id | name | id | name | ..."):
+    the names by id, read from the spec, not from the code under test."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+    names = {}
+    for line in open(os.path.join(root, 'proto', 'PROTOCOL.md')):
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if len(cells) == 6 and all(c.isdigit() for c in cells[0::2]):
+            for i in range(0, 6, 2):
+                names[int(cells[i])] = cells[i + 1]
+    assert sorted(names) == list(range(54)), sorted(names)
+    return [names[i] for i in range(54)]
+
+
+BONE_NAMES = spec_bone_names()
 WAIT_S = 30  # how long a state the daemon must reach is waited for
 HEAD = (0.0, 1.6, 0.0)
 CHEST = (0.0, 1.3, 0.08)
@@ -171,6 +194,23 @@ def main(http, ws_port):
     errs, pong = errors_before_pong(ws, 2)
     check(any('bones[0].p' in e['text'] for e in errs), f'far bone: error names bones[0].p ({errs[:1]})')
     check(pong['type'] == 'pong', 'the connection stays open after the refused pose')
+    # 6: every body bone in one head_pose (54, the limit), the chest 5 m away: no error,
+    # and the strand hangs straight again (the chest moved off, the others move nothing)
+    far = (0.0, 1.3, 5.0)
+    all54 = [(i, far if i == 2 else (0.01 * i, 1.0, 3.0)) for i in range(54)]
+    seq = stream(ws, a, 0.6, all54, seq + 1)
+    errs, _ = errors_before_pong(ws, 2)
+    check(not errs, f'54 bones in one head_pose: no error ({errs[:1]})')
+    pts = eventually(lambda: points(http, a), lambda p: hangs_straight(p) < 1e-3)
+    check(hangs_straight(pts) < 1e-3,
+          f'54 bones, chest far away: the strand hangs straight ({hangs_straight(pts) * 1e3:.3f} mm)')
+    # 7: the chest twice in one message, far first, then in front of the strand: the later
+    # wins (PROTOCOL.md 5), so the strand is pushed back again
+    seq = stream(ws, a, 1.2, [(2, far), (2, CHEST)], seq)
+    gap, back = eventually(lambda: gap_back(http, a), pushed)
+    check(pushed((gap, back)), f'a repeated bone: the later pose applies (z down to {back:.3f} m)')
+    errs, _ = errors_before_pong(ws, 2)
+    check(not errs, f'no error for a repeated bone ({errs[:1]})')
 
     # 3: a 1.1 client's bones are ignored
     b, tb = create(http, 'bones-b')
@@ -200,12 +240,28 @@ def main(http, ws_port):
     check(st == 204, f'REST pose with bones: {st}')
     gap, back = eventually(lambda: gap_back(http, b), pushed)
     check(pushed((gap, back)), f'REST bones move the chest (gap {gap * 1e3:.3f} mm, z down to {back:.3f} m)')
-    for bones, field in (({'chst': {'p': [0, 0, 0], 'q': [0, 0, 0, 1]}}, 'bones[0].bone'),
-                         ({'chest': {'p': [0, 0, 0], 'q': [0, 0, 0, 0]}}, 'bones[0].q'),
-                         ({'chest': {'p': [0, 'x', 0], 'q': [0, 0, 0, 1]}}, 'bones[0].p'),
+    ok_bone = {'p': [0, 1, 0], 'q': [0, 0, 0, 1]}
+    all54 = {name: ok_bone for name in BONE_NAMES}
+    for bones, field in (({'chst': {'p': [0, 0, 0], 'q': [0, 0, 0, 1]}}, 'bones.chst'),
+                         ({'chest': {'p': [0, 0, 0], 'q': [0, 0, 0, 0]}}, 'bones.chest.q'),
+                         ({'chest': {'p': [0, 'x', 0], 'q': [0, 0, 0, 1]}}, 'bones.chest.p'),
+                         ({'hips': ok_bone, 'left_hand': {'p': [0, 0, 2e4], 'q': [0, 0, 0, 1]}},
+                          'bones.left_hand.p'),
+                         ({'chest': {'p': [0, 0, 0], 'q': [0, 0, 0, 1], 'v': [0, 0, 0]}}, 'bones.chest.v'),
+                         ({'head': ok_bone}, 'bones.head'),  # the head is p and q, not a bone
+                         # a long name is cut to 64 bytes, back to a character boundary
+                         ({'a' + '\u00e9' * 40: ok_bone}, 'bones.a' + '\u00e9' * 31),
+                         ({**all54, 'tail': ok_bone}, 'bones'),  # 55 entries
                          ([1, 2], 'bones')):
         st, j = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': bones})
-        check(st == 422 and j and j['error'].get('field') == field, f'REST bad bones {json.dumps(bones)}: {st} {j}')
+        check(st == 422 and j and j['error'].get('field') == field,
+              f'REST bad bones {json.dumps(bones)[:80]}: {st} {j}')
+    # every body bone at once (54, the limit): accepted, though the instance uses only the
+    # chest; the others are held by core and move nothing
+    st, j = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': all54})
+    check(st == 204, f'REST pose with all 54 bones: {st} {j}')
+    st, j = put({'p': list(HEAD), 'q': [0, 0, 0, 1], 'bones': {'left_little_distal': ok_bone}})
+    check(st == 204, f'REST pose for a bone the instance does not use: {st} {j}')
     print(f'bones_client: {len(fails)} failures')
     return 1 if fails else 0
 

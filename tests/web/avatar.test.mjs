@@ -163,6 +163,37 @@ describe('avatar page, end to end', { timeout: 270000 }, () => {
     assert.equal(r.bones, expect.chains.reduce((n, c) => n + c.joints.length, 0));
   });
 
+  // The head_pose carries the body bones the page moves (protocol 1.2): the hips, which
+  // follow the head without turning, and the chest (this avatar has no upper chest),
+  // which takes part of the head's turn. Checked against make_test_avatar.py's skeleton
+  // (test_avatar.expect.json, head frame = world at rest for VRM 1.0): Hips 0.26 m below
+  // Chest (Spine between, not turned), Head 0.24 m above Chest along the chest's turned
+  // +Y (Neck not turned), rest rotations identity.
+  test('VRM 1.0: the head pose carries the hips and the chest, where the skeleton has them', async () => {
+    const body = expect.bones_head_local;
+    const up = (name, from) => body[name][1] - body[from][1];
+    const rot = (q, v) => { // q v q*
+      const [x, y, z, w] = q;
+      const tx = 2 * (y * v[2] - z * v[1]), ty = 2 * (z * v[0] - x * v[2]), tz = 2 * (x * v[1] - y * v[0]);
+      return [v[0] + w * tx + (y * tz - z * ty), v[1] + w * ty + (z * tx - x * tz), v[2] + w * tz + (x * ty - y * tx)];
+    };
+    let turned = 0;
+    for (let k = 0; k < 20; k++) {
+      const pose = await a.evaluate(() => window.ptAvatar.lastPose);
+      assert.deepEqual(pose.bones.map((b) => b.bone), [0, 2], 'hips (0) and chest (2), PROTOCOL.md 5');
+      const [hips, chest] = pose.bones;
+      hips.q.forEach((c, i) => assert.ok(Math.abs(c - [0, 0, 0, 1][i]) < 1e-6, `hips not turned: ${hips.q}`));
+      const hc = chest.p.map((c, i) => c - hips.p[i]);
+      assert.ok(Math.hypot(hc[0], hc[1] - up('Chest', 'Hips'), hc[2]) < 1e-5, `chest ${up('Chest', 'Hips')} m above the hips: ${hc}`);
+      const want = rot(chest.q, [0, up('Head', 'Chest'), 0]);
+      const ch = pose.p.map((c, i) => c - chest.p[i]);
+      assert.ok(Math.hypot(...ch.map((c, i) => c - want[i])) < 1e-5, `head along the chest's turned +Y: ${ch} vs ${want}`);
+      turned = Math.max(turned, 2 * Math.acos(Math.min(1, Math.abs(chest.q[3]))));
+      await sleep(100);
+    }
+    assert.ok(turned > 2 * Math.PI / 180, `the chest turned with the head (up to ${turned} rad): the check would prove nothing otherwise`);
+  });
+
   test('a second visitor sees the first avatar with the same hair, and adds a VRM 0.x one', async () => {
     const b = await visitor('B');
     await until('B shows A\'s avatar', () => b.evaluate((k) => window.ptAvatar.shown.includes(k), keyA));

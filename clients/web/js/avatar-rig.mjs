@@ -16,9 +16,16 @@
 // the frame of the root's parent P; a glTF chain has rest rotations I_i, so node i gets
 // I_i * (C_i^-1 L_i C_i) with C_i = I_0 ... I_i (joints.mjs). Then every bone sits on its
 // point of the frame.
+//
+// Body bones (protocol 1.2): besides the head the page moves the hips (the whole avatar
+// follows the head) and turns the chest (upper chest when the model has one); the
+// children of those follow them rigidly. bodyBones() gives both as a head_pose's bones:
+// world position, and rotation in the importer's convention (a bone's rest rotation is
+// the head's rest axes, core/SCHEMA.md "Body bones"): its turn from rest, then the head's
+// rest q, as the head's own q is its turn from rest times its rest q.
 
 import * as THREE from 'three';
-import { jointRotations } from '../../../proto/js/ponytail-proto.mjs';
+import { BONE_NAMES, jointRotations } from '../../../proto/js/ponytail-proto.mjs';
 
 const HALF_TURN_Y = new THREE.Quaternion(0, 1, 0, 0);
 const CHEST_SHARE = 0.25; // of the head's turn away from rest that the chest takes
@@ -56,6 +63,7 @@ export class AvatarRig {
     const hum = vrm.humanoid;
     this.head = hum.getRawBoneNode('head');
     this.chest = hum.getRawBoneNode('upperChest') ?? hum.getRawBoneNode('chest');
+    this.hips = hum.getRawBoneNode('hips');
     if (!this.head) throw new Error('the avatar has no head bone');
     this.root.updateMatrixWorld(true);
     this.rootRestPos = this.root.position.clone();
@@ -64,6 +72,11 @@ export class AvatarRig {
     this.headRestLocal = this.head.quaternion.clone();
     this.chestRestLocal = this.chest?.quaternion.clone();
     this.chestRestQ = this.chest?.getWorldQuaternion(new THREE.Quaternion());
+    // the body bones this rig moves: [protocol id, node, rest world rotation]
+    this.driven = [
+      ['hips', this.hips],
+      [hum.getRawBoneNode('upperChest') ? 'upper_chest' : 'chest', this.chest],
+    ].filter(([, n]) => n).map(([name, n]) => [BONE_NAMES.indexOf(name), n, n.getWorldQuaternion(new THREE.Quaternion())]);
     this.problems = [];
     this.points = bones.map((b) => b.rest.length); // per strand, as the frames carry them
     const byName = nodesByName(gltf);
@@ -112,7 +125,36 @@ export class AvatarRig {
   // Puts the avatar where frame record rec says: rec = {pts: flat xyz of every strand,
   // headP, headQ}.
   apply(rec) {
-    const q = new THREE.Quaternion(rec.headQ[0], rec.headQ[1], rec.headQ[2], rec.headQ[3]).normalize();
+    this.body(rec.headP, rec.headQ);
+    let off = 0;
+    this.strands.forEach((st, s) => {
+      if (st) this.hair(st, rec.pts.subarray(off * 3, (off + st.n) * 3));
+      off += this.points[s];
+    });
+    this.root.updateMatrixWorld(true);
+  }
+
+  // The body bones this rig moves for head pose (p, q), as head_pose bones [{bone, p, q}]
+  // (see the top). The avatar is left as it was.
+  bodyBones(p, q) {
+    const saved = [this.root.position.clone(), this.head.quaternion.clone(), this.chest?.quaternion.clone()];
+    this.body(p, q);
+    const headRest = this.headRestQ.clone().multiply(this.C);
+    const out = this.driven.map(([bone, n, restQ]) => {
+      const turn = n.getWorldQuaternion(new THREE.Quaternion()).multiply(restQ.clone().invert());
+      const bq = turn.multiply(headRest);
+      return { bone, p: n.getWorldPosition(new THREE.Vector3()).toArray(), q: [bq.x, bq.y, bq.z, bq.w] };
+    });
+    this.root.position.copy(saved[0]);
+    this.head.quaternion.copy(saved[1]);
+    if (this.chest) this.chest.quaternion.copy(saved[2]);
+    this.root.updateMatrixWorld(true);
+    return out;
+  }
+
+  // The head at (headP, headQ), the chest turned with it, the whole avatar moved along.
+  body(headP, headQv) {
+    const q = new THREE.Quaternion(headQv[0], headQv[1], headQv[2], headQv[3]).normalize();
     const headWorld = q.clone().multiply(this.Cinv); // the head bone's world rotation
     // the chest takes a share of the head's turn from rest (in the world), the head the rest
     this.root.position.copy(this.rootRestPos);
@@ -132,13 +174,7 @@ export class AvatarRig {
     this.root.updateMatrixWorld(true);
     // then the whole avatar moves so that the head bone is at p
     const at = this.head.getWorldPosition(new THREE.Vector3());
-    this.root.position.add(v3(rec.headP).sub(at));
-    this.root.updateMatrixWorld(true);
-    let off = 0;
-    this.strands.forEach((st, s) => {
-      if (st) this.hair(st, rec.pts.subarray(off * 3, (off + st.n) * 3));
-      off += this.points[s];
-    });
+    this.root.position.add(v3(headP).sub(at));
     this.root.updateMatrixWorld(true);
   }
 

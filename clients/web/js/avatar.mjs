@@ -61,7 +61,7 @@ resize();
 
 // ---- the room's avatars ------------------------------------------------------------------
 
-const link = new Link({ location, wsOverride: params.get('ws'), clientName: 'ponytail-avatar' });
+const link = new Link({ location, wsOverride: params.get('ws'), clientName: 'ponytail-avatar', minor: 2 });
 const avatars = new Map(); // key -> {key, rig, latest, tick, gone}
 const localFiles = new Map(); // key -> bytes of an avatar this page uploaded
 let own = null; // {key, token}
@@ -221,13 +221,15 @@ function ownPose(t) {
     q = c.q;
     for (let i = 0; i < 3; i++) p[i] += c.offset[i];
   } else q = quatFromYawPitchRoll(mouse.yaw, mouse.pitch, 0);
-  return { p, q: quatMul(q, rest.q) };
+  q = quatMul(q, rest.q);
+  return { p, q, bones: a.rig.bodyBones(p, q) }; // every body bone the page moves with it
 }
 
 const t0 = performance.now();
+let lastSent = null; // the last pose published, for the browser test
 setInterval(() => {
   const pose = ownPose((performance.now() - t0) / 1000);
-  if (pose && link.open) link.sendPose(own.key, pose.p, pose.q);
+  if (pose && link.open && link.sendPose(own.key, pose.p, pose.q, pose.bones)) lastSent = pose;
 }, 1000 / 60);
 
 function frame() {
@@ -249,5 +251,6 @@ window.ptAvatar = {
   get problems() { return [...avatars.values()].flatMap((a) => a.rig?.problems ?? []); },
   names(key) { return avatars.get(key)?.rig?.strands.map((s) => s && s.objs.map((o) => o?.name ?? null)) ?? null; },
   takeLog() { return probeLog.splice(0); },
+  get lastPose() { return lastSent; },
   openUrl: async (url) => openFile(new File([await fetchBytes(url)], url.split('/').pop())),
 };

@@ -63,8 +63,11 @@ const nowUs = () => BigInt(Math.round((performance.timeOrigin + performance.now(
 // {tick, records: [{id, key, pts, headP, headQ, lastSeq}]}, error (protocol error),
 // pong {rtt}.
 export class Link extends EventTarget {
-  constructor({ location: loc, wsOverride = null, clientName = 'ponytail-web' } = {}) {
+  // minor: the highest protocol minor the page speaks (hello); 2 lets a head pose carry
+  // body bones. Messages are written at the minor the welcome settled.
+  constructor({ location: loc, wsOverride = null, clientName = 'ponytail-web', minor = 0 } = {}) {
     super();
+    this.minor = minor;
     this.loc = loc;
     this.wsOverride = wsOverride;
     this.clientName = clientName;
@@ -124,7 +127,7 @@ export class Link extends EventTarget {
     this.ws = ws;
     ws.onopen = () => {
       if (this.ws !== ws) return;
-      this.send({ type: 'hello', major: 1, minor: 0, client_name: this.clientName });
+      this.send({ type: 'hello', major: 1, minor: this.minor, client_name: this.clientName });
     };
     ws.onmessage = (ev) => {
       if (this.ws !== ws || !(ev.data instanceof ArrayBuffer)) return;
@@ -158,7 +161,7 @@ export class Link extends EventTarget {
 
   send(msg) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
-    const bytes = encodeMessage(msg);
+    const bytes = encodeMessage(msg, this.welcome?.minor ?? 0);
     this.bytesOut += bytes.length;
     this.ws.send(bytes);
     return true;
@@ -270,11 +273,15 @@ export class Link extends EventTarget {
   }
 
   // Publishes a head pose; returns its seq (0 when not sent).
-  sendPose(key, p, q) {
+  // bones: [{bone, p, q}] body-bone world poses (PROTOCOL.md 5), sent when the server
+  // speaks 1.2 (an older one would ignore them).
+  sendPose(key, p, q, bones = null) {
     if (!this.open) return 0;
     this.seq = (this.seq + 1) >>> 0 || 1;
+    const withBones = bones?.length > 0 && this.welcome.minor >= 2;
     const ok = this.send({
-      type: 'head_pose', instance_id: BigInt(key), seq: this.seq, client_time_us: nowUs(), flags: 0, p, q,
+      type: 'head_pose', instance_id: BigInt(key), seq: this.seq, client_time_us: nowUs(),
+      flags: withBones ? 4 : 0, p, q, ...(withBones ? { bones } : {}),
     });
     if (!ok) return 0;
     this.sent.set(this.seq, performance.now());

@@ -28,8 +28,10 @@ enum {
 	PTP_MAX_STRANDS = 32, /* strands per instance (= core's PT_MAX_STRANDS) */
 	PTP_MAX_POINTS = 64,  /* points per strand incl. the root (= PT_MAX_POINTS) */
 	PTP_RECORD_MIN = 33,  /* bytes of a frame record with empty strand data */
-	PTP_MAX_POSE_BONES = 16, /* body-bone poses in one head_pose (since 1.2) */
 	PTP_BONE_COUNT = 54,     /* bone ids 0..53: PROTOCOL.md's table (= core's pt_bone) */
+	PTP_MAX_POSE_BONES = PTP_BONE_COUNT, /* body-bone poses in one head_pose (since 1.2):
+	                                      * every bone once; a repeated id is allowed, the
+	                                      * later wins */
 	PTP_BONE_SIZE = 29       /* bytes of one bone pose on the wire */
 };
 

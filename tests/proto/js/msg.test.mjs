@@ -36,7 +36,11 @@ test('head_pose with bones (1.2): hand-written bytes, minor rules', () => {
   assert.equal(BONE_NAMES[24], 'left_thumb_metacarpal');
   assert.equal(code(() => encodeMessage(m, 1)), 'flags'); // a 1.1 message has no bones
   assert.equal(code(() => encodeMessage({ ...m, bones: [] }, 2)), 'range');
-  assert.equal(code(() => encodeMessage({ ...m, bones: Array(17).fill(m.bones[0]) }, 2)), 'limit');
+  // 54 (every body bone once) is the limit; a repeated id is carried as sent
+  const all = encodeMessage({ ...m, bones: Array(54).fill(m.bones[0]) }, 2);
+  assert.equal(all.length, 10 + 49 + 1 + 54 * 29);
+  assert.equal(decodeMessage(all).bones.length, 54);
+  assert.equal(code(() => encodeMessage({ ...m, bones: Array(55).fill(m.bones[0]) }, 2)), 'limit');
   const newer = Uint8Array.of(...bytes, 0xaa);
   newer[3] = MINOR + 1;
   newer[6] = 80;
