@@ -1,12 +1,13 @@
 // The avatar page shows something at once, and its stream view (issue 38 item 8), end to
 // end in Debian's headless Chromium:
 // - a visitor opens avatar.html with no interaction at all: the page loads the shipped
-//   sample (clients/web/sample/sample.vrm, the generated whole-body avatar: hair, a
-//   branch, skirt, sleeves, bust, a tail under a non-humanoid node), creates its instance
-//   and moves it; every joint of every chain (names from body_avatar.expect.json, what the
-//   generator put in) is on the server's point within 1 mm on 60 frames;
-// - the generated body-chain avatar dropped on the page replaces the sample (whose
-//   instance is deleted), checked the same way;
+//   sample (clients/web/sample/sample.vrm, make_sample_avatar.py: the skeleton and chains
+//   of the generated whole-body avatar -- hair, a branch, skirt, sleeves, bust, a tail
+//   under a non-humanoid node -- with a mesh to look at), creates its instance and moves
+//   it; every joint of every chain (names from body_avatar.expect.json, what the generator
+//   put in) is on the server's point within 1 mm on 60 frames;
+// - the generated body-chain test avatar (tests/fixtures/vrm/body_avatar_1.vrm) dropped on
+//   the page replaces the sample (whose instance is deleted), checked the same way;
 // - the stream view (view=stream&width=W&height=H) has no control, a canvas of the URL's
 //   size with an alpha channel, a transparent empty corner in a screenshot taken over
 //   nothing, creates no instance, and draws the other visitor's avatar from the server's
