@@ -60,8 +60,8 @@ sun.position.set(1, 2, 3);
 scene.add(sun);
 if (!stream) scene.add(new THREE.GridHelper(6, 12, 0x555a66, 0x3a3e48));
 const camera = new THREE.PerspectiveCamera(35, 1, 0.05, 50);
-camera.position.set(0, 1.45, 3.2);
-camera.lookAt(0, 1.3, 0);
+camera.position.set(0, 1.0, 3.6); // a whole body, 1.8 m tall, in view
+camera.lookAt(0, 0.9, 0);
 let renderer = null;
 try {
   renderer = new THREE.WebGLRenderer({ antialias: true, alpha: stream });
@@ -319,7 +319,7 @@ function ownPose(t) {
   const a = own && avatars.get(own.key);
   if (!a?.rig) return null;
   const rest = a.rig.restPose();
-  const slot = (Number(own.key) % 5) - 2; // avatars side by side, by id
+  const slot = [0, 1, -1, 2, -2][(Number(own.key) + 4) % 5]; // side by side by id, the first in the middle
   const p = [rest.p[0] + slot * 0.8, rest.p[1], rest.p[2]];
   let q;
   const c = cam?.current();
