@@ -130,7 +130,7 @@ async function addAvatar(key) {
       a.rig = new AvatarRig(vrm, gltf, inst.bones);
       scene.add(vrm.scene);
       if (a.rig.problems.length) console.warn(`instance ${key}:`, a.rig.problems.join('; '));
-      if (key === own?.key) status(`${own.name} (instance ${key}): ${a.rig.order.length} chains driven by the server${a.rig.problems.length ? ` (${a.rig.problems[0]})` : ''}`, 'ok');
+      if (key === own?.key) status(`${own.name} (instance ${key}): ${a.rig.order.length} chains driven by the server${own.warnings ? `; ${own.warnings} import warnings (console)` : ''}${a.rig.problems.length ? ` (${a.rig.problems[0]})` : ''}`, 'ok');
       return;
     } catch (e) {
       if (e instanceof ApiError && e.status === 404 && e.field === 'id') break; // deleted
@@ -229,11 +229,11 @@ async function openBytes(bytes, fileName, sample = false) {
     const key = String(c.id);
     localFiles.set(key, bytes);
     const old = own;
-    setOwn({ key, token: c.token, name: def.name, sample });
+    const warnings = imp.report?.warnings ?? [];
+    setOwn({ key, token: c.token, name: def.name, sample, warnings: warnings.length });
     await upload('PUT', `/v1/instances/${key}/avatar`, bytes, c.token);
     await dropOwn(old);
-    const warnings = imp.report?.warnings ?? [];
-    status(`instance ${key} created: ${def.strands.length} strands${warnings.length ? `; ${warnings.length} import warnings (console)` : ''}`, 'ok');
+    if (!avatars.get(key)?.rig) status(`instance ${key} created: ${def.strands.length} strands${warnings.length ? `; ${warnings.length} import warnings (console)` : ''}`, 'ok');
     if (warnings.length) console.warn('import-vrm:', warnings.join('\n'));
     addAvatar(key);
   } catch (e) {
