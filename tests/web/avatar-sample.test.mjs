@@ -7,7 +7,8 @@
 //   it; every joint of every chain (names from body_avatar.expect.json, what the generator
 //   put in) is on the server's point within 1 mm on 60 frames;
 // - the generated body-chain test avatar (tests/fixtures/vrm/body_avatar_1.vrm) dropped on
-//   the page replaces the sample (whose instance is deleted), checked the same way;
+//   the page replaces the sample (whose instance is deleted), checked the same way; a
+//   reload adopts it again, and a page closed on its sample deletes that instance;
 // - the stream view (view=stream&width=W&height=H) has no control, a canvas of the URL's
 //   size with an alpha channel, a transparent empty corner in a screenshot taken over
 //   nothing, creates no instance, and draws the other visitor's avatar from the server's
@@ -101,6 +102,20 @@ describe('avatar page: the sample at once, a dropped body avatar, the stream vie
     await until('the sample\'s instance deleted', async () => (await daemon.api('GET', `/v1/instances/${sampleKey}`)).status === 404);
     assert.ok(!(await a.evaluate(() => window.ptAvatar.shown)).includes(sampleKey), 'the sample is no longer drawn');
     await checkChains(a, keyA, 'the dropped body avatar, own page');
+  });
+
+  test('a reload adopts the tab\'s avatar again; a closed page takes its sample with it', async () => {
+    await a.reload();
+    await until('A: the page module again', () => a.evaluate(() => !!window.ptAvatar));
+    assert.equal(await until('A\'s own avatar after the reload', () => a.evaluate(() => window.ptAvatar.own)), keyA);
+    await until('A shows it again (from the server\'s copy)', () => a.evaluate((k) => window.ptAvatar.shown.includes(k), keyA));
+    const c = await open('C', 'sample=1');
+    const keyC = await until('C\'s sample', () => c.evaluate(() => window.ptAvatar.ownIsSample && window.ptAvatar.own));
+    assert.equal((await daemon.api('GET', `/v1/instances/${keyC}`)).status, 200);
+    await c.close({ runBeforeUnload: true });
+    await until('C\'s sample deleted with the page', async () => (await daemon.api('GET', `/v1/instances/${keyC}`)).status === 404);
+    const list = await daemon.api('GET', `/v1/instances?room=${ROOM}`);
+    assert.deepEqual(list.json.instances.map((i) => String(i.id)), [keyA], 'the room holds A\'s avatar only');
   });
 
   test('the stream view: no controls, transparent, the URL\'s size, the room\'s avatars from the server', async () => {
