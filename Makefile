@@ -107,7 +107,7 @@ JOBS  ?= 3
 # cores; the sanitizer phase skips those scripts.
 NOSIMD_TESTS := tests/core/test_world tests/springbone/test_sb_lanes tests/proto/test_enc_hash
 build-tests:
-	@$(MAKE) -s --no-print-directory -j$(NPROC) all $(TESTS)
+	@$(MAKE) -s --no-print-directory -j$(NPROC) all $(TESTS) $(TEST_TOOLS)
 ifneq ($(SANITIZE),1)
 	@$(MAKE) -s --no-print-directory -j$(NPROC) SIMD=0 B=build/nosimd $(NOSIMD_TESTS:%=build/nosimd/%)
 endif

@@ -56,12 +56,13 @@ $(B)/tests/client/%: $(B)/obj/tests/client/%.o $(CLIENT_TEST_DEPS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_CMOCKA) $(PKG_JANSSON) $(PKG_LWS) $(PKG_LO) -lm
 
 # tests/client/vmc_play: the VMC tracker that tests/client/vmc.test.sh plays (not a test
-# itself, so not in TESTS; `make test` builds it).
+# itself, so not in TESTS; build-tests, which make test and make test-repeat run, builds
+# every TEST_TOOLS).
 VMC_PLAY := $(B)/tests/client/vmc_play
 $(VMC_PLAY): $(B)/obj/tests/client/vmc_play.o $(PTC_LIB) $(PROTO_LIB)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LWS) $(PKG_LO) -lm
-test: $(VMC_PLAY)
+TEST_TOOLS += $(VMC_PLAY)
 
 # clients/web/node_modules: the page's run-time assets from npm (MediaPipe Face Mesh, pinned
 # by clients/web/package-lock.json), served by the daemon from the web root. npm ci leaves
