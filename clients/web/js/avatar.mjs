@@ -166,6 +166,12 @@ link.addEventListener('frames', (ev) => {
     if (!a) continue;
     a.latest = r;
     a.tick = ev.detail.tick;
+    // An adopted avatar (after a reload): the server drops poses older than the newest it
+    // applied (PROTOCOL.md head_pose), and this page's link counts from 1: go on from there.
+    if (r.key === own?.key && own.seqFrom === undefined) {
+      own.seqFrom = r.lastSeq;
+      if (r.lastSeq > link.seq) link.seq = r.lastSeq;
+    }
     if (!a.rig) continue;
     a.rig.apply(r);
     if (probeLog.length < 2000) probeLog.push({ key: r.key, tick: Number(ev.detail.tick), bones: a.rig.bonePositions(), rootShift: a.rig.rootShift });
@@ -230,7 +236,7 @@ async function openBytes(bytes, fileName, sample = false) {
     localFiles.set(key, bytes);
     const old = own;
     const warnings = imp.report?.warnings ?? [];
-    setOwn({ key, token: c.token, name: def.name, sample, warnings: warnings.length });
+    setOwn({ key, token: c.token, name: def.name, sample, warnings: warnings.length, seqFrom: 0 }); // a new instance: no pose yet
     await upload('PUT', `/v1/instances/${key}/avatar`, bytes, c.token);
     await dropOwn(old);
     if (!avatars.get(key)?.rig) status(`instance ${key} created: ${def.strands.length} strands${warnings.length ? `; ${warnings.length} import warnings (console)` : ''}`, 'ok');
@@ -260,7 +266,7 @@ async function startOwn() {
     try {
       const inst = await api('GET', `/v1/instances/${stored.key}`);
       if (inst.room === room && inst.avatar) {
-        setOwn(stored);
+        setOwn({ key: stored.key, token: stored.token, name: stored.name, sample: !!stored.sample, warnings: stored.warnings ?? 0 });
         addAvatar(stored.key);
         return;
       }
@@ -332,9 +338,12 @@ function ownPose(t) {
 }
 
 const t0 = performance.now();
+const firstSeq = new Map(); // own key -> the seq of the first pose this page sent for it
 setInterval(() => {
   const pose = ownPose((performance.now() - t0) / 1000);
-  if (pose && link.open) link.sendPose(own.key, pose.p, pose.q);
+  if (!pose || !link.open || own.seqFrom === undefined) return;
+  const seq = link.sendPose(own.key, pose.p, pose.q);
+  if (seq && !firstSeq.has(own.key)) firstSeq.set(own.key, seq);
 }, 1000 / 60);
 
 function frame() {
@@ -355,6 +364,7 @@ window.ptAvatar = {
   errors: params.errors,
   get own() { return own?.key ?? null; },
   get ownIsSample() { return !!own?.sample; },
+  firstSeq: (key) => firstSeq.get(key) ?? 0,
   get shown() { return [...avatars.values()].filter((a) => a.rig).map((a) => a.key); },
   get status() { return statusEl.textContent; },
   get problems() { return [...avatars.values()].flatMap((a) => a.rig?.problems ?? []); },
