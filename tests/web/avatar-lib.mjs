@@ -15,6 +15,7 @@ export class Subscriber {
     const s = new Subscriber();
     s.decoders = new Map();
     s.frames = new Map();
+    s.lastSeq = new Map(); // id -> the newest head pose's seq the server applied
     s.ws = new WebSocket(url, 'ponytail.v1');
     s.ws.binaryType = 'arraybuffer';
     s.ws.addEventListener('message', (e) => s.onMessage(decodeMessage(new Uint8Array(e.data))));
@@ -39,6 +40,7 @@ export class Subscriber {
         const pts = dec.apply(m.tick, rec);
         if (!this.frames.has(tick)) this.frames.set(tick, new Map());
         this.frames.get(tick).set(rec.id.toString(), pts);
+        this.lastSeq.set(rec.id.toString(), rec.last_seq);
       }
     }
   }
