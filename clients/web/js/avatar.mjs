@@ -86,7 +86,7 @@ resize();
 const link = new Link({ location, wsOverride: params.ws, clientName: 'ponytail-avatar' });
 const avatars = new Map(); // key -> {key, rig, latest, tick, gone}
 const localFiles = new Map(); // key -> bytes of an avatar this page uploaded
-let own = null; // {key, token}
+let own = null; // {key, token, name, sample, warnings, seqFrom}: the avatar this page steers
 const probeLog = []; // [{key, tick, bones}] after each applied frame (the browser test)
 
 async function loadVrm(bytes) {
