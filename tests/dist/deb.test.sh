@@ -47,6 +47,7 @@ dpkg --root="$R" -s ponytail 2>/dev/null | grep -q '^Status: install ok installe
 
 for f in usr/sbin/ponytaild usr/bin/ponytail $lib/libponytail_client.a usr/include/ponytail/ponytail_client.h \
 	usr/include/ponytail/ptp/proto.h $lib/pkgconfig/ponytail-client.pc usr/share/ponytail/web/index.html \
+	usr/share/ponytail/web/avatar.html usr/share/ponytail/web/sample/sample.vrm \
 	usr/share/doc/ponytail/copyright usr/share/doc/ponytail/changelog.gz \
 	usr/share/ponytail/proto/js/ponytail-proto.mjs usr/share/man/man8/ponytaild.8.gz usr/share/man/man1/ponytail.1.gz \
 	usr/lib/systemd/system/ponytaild.service etc/default/ponytaild; do
@@ -140,6 +141,8 @@ while True:
 page = u.urlopen(base + "/", timeout=30).read().decode()
 assert "<html" in page.lower() and "placeholder" not in page.lower(), page[:200]
 assert u.urlopen(base + "/proto/js/ponytail-proto.mjs", timeout=30).status == 200
+sample = u.urlopen(base + "/sample/sample.vrm", timeout=30)  # the avatar page opens on it
+assert sample.headers["Content-Type"] == "model/gltf-binary" and sample.read(4) == b"glTF", "the sample avatar"
 body = json.dumps({"name": "deb", "strands": [{"points": 8}]}).encode()
 r = json.load(u.urlopen(u.Request(base + "/v1/instances", data=body, headers={"Content-Type": "application/json"}), timeout=30))
 print(r["id"], r["token"])

@@ -15,82 +15,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Daemon, freePorts, launchChromium, ROOT, sleep, until, WAIT_MS } from './harness.mjs';
-import { decodeMessage, encodeMessage, StrandDecoder } from '../../proto/js/ponytail-proto.mjs';
+import { Daemon, freePorts, launchChromium, ROOT, until } from './harness.mjs';
+import { checkRun as checkRunOf, Subscriber } from './avatar-lib.mjs';
 
 const ROOM = 'avtest';
 const FIX = path.join(ROOT, 'tests/fixtures/vrm');
 const expect = JSON.parse(fs.readFileSync(path.join(FIX, 'test_avatar.expect.json'), 'utf8'));
-const TOL_M = 1e-3;
-const FRAMES = 60;
-
-// The room as the wire carries it: tick -> id -> flat points.
-class Subscriber {
-  static async open(url) {
-    const s = new Subscriber();
-    s.decoders = new Map();
-    s.frames = new Map();
-    s.ws = new WebSocket(url, 'ponytail.v1');
-    s.ws.binaryType = 'arraybuffer';
-    s.ws.addEventListener('message', (e) => s.onMessage(decodeMessage(new Uint8Array(e.data))));
-    await new Promise((res, rej) => {
-      s.ws.addEventListener('open', res, { once: true });
-      s.ws.addEventListener('error', () => rej(new Error('websocket did not open')), { once: true });
-    });
-    s.ws.send(encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: 'avatar-test' }));
-    s.ws.send(encodeMessage({ type: 'subscribe', room: ROOM, ids: [] }));
-    return s;
-  }
-
-  onMessage(m) {
-    if (m.type === 'instance_event') {
-      if (m.kind === 'removed') this.decoders.delete(m.instance_id.toString());
-      else this.decoders.set(m.instance_id.toString(), new StrandDecoder(m.shape));
-    } else if (m.type === 'frame_batch') {
-      const tick = Number(m.tick);
-      for (const rec of m.records) {
-        const dec = this.decoders.get(rec.id.toString());
-        if (!dec) continue;
-        const pts = dec.apply(m.tick, rec);
-        if (!this.frames.has(tick)) this.frames.set(tick, new Map());
-        this.frames.get(tick).set(rec.id.toString(), pts);
-      }
-    }
-  }
-
-  close() { try { this.ws.close(); } catch {} }
-}
-
-// Every bone of the page's log for `key` against the subscriber's points of the same tick:
-// the ticks both have, the largest distance on them, the bones compared per frame and how
-// far the tip moved over them.
-function compare(log, sub, key) {
-  const mine = log.filter((e) => e.key === key).sort((a, b) => a.tick - b.tick);
-  const both = [];
-  for (const e of mine) {
-    const pts = sub.frames.get(e.tick)?.get(key);
-    if (pts) both.push({ e, pts });
-  }
-  let worst = 0, bones = 0, tipTravel = 0;
-  const tip0 = [];
-  for (const { e, pts } of both) {
-    let off = 0, n = 0;
-    e.bones.forEach((strand, s) => {
-      strand.forEach((b, i) => {
-        if (!b) return; // a point without a bone (the 0.x virtual tail)
-        const k = (off + i) * 3;
-        worst = Math.max(worst, Math.hypot(b[0] - pts[k], b[1] - pts[k + 1], b[2] - pts[k + 2]));
-        n++;
-      });
-      const t = strand[strand.length - 1] ?? strand[strand.length - 2];
-      tip0[s] ??= t;
-      tipTravel = Math.max(tipTravel, Math.hypot(t[0] - tip0[s][0], t[1] - tip0[s][1], t[2] - tip0[s][2]));
-      off += strand.length;
-    });
-    bones = n;
-  }
-  return { run: both.length, worst, bones, tipTravel };
-}
 
 // A bound for a hang (the script's is 280 s): about 20 s here alone.
 describe('avatar page, end to end', { timeout: 270000 }, () => {
@@ -107,7 +37,7 @@ describe('avatar page, end to end', { timeout: 270000 }, () => {
     context.on('request', (r) => {
       if (!r.url().startsWith(daemon.base) && !r.url().startsWith(`ws://127.0.0.1:${ws}`)) foreign.push(r.url());
     });
-    sub = await Subscriber.open(`ws://127.0.0.1:${ws}/`);
+    sub = await Subscriber.open(`ws://127.0.0.1:${ws}/`, ROOM);
   });
 
   after(async () => {
@@ -120,7 +50,7 @@ describe('avatar page, end to end', { timeout: 270000 }, () => {
     const page = await context.newPage();
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`${name}: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`${name}: ${e.message}`));
-    await page.goto(`${daemon.base}/avatar.html?room=${ROOM}&demo=1`);
+    await page.goto(`${daemon.base}/avatar.html?room=${ROOM}&demo=1&sample=0`); // no sample: the files below
     await until(`${name}: the page module`, () => page.evaluate(() => !!window.ptAvatar));
     return page;
   }
@@ -132,25 +62,7 @@ describe('avatar page, end to end', { timeout: 270000 }, () => {
     return key;
   }
 
-  async function checkRun(page, key, what) {
-    await page.evaluate(() => window.ptAvatar.takeLog()); // from now on
-    // A viewer that falls behind is sent the newest tick (server/README.md), so on a busy
-    // machine 60 ticks seen by both may take a while: gathered until they are there (up
-    // to WAIT_MS). The page keeps 2000 log entries: taken every half second.
-    const log = [];
-    let r;
-    for (const end = Date.now() + WAIT_MS; ;) {
-      await sleep(500);
-      log.push(...(await page.evaluate(() => window.ptAvatar.takeLog())));
-      r = compare(log, sub, key);
-      if ((r.run >= FRAMES && r.tipTravel > 0.02) || Date.now() > end) break;
-    }
-    console.log(`${what}: ${r.run} frames matched, ${r.bones} bones each, worst ${(r.worst * 1000).toFixed(4)} mm, tips moved up to ${(r.tipTravel * 100).toFixed(1)} cm`);
-    assert.ok(r.run >= FRAMES, `${what}: only ${r.run} frames seen by both the page and the subscriber`);
-    assert.ok(r.worst <= TOL_M, `${what}: a bone is ${(r.worst * 1000).toFixed(3)} mm from the server's point`);
-    assert.ok(r.tipTravel > 0.02, `${what}: the hair hardly moved (${r.tipTravel} m): the comparison would prove nothing`);
-    return r;
-  }
+  const checkRun = (page, key, what) => checkRunOf(page, sub, key, what);
 
   let a, keyA;
   test('VRM 1.0: every hair bone on the server\'s point within 1 mm, on 60 frames', async () => {

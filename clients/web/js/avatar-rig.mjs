@@ -1,5 +1,6 @@
 // One avatar (a three-vrm VRM) driven by the server: its head (and, a quarter of the turn,
-// its chest) from the frame's head pose, its hair bones from the frame's points through
+// its chest) from the frame's head pose, the bones of every spring chain (hair, skirt,
+// sleeves, a branch hanging from another chain) from the frame's points through
 // jointRotations (proto/js/joints.mjs). three-vrm's own spring bones never run: the page
 // never calls vrm.update() (which is where they would step) and drops the manager.
 //
@@ -14,8 +15,10 @@
 // "bones"; "" for a point without a bone, as a VRM 0.x virtual tail). Joint i's rotation
 // L_i from jointRotations is local to a chain whose rest rotations are all the identity in
 // the frame of the root's parent P; a glTF chain has rest rotations I_i, so node i gets
-// I_i * (C_i^-1 L_i C_i) with C_i = I_0 ... I_i (joints.mjs). Then every bone sits on its
-// point of the frame.
+// I_i * (C_i^-1 L_i C_i) with C_i = I_0 ... I_i (joints.mjs). The root bone is put on
+// point 0 (where its parent holds it when page and server pose the body alike). Then every
+// bone sits on its point of the frame. Chains are posed roots first, so that a branch
+// reads its parent joint after that joint has moved.
 //
 // Body bones (protocol 1.2): besides the head the page moves the hips (the whole avatar
 // follows the head) and turns the chest (upper chest when the model has one); the
@@ -46,6 +49,12 @@ export function nodesByName(gltf) {
 }
 
 const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
+
+function depthOf(o) {
+  let d = 0;
+  for (let p = o.parent; p; p = p.parent) d++;
+  return d;
+}
 
 export class AvatarRig {
   // vrm: from VRMLoaderPlugin (VRM 0.x already turned by VRMUtils.rotateVRM0); gltf: the
@@ -81,6 +90,14 @@ export class AvatarRig {
     this.points = bones.map((b) => b.rest.length); // per strand, as the frames carry them
     const byName = nodesByName(gltf);
     this.strands = bones.map((b, s) => this.chain(byName, b, s));
+    // Posed root first: a chain hanging from another chain's joint (a branch) after that
+    // chain. Its root lies deeper in the node tree than the root of any chain it hangs
+    // from, so the order of the roots' depths is such an order.
+    const offsets = [];
+    bones.reduce((off, b) => (offsets.push(off), off + b.rest.length), 0);
+    this.order = this.strands.map((st, s) => ({ st, off: offsets[s], depth: st ? depthOf(st.objs[0]) : 0 }))
+      .filter((e) => e.st).sort((a, b) => a.depth - b.depth);
+    this.rootShift = 0; // m: how far the last frame moved a chain's root off its parent's place
   }
 
   // The head pose an instance of this avatar is at rest with: {p, q}.
@@ -119,18 +136,16 @@ export class AvatarRig {
     const Ccum = [];
     const acc = new THREE.Quaternion();
     for (const q of I) Ccum.push(acc.multiply(q).clone());
-    return { objs, count, P, rest, I, Ccum, n };
+    return { objs, count, P, rest, I, Ccum, n, rootRest: objs[0].position.clone() };
   }
 
   // Puts the avatar where frame record rec says: rec = {pts: flat xyz of every strand,
   // headP, headQ}.
   apply(rec) {
     this.body(rec.headP, rec.headQ);
-    let off = 0;
-    this.strands.forEach((st, s) => {
-      if (st) this.hair(st, rec.pts.subarray(off * 3, (off + st.n) * 3));
-      off += this.points[s];
-    });
+    this.root.updateMatrixWorld(true);
+    this.rootShift = 0;
+    for (const { st, off } of this.order) if (st) this.chainPose(st, rec.pts.subarray(off * 3, (off + st.n) * 3));
     this.root.updateMatrixWorld(true);
   }
 
@@ -178,7 +193,18 @@ export class AvatarRig {
     this.root.updateMatrixWorld(true);
   }
 
-  hair(st, pts) {
+  // One chain, any chain (hair, skirt, sleeve, a branch): its root bone on the frame's
+  // point 0, then its joints' rotations from the points. The root is already there when
+  // the page and the server pose the body the same way (rootShift 0); where they do not
+  // (a daemon that hangs a body chain from the head, say), the chain follows the server.
+  chainPose(st, pts) {
+    st.P.updateWorldMatrix(true, false);
+    const root = st.objs[0];
+    root.position.copy(st.rootRest);
+    const was = root.getWorldPosition(new THREE.Vector3());
+    const at = new THREE.Vector3(pts[0], pts[1], pts[2]);
+    this.rootShift = Math.max(this.rootShift, was.distanceTo(at));
+    root.position.copy(st.P.worldToLocal(at));
     const Pq = st.P.getWorldQuaternion(new THREE.Quaternion());
     const L = jointRotations(st.rest, pts, [Pq.x, Pq.y, Pq.z, Pq.w]);
     for (let i = 0; i < st.count; i++) {
@@ -189,10 +215,11 @@ export class AvatarRig {
     }
   }
 
-  // World positions of every strand's bones now ([[x, y, z] | null per point], per strand):
+  // World positions of every strand's bones now ([[x, y, z] | null per point], per strand;
+  // all null for a strand with no bone in the file):
   // what the browser test compares with the server's points.
   bonePositions() {
     this.root.updateMatrixWorld(true);
-    return this.strands.map((st) => st && st.objs.map((o) => (o ? o.getWorldPosition(new THREE.Vector3()).toArray() : null)));
+    return this.strands.map((st, s) => (st ? st.objs.map((o) => (o ? o.getWorldPosition(new THREE.Vector3()).toArray() : null)) : Array(this.points[s]).fill(null)));
   }
 }
