@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Daemon, freePorts, launchChromium, ROOT, until } from './harness.mjs';
+import { Daemon, freePorts, launchChromium, ROOT, sleep, until } from './harness.mjs';
 import { checkRun as checkRunOf, Subscriber } from './avatar-lib.mjs';
 
 const ROOM = 'avtest';
