@@ -12,7 +12,11 @@
 #   is printed when the test fails;
 # - under a timeout: TEST_TIMEOUT seconds (default 120), or what the test declares in a
 #   header line "# timeout: SECONDS (why)" ("// timeout: ..." in a .mjs file); times 2
-#   for the sanitizer build (ASan + UBSan run the same code 2-3x slower). On timeout the
+#   for the sanitizer build (ASan + UBSan run the same code 2-3x slower), and times 1 +
+#   the load beyond the runner's own per core when a test starts ((1-minute load average
+#   - JOBS) / nproc, rounded up; 1 to 4 in all): a timeout bounds a hang, and a machine
+#   that other work loads twice over runs every test about half as fast
+#   (TEST_TIMEOUT_SCALE=N fixes the factor). On timeout the
 #   runner prints the test's name and its last lines and kills every process the test
 #   started: its process group, every descendant (also those in process groups of their
 #   own: a daemon, nginx, node, Chromium) and every process carrying the test's
@@ -22,8 +26,8 @@
 # A test may declare "# sanitize: skip (why)": it is skipped in the sanitizer build
 # (it runs no code of ours that the other tests do not run under the sanitizers there).
 #
-# Environment: JOBS (default 3), TEST_TIMEOUT (default 120), TEST_FILTER (a grep -E
-# pattern on the test names: run only those).
+# Environment: JOBS (default 3), TEST_TIMEOUT (default 120), TEST_TIMEOUT_SCALE (default
+# from the load, above), TEST_FILTER (a grep -E pattern on the test names: run only those).
 set -u
 build="$1"; shift
 bins=(); scripts=()
@@ -126,6 +130,19 @@ running=()
 t_all=$SECONDS
 seq_no=0
 
+# The timeouts' factor for the machine's load (header): TEST_TIMEOUT_SCALE, or 1 + the
+# 1-minute load average beyond JOBS per core, rounded up, within [1, 4].
+ncpu="$(nproc 2>/dev/null || echo 1)"
+load_factor() {
+	if [ -n "${TEST_TIMEOUT_SCALE:-}" ]; then
+		echo "$TEST_TIMEOUT_SCALE"
+		return
+	fi
+	awk -v n="$ncpu" -v j="$jobs" '{
+		x = ($1 - j) / n; f = int(x); if (f < x) f++; f++
+		print (f < 1 ? 1 : (f > 4 ? 4 : f)) }' /proc/loadavg 2>/dev/null || echo 1
+}
+
 start_test() {
 	local i="$1" name="${names[$1]}" kind="${kinds[$1]}"
 	local safe="${name//\//_}" limit
@@ -137,6 +154,7 @@ start_test() {
 	limit="$(header "$name" timeout)"
 	limit="${limit:-$base_timeout}"
 	[ "$san" = 1 ] && limit=$((limit * 2))
+	limit=$((limit * $(load_factor)))
 	seq_no=$((seq_no + 1))
 	local tag="run$$-$seq_no" tmp="$tmproot/$safe"
 	mkdir -p "$tmp"

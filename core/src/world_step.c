@@ -11,18 +11,25 @@
 
 /* ---- stepping ------------------------------------------------------------------- */
 
-/* Moves every point rigidly from pose a to pose b (teleport "keep"). */
+/* Moves every strand rigidly from its frame with the head at pose a (and the bones at
+ * their previous poses) to its frame with the head at b (the bones at their newest):
+ * teleport "keep". A head strand moves with the head, a strand on a bone with that bone,
+ * a branch with the strand it hangs from. */
 static void carry_rigidly(pt_world *w, pt_inst *in, const pt_pose *a, const pt_pose *b)
 {
-	pt_mat3 Ra = m3_from_quat(a->q), Rb = m3_from_quat(b->q);
 	float *xs[2] = {w->x, w->px}, *ys[2] = {w->y, w->py}, *zs[2] = {w->z, w->pz};
-	for (int k = 0; k < 2; k++)
-		for (int i = in->offset; i < in->offset + in->npoints; i++) {
-			pt_vec3 local =
-			    m3_tmul(&Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), a->p));
-			pt_vec3 p = v3_add(b->p, m3_mul(&Rb, local));
-			xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
-		}
+	for (int s = 0; s < in->strand_count; s++) {
+		pt_pose fa = pt_strand_frame(in, s, a, 0.0f), fb = pt_strand_frame(in, s, b, 1.0f);
+		pt_mat3 Ra = m3_from_quat(fa.q), Rb = m3_from_quat(fb.q);
+		int from = in->offset + in->strands[s].first, to = from + in->strands[s].points;
+		for (int k = 0; k < 2; k++)
+			for (int i = from; i < to; i++) {
+				pt_vec3 local = m3_tmul(
+				    &Ra, v3_sub(pt_v3(xs[k][i], ys[k][i], zs[k][i]), fa.p));
+				pt_vec3 p = v3_add(fb.p, m3_mul(&Rb, local));
+				xs[k][i] = p.x, ys[k][i] = p.y, zs[k][i] = p.z;
+			}
+	}
 }
 
 static void handle_teleport(pt_world *w, pt_inst *in)

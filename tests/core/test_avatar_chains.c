@@ -239,6 +239,43 @@ static void test_head_turn_leaves_skirt(void **st)
 	}
 }
 
+/* A teleport ("keep": 5 m and 90 degrees in one tick) carries each strand with its own
+ * frame: the skirt on the unposed hips by the head's translation only (the hips keep their
+ * rotation), the same strand on the head turned with it. Shapes kept within 1e-5 m. */
+static void test_teleport_carries_by_frame(void **st)
+{
+	(void)st;
+	pt_world *w = pt_world_create(NULL);
+	pt_instance_def d;
+	body_def(&d, PT_BONE_HIPS, pt_v3(0.12f, -0.64f, 0.08f), 6);
+	d.prewarm_s = 1.0f;
+	tdef_strands(&d, 2);
+	pt_strand_def_copy(&d.strands[1], &d.strands[0]);
+	d.strands[1].bone = -1;
+	pt_pose head = {pt_v3(0.0f, 1.6f, 0.0f), pt_quat_identity()};
+	pt_id id = create(w, &d, head);
+	pt_vec3 before[12], after[12];
+	assert_int_equal(pt_world_read_points(w, id, before, 12), 12);
+	pt_pose jump = {pt_v3(5.0f, 1.6f, 0.0f), axis_angle(0, 1, 0, PI_F / 2)};
+	assert_int_equal(pt_world_set_head(w, id, jump), 1);
+	pt_world_step(w, 1.0f / 60.0f, 1);
+	assert_int_equal(pt_world_read_points(w, id, after, 12), 12);
+	float skirt = 0.0f, hair = 0.0f;
+	for (int i = 0; i < 6; i++) {
+		/* the skirt: moved by (5, 0, 0), not turned */
+		skirt = fmaxf(skirt, vdist(after[i], vadd(before[i], pt_v3(5.0f, 0.0f, 0.0f))));
+		/* the head strand: turned about the head and moved with it */
+		pt_vec3 want = vadd(jump.p, qrot(jump.q, vsub(before[6 + i], head.p)));
+		hair = fmaxf(hair, vdist(after[6 + i], want));
+	}
+	print_message("teleport: skirt off by %.2g m, head strand by %.2g m\n", skirt, hair);
+	/* one step of motion after the carry: the chains were at rest, so it stays small */
+	assert_true(skirt <= 1e-4f);
+	assert_true(hair <= 1e-4f);
+	pt_world_destroy(w);
+	pt_instance_def_fini(&d);
+}
+
 /* The forearm's world pose at tick t: swinging and travelling. */
 static pt_pose forearm_at(int t)
 {
@@ -535,6 +572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_unposed_rule),
 	    cmocka_unit_test(test_head_turn_leaves_skirt),
+	    cmocka_unit_test(test_teleport_carries_by_frame),
 	    cmocka_unit_test(test_bone_chain_equals_head_chain),
 	    cmocka_unit_test(test_branch_at_tip_equals_long_chain),
 	    cmocka_unit_test(test_branch_rigid_on_its_bone),
