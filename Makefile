@@ -132,7 +132,7 @@ bench: deps-test
 	@PT_BENCH_RUNS=$(BENCH_RUNS) PT_BENCH_RESULTS=tests/bench/RESULTS.md \
 	  tests/bench/run-bench.sh $(B) $(BENCHES)
 bench-live: deps-test
-	@$(MAKE) --no-print-directory -j$(NPROC) all
+	@$(MAKE) --no-print-directory -j$(NPROC) all $(B)/bench/bench_avatar
 	@PT_BENCH_OUT=$(B)/bench-live PT_BENCH_RUNS=0 PT_BENCH_CALLGRIND=0 PT_BENCH_PEERS= \
 	  PT_BENCH_EXTRA_RUNS=$(BENCH_LIVE_RUNS) \
 	  PT_BENCH_EXTRA="tests/bench/bench_server.sh tests/bench/bench_load.sh" \

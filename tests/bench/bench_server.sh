@@ -3,8 +3,10 @@
 # and the REST frame route, against live daemons on loopback (tests/server/js/bench.mjs
 # explains each). Prints METRIC lines for tests/bench/run-bench.sh: medians of
 # PT_BENCH_RUNS runs (default 3) with their spread. Usage: bench_server.sh [all|capacity|
-# capacity1|capacity10|capacity0|latency|workers|frame] (capacity: all three audiences;
-# capacity1 / capacity10 / capacity0: one of them: 1 or 10 watched per subscriber, or all); make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
+# capacity1|capacity10|capacity0|latency|workers|frame|avatars] (capacity: all three audiences;
+# capacity1 / capacity10 / capacity0: one of them: 1 or 10 watched per subscriber, or all;
+# avatars: whole avatars in rooms of 20, tests/server/js/bench_avatars.mjs, which needs
+# build/bench/bench_avatar; all runs it last); make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "bench_server: $PT_BUILD/bin/ponytaild not built" >&2; exit 1; }
@@ -13,7 +15,19 @@ bash tests/server/npm-deps.sh || exit 1
 # wrk (Debian) for the frame route: installed as root, else the command is printed and
 # that one measurement is skipped.
 .ci/deps bench || echo "bench_server: without wrk the frame route is not measured" >&2
-setsid node --experimental-websocket --no-warnings tests/server/js/bench.mjs "${1:-all}" &
-pid=$!
-trap 'kill -KILL -- -"$pid" 2>/dev/null' EXIT
-wait "$pid"
+# node_bench SCRIPT ARGS...: in its own process group, killed with it on exit.
+node_bench() {
+	setsid node --experimental-websocket --no-warnings "$@" &
+	pid=$!
+	trap 'kill -KILL -- -"$pid" 2>/dev/null' EXIT
+	wait "$pid"
+}
+which="${1:-all}"
+rc=0
+if [ "$which" != avatars ]; then
+	node_bench tests/server/js/bench.mjs "$which" || rc=$?
+fi
+if [ "$which" = avatars ] || [ "$which" = all ]; then
+	node_bench tests/server/js/bench_avatars.mjs || rc=$?
+fi
+exit "$rc"

@@ -102,6 +102,9 @@ if [ "${PT_BENCH_CALLGRIND:-1}" != 0 ]; then
 		cg core.springbone.callgrind_instr_per_joint_substep \
 			"reduced scene: 200 bench_springbone avatars (vrm form) x 30 steps, inside pt_world_step" \
 			'bench_step*' "$build/bench/bench_springbone" --callgrind 200 30
+		cg core.avatar.callgrind_instr_per_joint_substep \
+			"reduced scene: 100 bench_avatar whole avatars (200 joints, 20 colliders, head + 15 bone poses a tick) x 30 steps, 4 substeps, inside pt_world_step" \
+			'bench_step*' "$build/bench/bench_avatar" --callgrind 100 30
 		# bench_proto times its encoder in time_encode (one pass with PTP_BENCH_REPS=1);
 		# its "proto: T ticks ..., P points/frame" line gives the T x P points encoded.
 		cg proto.callgrind_instr_per_point_encoded \
