@@ -207,7 +207,6 @@ static json_t *strand_springbone(wr *w, const pt_strand_def *s, const pt_joint_d
 static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, int colliders)
 {
 	json_t *o = json_object(), *mass = json_object(), *sb;
-	uint32_t all = colliders >= 32 ? 0xffffffffu : (1u << colliders) - 1u;
 	/* joints that exist: an invalid def may claim more points, or lack storage */
 	int nj = s->joints ? clampi(s->points - 1, 0, PT_MAX_POINTS - 1) : 0;
 	if (!o || !mass) {
@@ -230,10 +229,13 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (s->gravity_scale != 1.0f)
 		put(w, o, "gravity_scale", real(s->gravity_scale));
-	if ((s->collider_mask & all) != all) {
+	int sees_all = 1;
+	for (int i = 0; i < colliders; i++)
+		sees_all &= pt_mask_test(&s->collider_mask, i);
+	if (!sees_all) {
 		json_t *a = json_array();
 		for (int i = 0; a && i < colliders; i++)
-			if (s->collider_mask & (1u << i))
+			if (pt_mask_test(&s->collider_mask, i))
 				push(w, a, json_integer(i));
 		put(w, o, "colliders", a);
 	}

@@ -127,9 +127,10 @@ static int parse_strand_springbone(pt_schema_rd *r, const json_t *o, pt_strand_d
 	return 0;
 }
 
-static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count, uint32_t *mask)
+static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count,
+                               pt_collider_mask *mask)
 {
-	uint32_t m = 0;
+	pt_collider_mask m = pt_mask_none();
 	if (!json_is_array(v))
 		return pt_schema_fail(r, "expected an array of collider indices");
 	for (size_t i = 0; i < json_array_size(v); i++) {
@@ -142,7 +143,7 @@ static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_co
 		if (pt_schema_int(r, json_array_get(v, i), 0, collider_count - 1, &x))
 			return -1;
 		pt_schema_pop(r, saved);
-		m |= 1u << x;
+		pt_mask_set(&m, (int)x);
 	}
 	*mask = m;
 	return 0;

@@ -58,7 +58,7 @@ void pt_strand_def_reset(pt_strand_def *s)
 	s->direction = pt_v3(0.0f, -1.0f, 0.0f);
 	s->points = 12;
 	s->segment_length = 0.03f;
-	s->collider_mask = 0xffffffffu;
+	s->collider_mask = pt_mask_all();
 	s->mass_root = 1.0f;
 	s->mass_tip = 1.0f;
 	s->radius = 0.005f;
@@ -431,9 +431,14 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 					    (double)len);
 		}
 	}
-	uint32_t allowed = d->collider_count >= 32 ? 0xffffffffu : ((1u << d->collider_count) - 1u);
 	/* The default mask selects "all"; an explicit list may only name existing colliders. */
-	if (s->collider_mask != 0xffffffffu && (s->collider_mask & ~allowed))
+	int all = 1, beyond = 0;
+	for (int k = 0; k < PT_MAX_COLLIDERS; k++) {
+		int on = pt_mask_test(&s->collider_mask, k);
+		all &= on;
+		beyond |= on && k >= d->collider_count;
+	}
+	if (!all && beyond)
 		return fail(c, "colliders", "names a collider index >= colliders count %d",
 			    d->collider_count);
 	/* Joint fields are checked whatever the solver, so a stored verlet definition can

@@ -50,7 +50,7 @@ typedef struct pt_sb_chain {
 	const pt_sb_joint *j;      /* `joints` entries */
 	const pt_sb_limit *lim;    /* `joints` entries, or NULL when no joint has a limit */
 	int hinge;                 /* 1 when some joint's limit is a hinge */
-	uint32_t collider_mask;    /* bit i: the chain collides with cols[i] */
+	pt_collider_mask collider_mask; /* index i: the chain collides with cols[i] */
 	int free_length;           /* 1: skip the length step (the lesson's table 3 only) */
 } pt_sb_chain;
 

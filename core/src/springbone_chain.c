@@ -241,7 +241,7 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 	if (fixed || lim)
 		next = v3_add(joint, v3_scale(e, fixed ? L : v3_len(v3_sub(next, joint))));
 	for (int k = 0; k < f->ncols; k++) {
-		if (!((c->collider_mask >> k) & 1u))
+		if (!pt_mask_test(&c->collider_mask, k))
 			continue;
 		pt_vec3 dir;
 		float d;

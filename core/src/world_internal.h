@@ -24,7 +24,7 @@ typedef struct pt_strand_rt {
 	float gravity_scale;
 	int first;         /* index of the root relative to the instance's offset */
 	int points;
-	uint32_t collider_mask;
+	pt_collider_mask collider_mask;
 	float radius;
 } pt_strand_rt;
 

@@ -55,7 +55,7 @@ double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def,
 				if (e > st->max_segment_error)
 					st->max_segment_error = e;
 				for (int c = 0; c < def->collider_count; c++) {
-					if (!(sd->collider_mask & (1u << c)))
+					if (!pt_mask_test(&sd->collider_mask, c))
 						continue;
 					pt_vec3 dir;
 					double dist = pt_collider_distance(&cols[c], p, &dir) - sd->radius;

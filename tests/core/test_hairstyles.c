@@ -357,8 +357,14 @@ static void prepend_head_capsule(pt_instance_def *d)
 	memset(c, 0, sizeof *c);
 	c->shape = PT_SHAPE_CAPSULE, c->attach = PT_ATTACH_HEAD, c->radius_b = -1.0f;
 	c->a = pt_v3(-0.1f, 0.02f, 0), c->b = pt_v3(0.1f, 0.02f, 0), c->radius = 0.09f;
-	for (int s = 0; s < d->strand_count; s++)
-		d->strands[s].collider_mask = d->strands[s].collider_mask << 1 | 1u;
+	for (int s = 0; s < d->strand_count; s++) { /* indices move up by one; all see 0 */
+		pt_collider_mask *m = &d->strands[s].collider_mask, old = *m;
+		*m = pt_mask_none();
+		pt_mask_set(m, 0);
+		for (int k = 0; k + 1 < PT_MAX_COLLIDERS; k++)
+			if (pt_mask_test(&old, k))
+				pt_mask_set(m, k + 1);
+	}
 }
 
 static void test_one_verlet_step_definition(void **state)

@@ -67,15 +67,15 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 	DIFF(a->teleport.mode == b->teleport.mode, "teleport.mode");
 	DIFF(a->collider_count == b->collider_count, "collider_count");
 	DIFF(a->strand_count == b->strand_count, "strand_count");
-	uint32_t all = a->collider_count >= 32 ? 0xffffffffu : (1u << a->collider_count) - 1u;
 	for (int i = 0; i < a->strand_count; i++) {
 		const pt_strand_def *s = &a->strands[i], *t = &b->strands[i];
 		DIFF(v3_same(s->anchor, t->anchor), "strands[%d].anchor", i);
 		DIFF(v3_same(s->direction, t->direction), "strands[%d].direction", i);
 		DIFF(s->points == t->points, "strands[%d].points", i);
 		DIFF(s->segment_length == t->segment_length, "strands[%d].segment_length", i);
-		DIFF((s->collider_mask & all) == (t->collider_mask & all), "strands[%d].colliders",
-		     i);
+		for (int k = 0; k < a->collider_count; k++)
+			DIFF(pt_mask_test(&s->collider_mask, k) == pt_mask_test(&t->collider_mask, k),
+			     "strands[%d].colliders[%d]", i, k);
 		DIFF(strcmp(s->anchor_bone, t->anchor_bone) == 0, "strands[%d].anchor_bone", i);
 		DIFF(strcmp(s->root_joint, t->root_joint) == 0, "strands[%d].root_joint", i);
 		DIFF(s->mass_root == t->mass_root, "strands[%d].mass_root", i);

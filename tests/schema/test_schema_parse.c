@@ -144,7 +144,7 @@ static void test_every_field_lands_in_its_c_field(void **state)
 	assert_true(s->segment_length == 0.05f);
 	assert_string_equal(s->anchor_bone, "J_Bip_C_Head");
 	assert_true(s->mass_root == 2.0f && s->mass_tip == 0.5f && s->radius == 0.01f);
-	assert_int_equal(s->collider_mask, 0); /* an empty list: collides with nothing */
+	assert_memory_equal(&s->collider_mask, &(pt_collider_mask){{0}}, sizeof(pt_collider_mask)); /* an empty list: collides with nothing */
 	assert_true(d->teleport.distance == 2.0f && d->teleport.angle_deg == 90.0f);
 	assert_int_equal(d->teleport.mode, PT_TELEPORT_RESET);
 	tdef_free(d);
@@ -160,9 +160,11 @@ static void test_collider_list_is_a_mask_default_all(void **state)
 	    " \"strands\": [{}, {\"colliders\": [2, 0]}]}");
 	assert_int_equal(d->collider_count, 3);
 	pt_instance_def dflt;
-	assert_int_equal(d->strands[0].collider_mask, tdef_init(&dflt)->strands[0].collider_mask);
+	assert_memory_equal(&d->strands[0].collider_mask, &tdef_init(&dflt)->strands[0].collider_mask,
+	                    sizeof(pt_collider_mask));
 	pt_instance_def_fini(&dflt);
-	assert_int_equal(d->strands[1].collider_mask, 5u);
+	assert_memory_equal(&d->strands[1].collider_mask, &(pt_collider_mask){{5u}},
+	                    sizeof(pt_collider_mask));
 	/* defaults of optional collider fields */
 	assert_int_equal(d->colliders[0].attach, PT_ATTACH_HEAD);
 	assert_true(v3_same(d->colliders[0].center, pt_v3(0, 0, 0)));
@@ -261,7 +263,8 @@ static void test_documented_example_parses(void **state)
 	*end = '\0';
 	pt_instance_def *d = parse_ok(start);
 	assert_string_equal(d->name, "alice");
-	assert_int_equal(d->strands[0].collider_mask, 3);
+	assert_memory_equal(&d->strands[0].collider_mask, &(pt_collider_mask){{3u}},
+	                    sizeof(pt_collider_mask));
 	assert_true(d->strands[0].joints[10].stiffness == 0.5f);
 	assert_true(d->colliders[1].radius_b == 0.04f);
 	tdef_free(d);

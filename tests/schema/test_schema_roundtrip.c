@@ -142,7 +142,7 @@ static void test_random_definitions_round_trip(void **state)
 			pt_strand_def_reset(st);
 			st->points = 2 + (int)uni(&seed, 0, 62);
 			st->segment_length = uni(&seed, 0.001f, 1);
-			st->collider_mask = (unsigned)(n + s) & 3u;
+			st->collider_mask = pt_mask_bits((unsigned)(n + s) & 3u);
 			for (int j = 0; j < st->points - 1; j++) {
 				pt_joint_def *jt = &st->joints[j];
 				jt->stiffness = uni(&seed, 0, 100);

@@ -35,7 +35,7 @@ static void chain(pt_strand_def *sd, int v, int s)
 	sd->anchor = pt_v3(x, 0.04f, -0.1f);
 	sd->direction = pt_v3(x, -1.0f, -0.3f - 0.1f * (float)v);
 	sd->segment_length = 0.02f + 0.004f * (float)s;
-	sd->collider_mask = s == 1 ? 0x1u : 0x7u; /* strand 1: the head sphere only */
+	sd->collider_mask = pt_mask_bits(s == 1 ? 0x1u : 0x7u); /* strand 1: the head sphere only */
 	for (int j = 0; j < n; j++) {
 		pt_joint_def *jd = &sd->joints[j];
 		*jd = pt_joint_def_default();
@@ -91,7 +91,7 @@ static void scene(pt_instance_def *d, int v, int colliders)
 		d->collider_count = 3;
 	} else {
 		for (int s = 0; s < 4; s++)
-			d->strands[s].collider_mask = 0;
+			d->strands[s].collider_mask = pt_mask_none();
 	}
 }
 

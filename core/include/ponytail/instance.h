@@ -169,7 +169,7 @@ typedef struct pt_strand_def {
 	int has_rest;         /* 1: joints[j].rest give the rest shape */
 	float gravity_scale;  /* this strand's gravity = the instance's x this, [-10, 10];
 	                       * negative droops bangs forward/up. Default 1 */
-	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
+	pt_collider_mask collider_mask; /* index i set: collides with colliders[i]. Default all */
 	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
 	char root_joint[PT_NAME_MAX];  /* informational: point 0's bone, the chain's root bone (the
 	                                * first one it rotates; its parent is anchor_bone or the
