@@ -352,7 +352,8 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	json_t *wind = json_object(), *verlet = json_object(), *stretch = json_object();
 	json_t *sb = json_object(), *strands = json_array(), *colliders = json_array();
 	json_t *tele = json_object();
-	int ns = clampi(d->strand_count, 0, PT_MAX_STRANDS);
+	/* strands with storage only: an invalid def may claim more */
+	int ns = clampi(d->strand_count, 0, d->strands ? d->store.slots : 0);
 	int nc = clampi(d->collider_count, 0, PT_MAX_COLLIDERS);
 	pt_joint_def dflt = pt_joint_def_default();
 	const pt_joint_def *base =

@@ -46,23 +46,37 @@ static int find(const pt_bones_rt *b, pt_bone bone)
 
 int pt_bones_load(pt_bones_rt **bones, const pt_instance_def *d)
 {
-	pt_bones_rt nb;
-	memset(&nb, 0, sizeof nb);
-	for (int c = 0; c < PT_MAX_COLLIDERS; c++)
-		nb.of_collider[c] = -1;
+	/* the distinct bones the colliders use: the table's size */
+	int used = 0;
+	unsigned char seen[PT_BONE_COUNT] = {0};
 	for (int c = 0; c < d->collider_count; c++) {
 		const pt_collider_def *k = &d->colliders[c];
-		if (k->attach != PT_ATTACH_BONE)
+		if (k->attach == PT_ATTACH_BONE && (unsigned)k->bone < PT_BONE_COUNT &&
+		    !seen[k->bone])
+			seen[k->bone] = 1, used++;
+	}
+	if (used == 0) {
+		pt_bones_free(bones);
+		return 1;
+	}
+	pt_bones_rt *nb = calloc(1, sizeof *nb + sizeof(pt_bone_rt) * (size_t)used);
+	if (!nb)
+		return 0;
+	for (int c = 0; c < PT_MAX_COLLIDERS; c++)
+		nb->of_collider[c] = -1;
+	for (int c = 0; c < d->collider_count; c++) {
+		const pt_collider_def *k = &d->colliders[c];
+		if (k->attach != PT_ATTACH_BONE || (unsigned)k->bone >= PT_BONE_COUNT)
 			continue;
-		int e = find(&nb, k->bone);
+		int e = find(nb, k->bone);
 		if (e < 0) {
 			const pt_bone_def *r = NULL;
 			for (int i = 0; i < d->bone_count && !r; i++)
 				if (d->bones[i].bone == k->bone)
 					r = &d->bones[i];
 			/* validation guarantees r; a bone per collider at most fits */
-			e = nb.count++;
-			pt_bone_rt *br = &nb.b[e];
+			e = nb->count++;
+			pt_bone_rt *br = &nb->b[e];
 			br->bone = k->bone;
 			br->rest.p = r ? r->position : pt_v3(0, 0, 0);
 			br->rest.q = r ? q_norm(r->rotation) : pt_quat_identity();
@@ -73,18 +87,10 @@ int pt_bones_load(pt_bones_rt **bones, const pt_instance_def *d)
 				br->target = (*bones)->b[old].target;
 			}
 		}
-		nb.of_collider[c] = (signed char)e;
+		nb->of_collider[c] = (signed char)e;
 	}
-	if (nb.count == 0) {
-		pt_bones_free(bones);
-		return 1;
-	}
-	if (!*bones) {
-		*bones = malloc(sizeof **bones);
-		if (!*bones)
-			return 0;
-	}
-	**bones = nb;
+	pt_bones_free(bones);
+	*bones = nb;
 	return 1;
 }
 

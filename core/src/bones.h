@@ -23,11 +23,13 @@ typedef struct pt_bone_rt {
 	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 } pt_bone_rt;
 
+/* Allocated for the bones the instance's colliders use: `count` entries of b. */
 typedef struct pt_bones_rt {
 	int count;
-	pt_bone_rt b[PT_MAX_BONES];
 	signed char of_collider[PT_MAX_COLLIDERS]; /* index into b, -1: not bone-attached */
+	pt_bone_rt b[];
 } pt_bones_rt;
+_Static_assert(PT_MAX_BONES <= 127, "of_collider holds a bone entry as a signed char");
 
 struct pt_inst;
 

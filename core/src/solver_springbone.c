@@ -75,6 +75,27 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	}
 }
 
+size_t pt_sb_data_bytes(const pt_inst *in)
+{
+	const sb_data *d = in->solver_data;
+	if (!d)
+		return 0;
+	size_t n = (size_t)d->njoints, ns = (size_t)in->strand_count;
+	return sizeof *d +
+	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
+	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
+	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform);
+}
+
+static void sb_free(sb_data *d)
+{
+	if (!d)
+		return;
+	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
+	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
+	free(d);
+}
+
 static int sb_init(pt_inst *in, const pt_instance_def *def)
 {
 	int n = 0;
@@ -90,9 +111,13 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->len = malloc((size_t)n * sizeof *d->len);
 	d->dir = malloc((size_t)n * sizeof *d->dir);
 	d->block = malloc((size_t)n * PT_SBF_COUNT * sizeof *d->block);
-	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block) {
-		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d);
+	size_t ns = (size_t)in->strand_count;
+	d->chain = calloc(ns, sizeof *d->chain);
+	d->gravity_scale = malloc(ns * sizeof *d->gravity_scale);
+	d->uniform = calloc(ns, sizeof *d->uniform); /* set by convert */
+	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
+	    !d->gravity_scale || !d->uniform) {
+		sb_free(d);
 		return 0;
 	}
 	load(d, in, def);
@@ -108,11 +133,7 @@ static void sb_update(pt_inst *in, const pt_instance_def *def)
 
 static void sb_destroy(pt_inst *in)
 {
-	sb_data *d = in->solver_data;
-	if (d) {
-		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d);
-	}
+	sb_free(in->solver_data);
 	in->solver_data = NULL;
 }
 

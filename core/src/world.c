@@ -603,6 +603,30 @@ void pt_world_prefetch(const pt_world *w, pt_id id, int stage)
 	prefetch_floats(&w->z[in->offset], in->npoints);
 }
 
+/* How many per-point arrays the pool has. */
+static size_t pool_arrays(void)
+{
+	static pt_world probe; /* addresses only: PT_POOL_ARRAYS wants a world named w */
+	pt_world *w = &probe;
+	float **arrays[] = PT_POOL_ARRAYS(w);
+	return sizeof arrays / sizeof arrays[0];
+}
+
+size_t pt_world_instance_bytes(const pt_world *w, pt_id id)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	size_t o_col, o_pose, o_rot;
+	size_t b = sizeof(pt_inst) + sizeof(pt_inst_cold) +
+	           body_layout(in->strand_count, in->collider_count, &o_col, &o_pose, &o_rot);
+	if (in->solver == PT_SOLVER_SPRINGBONE)
+		b += pt_sb_data_bytes(in);
+	if (in->bones)
+		b += sizeof *in->bones + sizeof(pt_bone_rt) * (size_t)in->bones->count;
+	return b + sizeof(float) * pool_arrays() * (size_t)in->npoints;
+}
+
 uint32_t pt_world_teleports(const pt_world *w, pt_id id)
 {
 	const pt_inst *in = lookup(w, id);

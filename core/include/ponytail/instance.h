@@ -5,16 +5,19 @@
  * end. The JSON form of this struct (core/SCHEMA.md) is read and written by core/schema
  * (ponytail/schema.h); field names below are the JSON names.
  *
- * Ownership. A definition is a few KB of plain fields plus one heap block it owns: the
- * per-joint data of its strands (strands[i].joints points into it, PT_MAX_POINTS - 1
- * joints per strand, so a strand's `points` may change freely). Hence:
+ * Ownership. A definition is about 12 KB of plain fields (its colliders included) plus
+ * two heap blocks it owns: its strands (`strands` points at them, room for the strands
+ * it has, not for PT_MAX_STRANDS) and their per-joint data (strands[i].joints points
+ * into it, PT_MAX_POINTS - 1 joints per strand, so a strand's `points` may change
+ * freely). Hence:
  *   - init before use, fini after (fini of a zeroed definition is a no-op);
  *   - never copy a definition or a strand with `=` or memcpy, nor move one (return it by
  *     value, realloc an array of them): pt_instance_def_copy() (deep),
  *     pt_instance_def_swap(), pt_strand_def_copy(); a shallow copy is caught by
  *     pt_instance_validate() (an error) and by _copy / _fini (an assert);
  *   - change strand_count only through pt_instance_def_set_strand_count() or
- *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory).
+ *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory) and
+ *     may move the strands: a pointer to a strand is valid until the next such call.
  * No global state: any thread may call these on its own definitions, and several may
  * read one const pt_instance_def * at once; nothing keeps a pointer to a definition
  * after the call returns.
@@ -80,6 +83,7 @@ typedef enum pt_bone {
 	PT_BONE_RIGHT_LITTLE_DISTAL,
 	PT_BONE_COUNT /* 54 */
 } pt_bone;
+_Static_assert((int)PT_MAX_BONES == (int)PT_BONE_COUNT, "one rest pose per humanoid body bone");
 
 /* The values "attach" takes, for error messages (fits pt_error.message). */
 #define PT_ATTACH_ALLOWED                                                                         \
@@ -211,8 +215,8 @@ typedef struct pt_instance_def {
 		int center_head; /* 1: inertia in the head's space ("center" = head); 0: world */
 		pt_springbone_rate rate; /* default PT_SPRINGBONE_RATE_FRAME */
 	} springbone;
-	pt_strand_def strands[PT_MAX_STRANDS];
-	int strand_count; /* [1, PT_MAX_STRANDS] */
+	pt_strand_def *strands; /* strand_count entries (owned storage: store.slots of them) */
+	int strand_count; /* [1, PT_MAX_STRANDS]; the points of all strands <= PT_MAX_JOINTS */
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
 	int collider_count; /* [0, PT_MAX_COLLIDERS] */
 	/* rest poses of the body bones colliders attach to (JSON "bones": {name: {...}}),
@@ -227,7 +231,8 @@ typedef struct pt_instance_def {
 	/* Owned storage, private to the pt_instance_def_* functions (read-only elsewhere). */
 	struct pt_instance_def_store {
 		pt_joint_def *joints; /* slots x (PT_MAX_POINTS - 1); strands[i].joints = +i */
-		int slots;            /* strands with storage, >= strand_count */
+		int slots;            /* strands with storage (`strands` has slots entries),
+		                       * >= strand_count */
 		const struct pt_instance_def *self; /* this definition; another in a shallow copy */
 	} store;
 } pt_instance_def;

@@ -22,12 +22,16 @@ typedef struct pt_pose {
 	pt_quat q; /* unit quaternion */
 } pt_pose;
 
-/* Hard limits of one instance. Validation rejects definitions beyond them. */
+/* Hard limits of one instance. Validation rejects definitions beyond them. They are
+ * ceilings, not sizes: an instance's memory follows the strands, points and colliders it
+ * has (a three-strand ponytail does not pay for 256). */
 enum {
-	PT_MAX_STRANDS = 32,   /* strands per instance */
-	PT_MAX_POINTS = 64,    /* points per strand, including the root */
-	PT_MAX_COLLIDERS = 32, /* colliders per instance (a strand selects a subset by bit mask) */
-	PT_MAX_BONES = 32,     /* body-bone rest poses per instance (def->bones) */
+	PT_MAX_STRANDS = 256,   /* strands per instance */
+	PT_MAX_POINTS = 64,     /* points per strand, including the root */
+	PT_MAX_JOINTS = 4096,   /* points per instance, every strand's root included */
+	PT_MAX_COLLIDERS = 128, /* colliders per instance (a strand selects a subset) */
+	PT_MAX_BONES = 54,      /* body-bone rest poses per instance (def->bones): one per
+	                         * humanoid body bone (PT_BONE_COUNT) */
 	PT_NAME_MAX = 64,      /* bytes of name/room/anchor_bone including the terminating NUL */
 	PT_MAX_SUBSTEPS = 16   /* substeps per step (pt_world_step, an instance's "substeps") */
 };

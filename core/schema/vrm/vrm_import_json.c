@@ -113,15 +113,15 @@ static json_t *limit_json(cv *c, const vrm_chain *ch, const strand *st, int i)
 
 static json_t *strand_colliders(const cv *c, const vrm_chain *ch)
 {
-	uint64_t mask = 0; /* out indices are < VRM_MAX_COLLIDERS = 32 */
+	unsigned char on[VRM_MAX_COLLIDERS] = {0}; /* out indices are < VRM_MAX_COLLIDERS */
 	json_t *a = json_array();
 	for (int k = 0; k < ch->ncolliders; k++) {
 		int o = c->use[ch->colliders[k]].out;
-		if (o >= 0)
-			mask |= (uint64_t)1 << o;
+		if (o >= 0 && o < VRM_MAX_COLLIDERS)
+			on[o] = 1;
 	}
 	for (int o = 0; o < VRM_MAX_COLLIDERS; o++)
-		if (mask >> o & 1)
+		if (on[o])
 			json_array_append_new(a, json_integer(o));
 	return a;
 }
