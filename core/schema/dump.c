@@ -229,14 +229,15 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (s->gravity_scale != 1.0f)
 		put(w, o, "gravity_scale", real(s->gravity_scale));
-	int sees_all = 1;
-	for (int i = 0; i < colliders; i++)
-		sees_all &= pt_mask_test(&s->collider_mask, i);
+	/* a list that is every collider in index order says what the default says */
+	int nl = clampi(s->collider_n, -1, PT_MAX_COLLIDERS);
+	int sees_all = nl == PT_COLLIDERS_ALL || nl == colliders;
+	for (int i = 0; sees_all && nl >= 0 && i < nl; i++)
+		sees_all = s->collider_list[i] == i;
 	if (!sees_all) {
 		json_t *a = json_array();
-		for (int i = 0; a && i < colliders; i++)
-			if (pt_mask_test(&s->collider_mask, i))
-				push(w, a, json_integer(i));
+		for (int i = 0; a && i < nl; i++)
+			push(w, a, json_integer(s->collider_list[i]));
 		put(w, o, "colliders", a);
 	}
 	if (s->anchor_bone[0])

@@ -58,13 +58,42 @@ void pt_strand_def_reset(pt_strand_def *s)
 	s->direction = pt_v3(0.0f, -1.0f, 0.0f);
 	s->points = 12;
 	s->segment_length = 0.03f;
-	s->collider_mask = pt_mask_all();
+	s->collider_n = PT_COLLIDERS_ALL;
 	s->mass_root = 1.0f;
 	s->mass_tip = 1.0f;
 	s->radius = 0.005f;
 	s->has_rest = 0;
 	s->gravity_scale = 1.0f;
 	pt_strand_set_joints(s, pt_joint_def_default());
+}
+
+int pt_strand_set_colliders(pt_strand_def *s, const int *idx, int n)
+{
+	if (n < PT_COLLIDERS_ALL || n > PT_MAX_COLLIDERS || (n > 0 && !idx))
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (idx[k] < 0 || idx[k] >= PT_MAX_COLLIDERS)
+			return 0;
+	for (int k = 0; k < n; k++)
+		s->collider_list[k] = (uint8_t)idx[k];
+	s->collider_n = n;
+	return 1;
+}
+
+pt_collider_mask pt_strand_collider_mask(const pt_strand_def *s, int collider_count)
+{
+	pt_collider_mask m = pt_mask_none();
+	int n = collider_count < 0 ? 0 : collider_count > PT_MAX_COLLIDERS ? PT_MAX_COLLIDERS
+	                                                                   : collider_count;
+	if (s->collider_n == PT_COLLIDERS_ALL) {
+		for (int k = 0; k < n; k++)
+			pt_mask_set(&m, k);
+	} else {
+		for (int k = 0; k < s->collider_n && k < PT_MAX_COLLIDERS; k++)
+			if (s->collider_list[k] < n)
+				pt_mask_set(&m, s->collider_list[k]);
+	}
+	return m;
 }
 
 void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src)
@@ -452,16 +481,26 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 					    (double)len);
 		}
 	}
-	/* The default mask selects "all"; an explicit list may only name existing colliders. */
-	int all = 1, beyond = 0;
-	for (int k = 0; k < PT_MAX_COLLIDERS; k++) {
-		int on = pt_mask_test(&s->collider_mask, k);
-		all &= on;
-		beyond |= on && k >= d->collider_count;
+	/* The default selects "all"; a list names existing colliders, each once. */
+	if (s->collider_n != PT_COLLIDERS_ALL &&
+	    !check_count(c, "colliders", s->collider_n, 0, PT_MAX_COLLIDERS))
+		return 0;
+	pt_collider_mask seen = pt_mask_none();
+	for (int k = 0; k < s->collider_n; k++) {
+		int x = s->collider_list[k];
+		if (x < d->collider_count && !pt_mask_test(&seen, x)) {
+			pt_mask_set(&seen, x);
+			continue;
+		}
+		snprintf(f, sizeof f, "colliders[%d]", k);
+		if (x >= d->collider_count)
+			return fail(c, f, "%d names no collider: the instance has %d", x,
+			            d->collider_count);
+		int first = 0;
+		while (s->collider_list[first] != x)
+			first++;
+		return fail(c, f, "collider %d listed twice (first at [%d])", x, first);
 	}
-	if (!all && beyond)
-		return fail(c, "colliders", "names a collider index >= colliders count %d",
-			    d->collider_count);
 	/* Joint fields are checked whatever the solver, so a stored verlet definition can
 	 * always be switched to springbone by a later patch. */
 	for (int j = 0; j < s->points - 1; j++)

@@ -63,7 +63,8 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->len = sd->has_rest ? d->len + first : NULL;
 		c->dir = sd->has_rest ? d->dir + first : NULL;
 		c->hinge = has_hinge;
-		c->collider_mask = st->collider_mask;
+		c->cols = pt_inst_collider_order(in, s);
+		c->ncols = st->ncols;
 		c->free_length = 0;
 	}
 	/* The wide path (springbone_lanes.h): colliders it evaluates. */

@@ -173,13 +173,13 @@ static int topology_of(const pt_instance_def *d)
 }
 
 /* A body (world_internal.h) for `strands` strands and `colliders` colliders: its size,
- * and the offsets of its colliders, poses and rotations. */
+ * and the offsets of its colliders, poses and rotations (the collider lists follow). */
 static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_pose, size_t *o_rot)
 {
 	*o_col = sizeof(pt_strand_rt) * (size_t)strands;
 	*o_pose = *o_col + sizeof(pt_collider_def) * (size_t)colliders;
 	*o_rot = *o_pose + sizeof(pt_pose) * PT_MAX_SUBSTEPS;
-	return *o_rot + sizeof(pt_mat3) * PT_MAX_SUBSTEPS;
+	return *o_rot + sizeof(pt_mat3) * PT_MAX_SUBSTEPS + (size_t)strands * (size_t)colliders;
 }
 
 /* A new block for that body, NULL when out of memory. */
@@ -225,7 +225,13 @@ static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 	assert(in->collider_count == d->collider_count); /* the body's size (body_install) */
 	memcpy(in->colliders, d->colliders, sizeof(pt_collider_def) * (size_t)d->collider_count);
 	for (int s = 0; s < d->strand_count; s++) {
-		in->strands[s].collider_mask = d->strands[s].collider_mask;
+		const pt_strand_def *sd = &d->strands[s];
+		uint8_t *order = pt_inst_collider_order(in, s);
+		int n = sd->collider_n == PT_COLLIDERS_ALL ? d->collider_count : sd->collider_n;
+		for (int k = 0; k < n; k++)
+			order[k] = sd->collider_n == PT_COLLIDERS_ALL ? (uint8_t)k : sd->collider_list[k];
+		in->strands[s].ncols = n;
+		in->strands[s].collider_mask = pt_strand_collider_mask(sd, d->collider_count);
 		in->strands[s].radius = d->strands[s].radius;
 		in->strands[s].gravity_scale = d->strands[s].gravity_scale;
 	}

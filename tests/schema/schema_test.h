@@ -73,8 +73,14 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 		DIFF(v3_same(s->direction, t->direction), "strands[%d].direction", i);
 		DIFF(s->points == t->points, "strands[%d].points", i);
 		DIFF(s->segment_length == t->segment_length, "strands[%d].segment_length", i);
-		for (int k = 0; k < a->collider_count; k++)
-			DIFF(pt_mask_test(&s->collider_mask, k) == pt_mask_test(&t->collider_mask, k),
+		/* the same colliders in the same order ("all" and the full list in index
+		 * order say the same) */
+		int ns = s->collider_n == PT_COLLIDERS_ALL ? a->collider_count : s->collider_n;
+		int nt = t->collider_n == PT_COLLIDERS_ALL ? b->collider_count : t->collider_n;
+		DIFF(ns == nt, "strands[%d].colliders", i);
+		for (int k = 0; k < ns && k < nt; k++)
+			DIFF((s->collider_n == PT_COLLIDERS_ALL ? k : s->collider_list[k]) ==
+			         (t->collider_n == PT_COLLIDERS_ALL ? k : t->collider_list[k]),
 			     "strands[%d].colliders[%d]", i, k);
 		DIFF(strcmp(s->anchor_bone, t->anchor_bone) == 0, "strands[%d].anchor_bone", i);
 		DIFF(strcmp(s->root_joint, t->root_joint) == 0, "strands[%d].root_joint", i);

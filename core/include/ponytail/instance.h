@@ -100,6 +100,9 @@ typedef struct pt_bone_def {
 	pt_quat rotation; /* head-local, |q|^2 in [0.25, 4] (normalised on creation) */
 } pt_bone_def;
 
+/* pt_strand_def.collider_n: the strand sees every collider, in index order. */
+enum { PT_COLLIDERS_ALL = -1 };
+
 /* When the spring-bone forms step (both are authored per 1/60 s frame). */
 typedef enum pt_springbone_rate {
 	PT_SPRINGBONE_RATE_FRAME = 0,   /* exactly every 1/60 s of simulated time, whatever the
@@ -173,7 +176,13 @@ typedef struct pt_strand_def {
 	int has_rest;         /* 1: joints[j].rest give the rest shape */
 	float gravity_scale;  /* this strand's gravity = the instance's x this, [-10, 10];
 	                       * negative droops bangs forward/up. Default 1 */
-	pt_collider_mask collider_mask; /* index i set: collides with colliders[i]. Default all */
+	/* The colliders this strand sees (JSON "colliders"), in the order the spring-bone
+	 * solver pushes its tails out of them: collider_list[0 .. collider_n), distinct
+	 * indices into colliders. collider_n = PT_COLLIDERS_ALL (the default): every
+	 * collider, in index order. Verlet goes by index order whatever the list's order.
+	 * Set through pt_strand_set_colliders. */
+	int collider_n;
+	uint8_t collider_list[PT_MAX_COLLIDERS];
 	char anchor_bone[PT_NAME_MAX]; /* informational: the bone this chain hangs from ("" = head) */
 	char root_joint[PT_NAME_MAX];  /* informational: point 0's bone, the chain's root bone (the
 	                                * first one it rotates; its parent is anchor_bone or the
@@ -275,6 +284,16 @@ void pt_strand_def_reset(pt_strand_def *s);
 /* Copies every field of src and its PT_MAX_POINTS - 1 joints into dst, keeping
  * dst->joints (the storage). Both strands must have storage (belong to a definition). */
 void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src);
+
+/* Sets the colliders strand s sees, in order: idx[0 .. n) (idx may be NULL when n is 0),
+ * or every collider in index order when n is PT_COLLIDERS_ALL. Returns 1; 0, s then
+ * unchanged, when n is outside [PT_COLLIDERS_ALL, PT_MAX_COLLIDERS] or an index outside
+ * [0, PT_MAX_COLLIDERS). Indices past the instance's collider count and duplicates are
+ * pt_instance_validate's to refuse. */
+int pt_strand_set_colliders(pt_strand_def *s, const int *idx, int n);
+
+/* The colliders of `collider_count` that strand s sees, as a set (order dropped). */
+pt_collider_mask pt_strand_collider_mask(const pt_strand_def *s, int collider_count);
 
 /* The defaults for one spring-bone joint. */
 pt_joint_def pt_joint_def_default(void);
