@@ -69,7 +69,8 @@ void h_info(const req_t *rq, resp_t *rs)
 	                           (int)PT_MAX_POINTS, "colliders", (int)PT_MAX_COLLIDERS, "bones",
 	                           (int)PT_MAX_BONES);
 	resp_json(rs, 200,
-	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I,s:o}", "name", "ponytaild",
+	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I,s:o}", "name",
+	                    "ponytaild",
 	                    "version", PONYTAIL_VERSION, "node_id", app->cfg->node_id, "tick_hz",
 	                    app->cfg->tick_hz, "substeps", app->cfg->substeps, "ws_port",
 	                    app->ws_port, "ws_url", *url ? url : NULL, "ws_subprotocol",

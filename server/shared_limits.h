@@ -17,7 +17,8 @@
  * strands (the wire's u8 strand count, limited by PROTOCOL.md), which may be fewer than
  * core simulates (PT_MAX_STRANDS): the server then refuses the strands past it
  * (instances.c, admissible). Points per strand are the same on both sides. */
-_Static_assert((int)PTP_MAX_STRANDS <= (int)PT_MAX_STRANDS, "the wire carries more than core holds");
+_Static_assert((int)PTP_MAX_STRANDS <= (int)PT_MAX_STRANDS,
+               "the wire carries more strands than core holds");
 _Static_assert((int)PT_MAX_POINTS == (int)PTP_MAX_POINTS, "core and proto disagree on points");
 
 enum {

@@ -317,7 +317,9 @@ int pt_schema_parse_strands(pt_schema_rd *r, const json_t *arr, pt_joint_def bas
 	if (!json_is_array(arr))
 		return pt_schema_fail(r, "expected an array of strand objects");
 	if (n < 1 || n > PT_MAX_STRANDS)
-		return pt_schema_fail(r, "must hold 1 to %d strands (at most %d per instance), got %zu",
+		return pt_schema_fail(r,
+		                      "must hold 1 to %d strands (at most %d per instance), "
+		                      "got %zu",
 		                      PT_MAX_STRANDS, PT_MAX_STRANDS, n);
 	/* 0 first: every listed strand then starts from the defaults */
 	if (!pt_instance_def_set_strand_count(def, 0) ||

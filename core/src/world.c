@@ -228,8 +228,9 @@ static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 		const pt_strand_def *sd = &d->strands[s];
 		uint8_t *order = pt_inst_collider_order(in, s);
 		int n = sd->collider_n == PT_COLLIDERS_ALL ? d->collider_count : sd->collider_n;
+		int all = sd->collider_n == PT_COLLIDERS_ALL;
 		for (int k = 0; k < n; k++)
-			order[k] = sd->collider_n == PT_COLLIDERS_ALL ? (uint8_t)k : sd->collider_list[k];
+			order[k] = all ? (uint8_t)k : sd->collider_list[k];
 		in->strands[s].ncols = n;
 		in->strands[s].collider_mask = pt_strand_collider_mask(sd, d->collider_count);
 		in->strands[s].radius = d->strands[s].radius;

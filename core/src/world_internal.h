@@ -127,9 +127,9 @@ typedef struct pt_inst {
 	 * order a tick reads it: strands[strand_count], colliders[collider_count], then the
 	 * step scratch, the interpolated head pose and rotation at the end of each substep
 	 * (sub_pose and sub_rot, PT_MAX_SUBSTEPS each, of which a tick touches the first
-	 * sub_n), then each strand's ordered collider list (collider_count bytes a strand,
-	 * pt_inst_collider_order). Kept out of the record so that the records stay 320 bytes apart and a
-	 * tick's lines of one instance are adjacent. */
+	 * sub_n), then each strand's ordered collider list (collider_count bytes a
+	 * strand, pt_inst_collider_order). Kept out of the record so that the records
+	 * stay 320 bytes apart and a tick's lines of one instance are adjacent. */
 	pt_strand_rt *strands;
 	pt_collider_def *colliders;
 	pt_pose *sub_pose;

@@ -26,9 +26,9 @@ static const float HIT = 0.01f;      /* springbone hit_radius and verlet radius 
 
 /* The whole definition: 256 strands of 16 points (4,096 points) and 128 colliders. Strand
  * 0 hangs from the origin, 0.45 m long, starting almost level, and sees collider 100
- * only: the floor 0.30 m below, with sphere 99 in the way of its fall. Strand 1 hangs the same and sees nothing. Strand 2
- * sees every collider (the default), strands 3.. one each, index s % 128, all hanging
- * 1 m or more to the side of sphere 99; colliders other than 99 and 100 are spheres
+ * only: the floor 0.30 m below, with sphere 99 in the way of its fall. Strand 1 hangs
+ * the same and sees nothing. Strand 2 sees every collider (the default), strands 3..
+ * one each, index s % 128, all hanging 1 m or more to the side of sphere 99; colliders other than 99 and 100 are spheres
  * 5 m and further away. */
 static void full_def(pt_instance_def *d, pt_solver solver)
 {
@@ -180,8 +180,8 @@ static void test_json_over_the_caps_is_refused(void **state)
 		int n = what == 0 ? PT_MAX_STRANDS + 1 : PT_MAX_COLLIDERS + 1;
 		for (int i = 0; i < n; i++)
 			json_array_append_new(arr, what == 0 ? json_pack("{s:i}", "points", 2)
-			                                     : json_pack("{s:s,s:f}", "shape", "sphere",
-			                                                 "radius", 0.1));
+			                                     : json_pack("{s:s,s:f}", "shape",
+			                                                 "sphere", "radius", 0.1));
 		json_object_set_new(doc, what == 0 ? "strands" : "colliders", arr);
 		pt_instance_def d;
 		tdef_init(&d);

@@ -322,7 +322,8 @@ static void test_collider_order(void **state)
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < 2; i++) {
 			pt_vec3 p[2];
-			assert_int_equal(pt_world_read_points(w[k], pt_world_id_at(w[k], i), p, 2), 2);
+			pt_id id = pt_world_id_at(w[k], i);
+			assert_int_equal(pt_world_read_points(w[k], id, p, 2), 2);
 			print_message("%s, order [%d, %d]: tail (%.6f, %.6f, %.6f)\n",
 			              k ? "per chain" : "lanes", orders[i][0], orders[i][1], p[1].x,
 			              p[1].y, p[1].z);
@@ -333,9 +334,10 @@ static void test_collider_order(void **state)
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
 	for (int t = 1; t <= 60; t++) {
 		assert_true(pt_world_hash(w[0]) == pt_world_hash(w[1]));
+		pt_pose h = pt_motion_pose(&m, t / 60.0);
 		for (int k = 0; k < 2; k++)
 			for (int i = 0; i < 2; i++)
-				pt_world_set_head(w[k], pt_world_id_at(w[k], i), pt_motion_pose(&m, t / 60.0));
+				pt_world_set_head(w[k], pt_world_id_at(w[k], i), h);
 		pt_world_step(w[0], 1.0f / 60.0f, 1), pt_world_step(w[1], 1.0f / 60.0f, 1);
 	}
 	assert_true(pt_world_hash(w[0]) == pt_world_hash(w[1]));

@@ -169,9 +169,9 @@ static int chain_add_group(rd *c, vrm_chain *ch, int gi)
 			seen = ch->colliders[i] == m;
 		if (seen) {
 			vrm_warn(c->d,
-			         "%s lists collider %d more than once (through its collider groups): "
-			         "it is taken at its first place only (three-vrm pushes out of it "
-			         "again at each)",
+			         "%s lists collider %d more than once (through its collider "
+			         "groups): it is taken at its first place only (three-vrm pushes "
+			         "out of it again at each)",
 			         ch->source[0] ? ch->source : "a chain", m);
 			continue;
 		}
