@@ -675,6 +675,29 @@ static void test_limits_truncate_and_report(void **state)
 	vrm_report_free(&r);
 }
 
+/* The daemon's import (vrm_import_max with the strands a frame carries): the same file
+ * gives 32 strands, the hip chains and the head chains past 32 dropped, each saying so. */
+static void test_limits_of_the_daemon(void **state)
+{
+	(void)state;
+	char *json = big_avatar(), err[512];
+	size_t len;
+	uint8_t *b = make_glb(json, 0, &len);
+	free(json);
+	vrm_report r = {0};
+	json_t *inst = vrm_import_max(b, len, 32, &r, err, sizeof err);
+	free(b);
+	assert_non_null(inst);
+	assert_int_equal(json_array_size(at(inst, "strands")), 32);
+	check_str(r.json, "strands.0.dropped", "over the 32-strand limit");
+	if (!report_says(&r, "warnings", "limits of an instance (32 strands, 4096 points)")) {
+		dump_report(&r);
+		fail();
+	}
+	json_decref(inst);
+	vrm_report_free(&r);
+}
+
 /* ---- malformed files ---- */
 
 static void test_container_errors(void **state)
@@ -1177,6 +1200,7 @@ int main(void)
 	    cmocka_unit_test(test_v1_extended_colliders_and_limits),
 	    cmocka_unit_test(test_v0_body_bones),
 	    cmocka_unit_test(test_v0_chains_tails_colliders),
+	    cmocka_unit_test(test_limits_of_the_daemon),
 	    cmocka_unit_test(test_limits_truncate_and_report),
 	    cmocka_unit_test(test_container_errors),
 	    cmocka_unit_test(test_mutations_never_crash),

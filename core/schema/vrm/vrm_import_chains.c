@@ -152,7 +152,7 @@ void vrm_cv_check_branching(cv *c, int ci)
 
 /* ---- choosing what fits ---- */
 
-_Static_assert(VRM_MAX_STRANDS == 256 && PT_MAX_JOINTS == 4096, "the drop reasons name the limits");
+_Static_assert(PT_MAX_JOINTS == 4096, "the drop reason names the limit");
 
 int vrm_cv_choose_strands(cv *c)
 {
@@ -164,12 +164,12 @@ int vrm_cv_choose_strands(cv *c)
 			strand *st = &c->st[i];
 			if (st->drop || st->on_head != (pass == 0))
 				continue;
-			if (kept < VRM_MAX_STRANDS && points + st->points <= PT_MAX_JOINTS) {
+			if (kept < c->max_strands && points + st->points <= PT_MAX_JOINTS) {
 				kept++; /* numbered below, in file order */
 				points += st->points;
 			} else {
-				st->drop = kept < VRM_MAX_STRANDS ? "over the 4096-point limit"
-				                                  : "over the 256-strand limit";
+				st->drop = kept < c->max_strands ? "over the 4096-point limit"
+				                                 : c->drop_strands;
 				if (!dropped++)
 					first = c->s.chains[i].source;
 			}
@@ -180,7 +180,7 @@ int vrm_cv_choose_strands(cv *c)
 		vrm_warn(&c->d,
 		         "%d chains over the limits of an instance (%d strands, %d points) were "
 		         "dropped (first: %s; chains on the head are kept first)",
-		         dropped, VRM_MAX_STRANDS, PT_MAX_JOINTS, first);
+		         dropped, c->max_strands, PT_MAX_JOINTS, first);
 	return kept;
 }
 
