@@ -19,6 +19,7 @@
 #include "driver.h"
 #include "ponytail/instance.h"
 #include "ponytail/types.h"
+#include "shared_limits.h"
 
 typedef enum cmd_kind_t {
 	CMD_CREATE, /* id (already stored), def, driver */
@@ -43,7 +44,7 @@ typedef struct cmd_frame_t {
 	pt_pose head;  /* head pose used for that tick */
 	uint32_t last_seq;
 	int strand_count;
-	int points[PT_MAX_STRANDS];
+	int points[SERVER_MAX_STRANDS];
 	int n;        /* points in xyz */
 	pt_vec3 *xyz; /* strand by strand, root first, world metres */
 	struct frame_snap_t *snap; /* instances_frame: the published snapshot it was read from

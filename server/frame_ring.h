@@ -93,7 +93,7 @@ typedef struct frame_snap_t {
 	uint32_t last_seq;
 	pt_pose head;
 	int strand_count;
-	uint8_t points[PT_MAX_STRANDS]; /* per strand, root included */
+	uint8_t points[PTP_MAX_STRANDS]; /* per strand, root included */
 	int n;                          /* points in xyz */
 	char *text;                     /* atomic: NULL until frame_snap_set_text */
 	pt_vec3 xyz[];                  /* strand by strand, root first, world metres */

@@ -12,6 +12,7 @@
 #include "instdoc.h"
 #include "log.h"
 #include "metrics.h"
+#include "shared_limits.h"
 
 /* The writer lock: held from the store write through the registry update to the queue
  * push, so the store, the registry and the sim see writes in one order, and across a
@@ -116,7 +117,8 @@ static reg_info_t info_of(uint64_t id, const pt_instance_def *def, const driver_
 	return info;
 }
 
-/* The server's own size limit on top of core's (32 strands x 64 points), --max-points;
+/* The server's own size limits on top of core's: the strands a frame carries
+ * (SERVER_MAX_STRANDS) and --max-points;
  * and, behind the proxy (docker/nginx.conf), which routes by ?room= or X-Ponytail-Room,
  * the room it was routed by: an instance of another room would live on the wrong node. */
 static inst_status_t admissible(const app_t *app, const pt_instance_def *def,
@@ -126,6 +128,11 @@ static inst_status_t admissible(const app_t *app, const pt_instance_def *def,
 		return refuse(err, INST_INVALID, "room",
 		              "room: '%s' differs from '%s', the room this request was routed by",
 		              def->room, route_room);
+	if (def->strand_count > SERVER_MAX_STRANDS)
+		return refuse(err, INST_INVALID, "strands",
+		              "strands: %d strands; this server allows at most %d per instance "
+		              "(what a frame carries)",
+		              def->strand_count, (int)SERVER_MAX_STRANDS);
 	int n = 0;
 	for (int i = 0; i < def->strand_count; i++)
 		n += def->strands[i].points;

@@ -21,6 +21,7 @@
 #include "instances.h"
 #include "log.h"
 #include "ponytail/vrm_import.h"
+#include "shared_limits.h"
 
 static inst_status_t fail(inst_err_t *err, inst_status_t s, const char *field, const char *msg)
 {
@@ -58,7 +59,8 @@ inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t 
 	}
 	char why[300], msg[384];
 	vrm_report rep = {0};
-	json_t *def = vrm_import(glb, len, &rep, why, sizeof why);
+	/* chains past what a frame carries are dropped with a warning, head chains first */
+	json_t *def = vrm_import_max(glb, len, SERVER_MAX_STRANDS, &rep, why, sizeof why);
 	if (!def) {
 		snprintf(msg, sizeof msg, "body: not an avatar Ponytail can import: %s", why);
 		return fail(err, INST_INVALID, "body", msg);

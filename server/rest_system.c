@@ -3,6 +3,7 @@
 
 #include "instances.h"
 #include "metrics.h"
+#include "shared_limits.h"
 #include "rest_internal.h"
 
 #ifndef PONYTAIL_VERSION
@@ -56,17 +57,24 @@ void h_metrics(const req_t *rq, resp_t *rs)
 	rs->content_type = "text/plain; version=0.0.4; charset=utf-8";
 }
 
-/* What a client needs before connecting: where the WebSocket is and how fast it ticks. */
+/* What a client needs before connecting: where the WebSocket is and how fast it ticks,
+ * and how big an instance may be here (the strands a frame carries, --max-points, and
+ * core's caps on points per strand, colliders and body bones). */
 void h_info(const req_t *rq, resp_t *rs)
 {
 	const app_t *app = rq->app;
 	const char *url = app->cfg->ws_public_url;
+	json_t *limits = json_pack("{s:i,s:i,s:i,s:i,s:i}", "strands", (int)SERVER_MAX_STRANDS,
+	                           "points", app->cfg->max_points, "points_per_strand",
+	                           (int)PT_MAX_POINTS, "colliders", (int)PT_MAX_COLLIDERS, "bones",
+	                           (int)PT_MAX_BONES);
 	resp_json(rs, 200,
-	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I}", "name", "ponytaild",
+	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I,s:o}", "name",
+	                    "ponytaild",
 	                    "version", PONYTAIL_VERSION, "node_id", app->cfg->node_id, "tick_hz",
 	                    app->cfg->tick_hz, "substeps", app->cfg->substeps, "ws_port",
 	                    app->ws_port, "ws_url", *url ? url : NULL, "ws_subprotocol",
 	                    "ponytail.v1", "max_instances", app->cfg->max_instances, "instances",
 	                    instances_count(app), "tick",
-	                    (json_int_t)sim_tick_now(app->sim, NULL)));
+	                    (json_int_t)sim_tick_now(app->sim, NULL), "limits", limits));
 }

@@ -13,13 +13,19 @@
 #include "ptp/proto.h"
 #include "token.h"
 
-/* One instance's size: a shape message and a frame record carry what core simulates. */
-_Static_assert((int)PT_MAX_STRANDS == (int)PTP_MAX_STRANDS, "core and proto disagree on strands");
+/* One instance's size: a shape message and a frame record carry at most PTP_MAX_STRANDS
+ * strands (the wire's u8 strand count, limited by PROTOCOL.md), which may be fewer than
+ * core simulates (PT_MAX_STRANDS): the server then refuses the strands past it
+ * (instances.c, admissible). Points per strand are the same on both sides. */
+_Static_assert((int)PTP_MAX_STRANDS <= (int)PT_MAX_STRANDS,
+               "the wire carries more strands than core holds");
 _Static_assert((int)PT_MAX_POINTS == (int)PTP_MAX_POINTS, "core and proto disagree on points");
 
 enum {
-	/* --max-points at most: everything core can hold. */
-	SERVER_MAX_POINTS = PT_MAX_STRANDS * PT_MAX_POINTS,
+	/* strands per instance the daemon accepts: what both core and the wire carry */
+	SERVER_MAX_STRANDS = PTP_MAX_STRANDS,
+	/* --max-points at most: everything core can hold in one instance. */
+	SERVER_MAX_POINTS = PT_MAX_JOINTS,
 	/* --tick-hz at most (welcome carries a u16). */
 	SERVER_MAX_TICK_HZ = 1000,
 	/* --keyframe-interval and --max-subscriptions at most (u16 in welcome). */

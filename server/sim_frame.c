@@ -219,7 +219,7 @@ static int gather_one(sim_t *s, sim_scratch_t *sc, int slot, float *xyz, pending
 	int want_snap = frame_ring_snap_wanted(s->ring, slot, s->tick);
 	if (!want && !want_snap)
 		return 0;
-	int n = pt_world_read_points(s->world, in->pid, sc->pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+	int n = pt_world_read_points(s->world, in->pid, sc->pts, SERVER_MAX_POINTS);
 	pt_pose head;
 	pt_world_get_head(s->world, in->pid, &head);
 	if (n > 0 && !sim_points_finite(sc->pts, n)) {

@@ -46,7 +46,7 @@ void sim_guard_reset(sim_t *s, int slot, const char *found_by)
 int sim_guard_check(sim_t *s, int slot, pt_vec3 *scratch, const char *found_by)
 {
 	sim_inst_t *in = &s->inst[slot];
-	int n = pt_world_read_points(s->world, in->pid, scratch, PT_MAX_STRANDS * PT_MAX_POINTS);
+	int n = pt_world_read_points(s->world, in->pid, scratch, SERVER_MAX_POINTS);
 	if (n < 0 || sim_points_finite(scratch, n))
 		return 0;
 	sim_guard_reset(s, slot, found_by);

@@ -9,6 +9,7 @@
 #include "ponytail/world.h"
 #include "pool.h"
 #include "ptp/strand.h"
+#include "shared_limits.h"
 #include "sim.h"
 
 typedef struct sim_inst_t {
@@ -48,15 +49,15 @@ typedef struct id_slot_t {
 	int slot;
 } id_slot_t;
 
-/* Per worker: room for one instance's points (PT_MAX_STRANDS x PT_MAX_POINTS). The
+/* Per worker: room for one instance's points (SERVER_MAX_POINTS). The
  * counters come first and have a cache line to themselves: at the end they shared one
  * with the next worker's pts, which that worker writes for every instance it encodes. */
 typedef struct sim_scratch_t {
 	uint64_t bytes, keys; /* this tick's output, summed into metrics after the run */
 	char pad_[64 - 2 * sizeof(uint64_t)];
-	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	pt_vec3 pts[SERVER_MAX_POINTS];
 	/* the points of the instances waiting to be encoded together (sim_frame.c) */
-	float xyz[PTP_TICK_MANY_MAX][PT_MAX_STRANDS * PT_MAX_POINTS * 3];
+	float xyz[PTP_TICK_MANY_MAX][SERVER_MAX_POINTS * 3];
 } sim_scratch_t;
 
 struct sim_t {
@@ -147,7 +148,7 @@ int sim_points_finite(const pt_vec3 *p, int n);
  * once a second) and counted. found_by names the check, for the log. */
 void sim_guard_reset(sim_t *s, int slot, const char *found_by);
 
-/* Reads the instance's points into scratch (room for PT_MAX_STRANDS x PT_MAX_POINTS);
+/* Reads the instance's points into scratch (room for SERVER_MAX_POINTS);
  * resets it when one is not finite. Returns 1 when it was reset. */
 int sim_guard_check(sim_t *s, int slot, pt_vec3 *scratch, const char *found_by);
 

@@ -177,8 +177,8 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 	wd.prewarm_tick_hz = (float)o->tick_hz;
 	wd.prewarm_substeps = substeps;
 	pt_world *w = pt_world_create(&wd);
-	pt_vec3 *pts = malloc(sizeof *pts * PT_MAX_STRANDS * PT_MAX_POINTS);
-	pt_vec3 *initial = malloc(sizeof *pts * PT_MAX_STRANDS * PT_MAX_POINTS);
+	pt_vec3 *pts = malloc(sizeof *pts * PT_MAX_JOINTS);
+	pt_vec3 *initial = malloc(sizeof *pts * PT_MAX_JOINTS);
 	sim_metrics *m = malloc(sizeof *m);
 	sim_layout lay;
 	pt_pose head = sim_poses_at(poses, 0.0);

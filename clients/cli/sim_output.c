@@ -121,8 +121,9 @@ static double penetration(const sim_metrics *m, int s, int i, const pt_pose *hea
 	const pt_strand_def *st = &d->strands[s];
 	double r = d->solver == PT_SOLVER_SPRINGBONE ? st->joints[i - 1].hit_radius : st->radius;
 	double worst = 0;
+	pt_collider_mask sees = pt_strand_collider_mask(st, d->collider_count);
 	for (int c = 0; c < d->collider_count; c++) {
-		if (!(st->collider_mask & (1u << c)))
+		if (!pt_mask_test(&sees, c))
 			continue;
 		const pt_pose *frame =
 		    d->colliders[c].attach == PT_ATTACH_BONE ? &m->bone_frame[c] : head;

@@ -207,7 +207,6 @@ static json_t *strand_springbone(wr *w, const pt_strand_def *s, const pt_joint_d
 static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, int colliders)
 {
 	json_t *o = json_object(), *mass = json_object(), *sb;
-	uint32_t all = colliders >= 32 ? 0xffffffffu : (1u << colliders) - 1u;
 	/* joints that exist: an invalid def may claim more points, or lack storage */
 	int nj = s->joints ? clampi(s->points - 1, 0, PT_MAX_POINTS - 1) : 0;
 	if (!o || !mass) {
@@ -230,11 +229,15 @@ static json_t *strand(wr *w, const pt_strand_def *s, const pt_joint_def *base, i
 	}
 	if (s->gravity_scale != 1.0f)
 		put(w, o, "gravity_scale", real(s->gravity_scale));
-	if ((s->collider_mask & all) != all) {
+	/* a list that is every collider in index order says what the default says */
+	int nl = clampi(s->collider_n, -1, PT_MAX_COLLIDERS);
+	int sees_all = nl == PT_COLLIDERS_ALL || nl == colliders;
+	for (int i = 0; sees_all && nl >= 0 && i < nl; i++)
+		sees_all = s->collider_list[i] == i;
+	if (!sees_all) {
 		json_t *a = json_array();
-		for (int i = 0; a && i < colliders; i++)
-			if (s->collider_mask & (1u << i))
-				push(w, a, json_integer(i));
+		for (int i = 0; a && i < nl; i++)
+			push(w, a, json_integer(s->collider_list[i]));
 		put(w, o, "colliders", a);
 	}
 	if (s->bone >= 0)
@@ -358,7 +361,8 @@ static void top(wr *w, json_t *o, const pt_instance_def *d)
 	json_t *wind = json_object(), *verlet = json_object(), *stretch = json_object();
 	json_t *sb = json_object(), *strands = json_array(), *colliders = json_array();
 	json_t *tele = json_object();
-	int ns = clampi(d->strand_count, 0, PT_MAX_STRANDS);
+	/* strands with storage only: an invalid def may claim more */
+	int ns = clampi(d->strand_count, 0, d->strands ? d->store.slots : 0);
 	int nc = clampi(d->collider_count, 0, PT_MAX_COLLIDERS);
 	pt_joint_def dflt = pt_joint_def_default();
 	const pt_joint_def *base =

@@ -174,7 +174,7 @@ static int parse_all(pt_schema_rd *rp, const json_t *obj, const char *const *ext
 			return rc; /* -2: out of memory */
 		pt_schema_pop(&r, saved);
 	} else {
-		for (int i = 0; i < d->strand_count && i < PT_MAX_STRANDS; i++)
+		for (int i = 0; i < d->strand_count && i < d->store.slots; i++)
 			pt_strand_set_joints(&d->strands[i], base);
 	}
 	return 0;

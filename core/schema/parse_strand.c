@@ -128,9 +128,12 @@ static int parse_strand_springbone(pt_schema_rd *r, const json_t *o, pt_strand_d
 	return 0;
 }
 
-static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count, uint32_t *mask)
+/* The strand's colliders in the order given; each index once. */
+static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_count,
+                               pt_strand_def *s)
 {
-	uint32_t m = 0;
+	pt_collider_mask m = pt_mask_none();
+	int idx[PT_MAX_COLLIDERS];
 	if (!json_is_array(v))
 		return pt_schema_fail(r, "expected an array of collider indices");
 	for (size_t i = 0; i < json_array_size(v); i++) {
@@ -142,10 +145,20 @@ static int parse_collider_list(pt_schema_rd *r, const json_t *v, int collider_co
 			return pt_schema_fail(r, "no colliders are defined");
 		if (pt_schema_int(r, json_array_get(v, i), 0, collider_count - 1, &x))
 			return -1;
+		if (pt_mask_test(&m, (int)x)) {
+			size_t first = 0;
+			while (json_integer_value(json_array_get(v, first)) != x)
+				first++;
+			return pt_schema_fail(r, "collider %lld listed twice (first at [%zu])", x,
+			                      first);
+		}
 		pt_schema_pop(r, saved);
-		m |= 1u << x;
+		pt_mask_set(&m, (int)x);
+		idx[i] = (int)x;
 	}
-	*mask = m;
+	/* distinct indices below collider_count <= PT_MAX_COLLIDERS: at most that many */
+	if (!pt_strand_set_colliders(s, idx, (int)json_array_size(v)))
+		return pt_schema_fail(r, "at most %d colliders", PT_MAX_COLLIDERS);
 	return 0;
 }
 
@@ -317,7 +330,7 @@ static int parse_strand(pt_schema_rd *r, const json_t *o, const pt_instance_def 
 	}
 	if ((sub = json_object_get(o, "colliders")) != NULL) {
 		size_t saved = pt_schema_push_key(r, "colliders");
-		if (parse_collider_list(r, sub, d->collider_count, &s->collider_mask))
+		if (parse_collider_list(r, sub, d->collider_count, s))
 			return -1;
 		pt_schema_pop(r, saved);
 	}
@@ -345,7 +358,10 @@ int pt_schema_parse_strands(pt_schema_rd *r, const json_t *arr, pt_joint_def bas
 	if (!json_is_array(arr))
 		return pt_schema_fail(r, "expected an array of strand objects");
 	if (n < 1 || n > PT_MAX_STRANDS)
-		return pt_schema_fail(r, "must hold 1 to %d strands, got %zu", PT_MAX_STRANDS, n);
+		return pt_schema_fail(r,
+		                      "must hold 1 to %d strands (at most %d per instance), "
+		                      "got %zu",
+		                      PT_MAX_STRANDS, PT_MAX_STRANDS, n);
 	/* 0 first: every listed strand then starts from the defaults */
 	if (!pt_instance_def_set_strand_count(def, 0) ||
 	    !pt_instance_def_set_strand_count(def, (int)n)) {

@@ -98,11 +98,12 @@ float pt_collider_distance(const pt_collider_rt *c, pt_vec3 p, pt_vec3 *dir)
 	}
 }
 
-int pt_collide_point(const pt_collider_rt *cols, int n, uint32_t mask, float radius, pt_vec3 *p)
+int pt_collide_point(const pt_collider_rt *cols, int n, const pt_collider_mask *mask, float radius,
+                     pt_vec3 *p)
 {
 	int moved = 0;
 	for (int i = 0; i < n; i++) {
-		if (!(mask & (1u << i)))
+		if (!pt_mask_test(mask, i))
 			continue;
 		pt_vec3 dir;
 		float d = pt_collider_distance(&cols[i], *p, &dir) - radius;

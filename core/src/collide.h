@@ -32,6 +32,7 @@ float pt_collider_distance(const pt_collider_rt *c, pt_vec3 p, pt_vec3 *dir);
 
 /* Pushes p (a sphere of `radius`) out of the colliders selected by mask. Returns 1 if
  * p moved. */
-int pt_collide_point(const pt_collider_rt *cols, int n, uint32_t mask, float radius, pt_vec3 *p);
+int pt_collide_point(const pt_collider_rt *cols, int n, const pt_collider_mask *mask, float radius,
+                     pt_vec3 *p);
 
 #endif

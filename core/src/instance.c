@@ -58,7 +58,7 @@ void pt_strand_def_reset(pt_strand_def *s)
 	s->direction = pt_v3(0.0f, -1.0f, 0.0f);
 	s->points = 12;
 	s->segment_length = 0.03f;
-	s->collider_mask = 0xffffffffu;
+	s->collider_n = PT_COLLIDERS_ALL;
 	s->mass_root = 1.0f;
 	s->mass_tip = 1.0f;
 	s->radius = 0.005f;
@@ -67,6 +67,35 @@ void pt_strand_def_reset(pt_strand_def *s)
 	s->bone = -1;
 	s->parent_strand = s->parent_point = -1;
 	pt_strand_set_joints(s, pt_joint_def_default());
+}
+
+int pt_strand_set_colliders(pt_strand_def *s, const int *idx, int n)
+{
+	if (n < PT_COLLIDERS_ALL || n > PT_MAX_COLLIDERS || (n > 0 && !idx))
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (idx[k] < 0 || idx[k] >= PT_MAX_COLLIDERS)
+			return 0;
+	for (int k = 0; k < n; k++)
+		s->collider_list[k] = (uint8_t)idx[k];
+	s->collider_n = n;
+	return 1;
+}
+
+pt_collider_mask pt_strand_collider_mask(const pt_strand_def *s, int collider_count)
+{
+	pt_collider_mask m = pt_mask_none();
+	int n = collider_count < 0 ? 0 : collider_count > PT_MAX_COLLIDERS ? PT_MAX_COLLIDERS
+	                                                                   : collider_count;
+	if (s->collider_n == PT_COLLIDERS_ALL) {
+		for (int k = 0; k < n; k++)
+			pt_mask_set(&m, k);
+	} else {
+		for (int k = 0; k < s->collider_n && k < PT_MAX_COLLIDERS; k++)
+			if (s->collider_list[k] < n)
+				pt_mask_set(&m, s->collider_list[k]);
+	}
+	return m;
 }
 
 void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src)
@@ -82,36 +111,48 @@ void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src)
 }
 
 /* ---- the definition's storage ------------------------------------------------------
- * One block of store.slots x (PT_MAX_POINTS - 1) joints; strands[i].joints points at
- * slot i for i < slots and is NULL beyond. Slots only grow (at most PT_MAX_STRANDS), so
- * shrinking strand_count never allocates and a strand's points never resize anything. */
+ * Two blocks of store.slots entries: the strands (`strands`) and their joints, slots x
+ * (PT_MAX_POINTS - 1); strands[i].joints points at joint slot i. Slots only grow (at
+ * most PT_MAX_STRANDS, doubling), so shrinking strand_count never allocates and a
+ * strand's points never resize anything. */
 
 enum { JOINTS_PER_STRAND = PT_MAX_POINTS - 1 };
 
 /* Initialised (owner is itself) or zeroed (never initialised, or finished). */
 static int owned_or_zero(const pt_instance_def *d)
 {
-	return d->store.self == d || (d->store.self == NULL && d->store.joints == NULL);
+	return d->store.self == d ||
+	       (d->store.self == NULL && d->store.joints == NULL && d->strands == NULL);
 }
 
 static void point_strands(pt_instance_def *d)
 {
-	for (int i = 0; i < PT_MAX_STRANDS; i++)
-		d->strands[i].joints =
-		    i < d->store.slots ? d->store.joints + (size_t)i * JOINTS_PER_STRAND : NULL;
+	for (int i = 0; i < d->store.slots; i++)
+		d->strands[i].joints = d->store.joints + (size_t)i * JOINTS_PER_STRAND;
 }
 
-/* Ensures storage for n strands; 0 when out of memory (d unchanged). */
-static int reserve_slots(pt_instance_def *d, int n)
+/* Makes both blocks of *st (belonging to definition d) hold n slots; 0 when out of
+ * memory, *st then still consistent with its old slot count (a block that did grow
+ * keeps its larger size: harmless). */
+static int grow_store(pt_instance_def *d, int n)
 {
 	if (n <= d->store.slots)
 		return 1;
-	pt_joint_def *j =
-	    realloc(d->store.joints, sizeof(pt_joint_def) * JOINTS_PER_STRAND * (size_t)n);
-	if (!j)
+	int cap = d->store.slots < 4 ? 4 : d->store.slots * 2;
+	cap = cap < n ? n : cap > PT_MAX_STRANDS ? PT_MAX_STRANDS : cap;
+	pt_strand_def *s = realloc(d->strands, sizeof(pt_strand_def) * (size_t)cap);
+	if (!s)
 		return 0;
+	d->strands = s;
+	pt_joint_def *j =
+	    realloc(d->store.joints, sizeof(pt_joint_def) * JOINTS_PER_STRAND * (size_t)cap);
+	if (!j) {
+		point_strands(d); /* the strands moved: their joints are where they were */
+		return 0;
+	}
+	memset(s + d->store.slots, 0, sizeof(pt_strand_def) * (size_t)(cap - d->store.slots));
 	d->store.joints = j;
-	d->store.slots = n;
+	d->store.slots = cap;
 	point_strands(d);
 	return 1;
 }
@@ -119,7 +160,7 @@ static int reserve_slots(pt_instance_def *d, int n)
 int pt_instance_def_set_strand_count(pt_instance_def *d, int n)
 {
 	assert(d && d->store.self == d);
-	if (n < 0 || n > PT_MAX_STRANDS || !reserve_slots(d, n))
+	if (n < 0 || n > PT_MAX_STRANDS || !grow_store(d, n))
 		return 0;
 	/* strand_count may hold anything a caller wrote; strands past it are not kept */
 	int old = d->strand_count < 0 ? 0 : d->strand_count > n ? n : d->strand_count;
@@ -173,6 +214,7 @@ void pt_instance_def_fini(pt_instance_def *d)
 	/* a shallow copy's self is the original: freeing here would free the original's */
 	assert(owned_or_zero(d));
 	free(d->store.joints);
+	free(d->strands);
 	memset(d, 0, sizeof *d);
 }
 
@@ -181,34 +223,33 @@ int pt_instance_def_copy(pt_instance_def *dst, const pt_instance_def *src)
 	assert(dst && src && owned_or_zero(dst) && src->store.self == src);
 	if (dst == src)
 		return 1;
-	int n = src->strand_count < 0                ? 0
-	        : src->strand_count > PT_MAX_STRANDS ? PT_MAX_STRANDS
-	                                             : src->strand_count;
-	/* reserve first: on failure dst is untouched */
+	int n = src->strand_count < 0                 ? 0
+	        : src->strand_count > src->store.slots ? src->store.slots
+	                                               : src->strand_count;
+	/* reserve first: on failure dst is untouched (but for spare capacity) */
+	if (dst->store.self == NULL)
+		dst->store.self = dst;
+	if (!grow_store(dst, n))
+		return 0;
+	pt_strand_def *strands = dst->strands;
 	struct pt_instance_def_store keep = dst->store;
-	keep.self = dst;
-	if (n > keep.slots) {
-		pt_joint_def *j =
-		    realloc(keep.joints, sizeof(pt_joint_def) * JOINTS_PER_STRAND * (size_t)n);
-		if (!j)
-			return 0;
-		keep.joints = j;
-		keep.slots = n;
-	}
 	memcpy(dst, src, sizeof *dst);
+	dst->strands = strands;
 	dst->store = keep;
-	point_strands(dst);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		dst->strands[i] = src->strands[i];
+		dst->strands[i].joints = keep.joints + (size_t)i * JOINTS_PER_STRAND;
 		memcpy(dst->strands[i].joints, src->strands[i].joints,
 		       sizeof(pt_joint_def) * JOINTS_PER_STRAND);
+	}
 	return 1;
 }
 
 void pt_instance_def_swap(pt_instance_def *a, pt_instance_def *b)
 {
 	assert(a && b && a->store.self == a && b->store.self == b);
-	/* byte by byte: no second definition on the stack; the joint blocks are on the heap
-	 * and go with their store, so the strands' pointers stay right */
+	/* byte by byte: no second definition on the stack; the strand and joint blocks are
+	 * on the heap and go with their store, so the strands' pointers stay right */
 	unsigned char *x = (unsigned char *)a, *y = (unsigned char *)b;
 	for (size_t i = 0; i < sizeof *a; i++) {
 		unsigned char t = x[i];
@@ -286,6 +327,15 @@ static int check_int(vctx *c, const char *field, int v, int lo, int hi)
 {
 	if (v < lo || v > hi)
 		return fail(c, field, "%d is out of range [%d, %d]", v, lo, hi);
+	return 1;
+}
+
+/* A list's length: "strands: 257 is out of range [1, 256]: at most 256 per instance". */
+static int check_count(vctx *c, const char *field, int v, int lo, int hi)
+{
+	if (v < lo || v > hi)
+		return fail(c, field, "%d is out of range [%d, %d]: at most %d per instance", v, lo,
+		            hi, hi);
 	return 1;
 }
 
@@ -433,11 +483,26 @@ static int validate_strand(vctx *c, const pt_instance_def *d, const pt_strand_de
 					    (double)len);
 		}
 	}
-	uint32_t allowed = d->collider_count >= 32 ? 0xffffffffu : ((1u << d->collider_count) - 1u);
-	/* The default mask selects "all"; an explicit list may only name existing colliders. */
-	if (s->collider_mask != 0xffffffffu && (s->collider_mask & ~allowed))
-		return fail(c, "colliders", "names a collider index >= colliders count %d",
-			    d->collider_count);
+	/* The default selects "all"; a list names existing colliders, each once. */
+	if (s->collider_n != PT_COLLIDERS_ALL &&
+	    !check_count(c, "colliders", s->collider_n, 0, PT_MAX_COLLIDERS))
+		return 0;
+	pt_collider_mask seen = pt_mask_none();
+	for (int k = 0; k < s->collider_n; k++) {
+		int x = s->collider_list[k];
+		if (x < d->collider_count && !pt_mask_test(&seen, x)) {
+			pt_mask_set(&seen, x);
+			continue;
+		}
+		snprintf(f, sizeof f, "colliders[%d]", k);
+		if (x >= d->collider_count)
+			return fail(c, f, "%d names no collider: the instance has %d", x,
+			            d->collider_count);
+		int first = 0;
+		while (s->collider_list[first] != x)
+			first++;
+		return fail(c, f, "collider %d listed twice (first at [%d])", x, first);
+	}
 	/* Joint fields are checked whatever the solver, so a stored verlet definition can
 	 * always be switched to springbone by a later patch. */
 	for (int j = 0; j < s->points - 1; j++)
@@ -603,10 +668,10 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 	    d->springbone.form != PT_SPRINGBONE_VRM)
 		return fail(&c, "springbone.length", "three-vrm needs form vrm"), e;
 	if (!check_int(&c, "springbone.center", d->springbone.center_head, 0, 1) ||
-	    !check_int(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
-	    !check_int(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))
+	    !check_count(&c, "strands", d->strand_count, 1, PT_MAX_STRANDS) ||
+	    !check_count(&c, "colliders", d->collider_count, 0, PT_MAX_COLLIDERS))
 		return e;
-	if (!check_int(&c, "bones", d->bone_count, 0, PT_MAX_BONES))
+	if (!check_count(&c, "bones", d->bone_count, 0, PT_MAX_BONES))
 		return e;
 	for (int i = 0; i < d->bone_count; i++)
 		if (!validate_bone(&c, d, i))
@@ -631,6 +696,14 @@ pt_error pt_instance_validate(const pt_instance_def *d)
 			return e;
 	}
 	c.prefix[0] = 0;
+	int total = 0;
+	for (int i = 0; i < d->strand_count; i++)
+		total += d->strands[i].points;
+	if (total > PT_MAX_JOINTS)
+		return fail(&c, "strands",
+		            "%d points in all (roots included): at most %d per instance", total,
+		            PT_MAX_JOINTS),
+		       e;
 	if (!check_open_low(&c, "teleport.distance", d->teleport.distance, 0.0f, 1000.0f) ||
 	    !check_open_low(&c, "teleport.angle_deg", d->teleport.angle_deg, 0.0f, 180.0f))
 		return e;

@@ -80,7 +80,8 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->len = sd->has_rest ? d->len + first : NULL;
 		c->dir = sd->has_rest ? d->dir + first : NULL;
 		c->hinge = has_hinge;
-		c->collider_mask = st->collider_mask;
+		c->cols = pt_inst_collider_order(in, s);
+		c->ncols = st->ncols;
 		c->free_length = 0;
 		c->frame = in->bones ? in->bones->of_strand[s] + 1 : 0;
 		c->parent = sd->parent_strand + 1;
@@ -102,6 +103,27 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	}
 }
 
+size_t pt_sb_data_bytes(const pt_inst *in)
+{
+	const sb_data *d = in->solver_data;
+	if (!d)
+		return 0;
+	size_t n = (size_t)d->njoints, ns = (size_t)in->strand_count;
+	return sizeof *d +
+	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
+	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
+	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform);
+}
+
+static void sb_free(sb_data *d)
+{
+	if (!d)
+		return;
+	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
+	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
+	free(d->tail), free(d);
+}
+
 static int sb_init(pt_inst *in, const pt_instance_def *def)
 {
 	int n = 0;
@@ -117,10 +139,14 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->len = malloc((size_t)n * sizeof *d->len);
 	d->dir = malloc((size_t)n * sizeof *d->dir);
 	d->block = malloc((size_t)n * PT_SBF_COUNT * sizeof *d->block);
+	size_t ns = (size_t)in->strand_count;
+	d->chain = calloc(ns, sizeof *d->chain);
+	d->gravity_scale = malloc(ns * sizeof *d->gravity_scale);
+	d->uniform = calloc(ns, sizeof *d->uniform); /* set by convert */
 	d->tail = malloc((size_t)n * 2 * sizeof *d->tail);
-	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->tail) {
-		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d->tail), free(d);
+	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
+	    !d->gravity_scale || !d->uniform || !d->tail) {
+		sb_free(d);
 		return 0;
 	}
 	d->ptail = d->tail + n;
@@ -137,11 +163,7 @@ static void sb_update(pt_inst *in, const pt_instance_def *def)
 
 static void sb_destroy(pt_inst *in)
 {
-	sb_data *d = in->solver_data;
-	if (d) {
-		free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
-		free(d->block), free(d->tail), free(d);
-	}
+	sb_free(in->solver_data);
 	in->solver_data = NULL;
 }
 

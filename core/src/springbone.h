@@ -50,7 +50,8 @@ typedef struct pt_sb_chain {
 	const pt_sb_joint *j;      /* `joints` entries */
 	const pt_sb_limit *lim;    /* `joints` entries, or NULL when no joint has a limit */
 	int hinge;                 /* 1 when some joint's limit is a hinge */
-	uint32_t collider_mask;    /* bit i: the chain collides with cols[i] */
+	const uint8_t *cols;       /* the chain's colliders, indices into cols[], in the order */
+	int ncols;                 /* its tails are pushed out of them (ncols entries) */
 	int free_length;           /* 1: skip the length step (the lesson's table 3 only) */
 	/* What the root hangs from (instance.h, pt_strand_def.bone / parent), zero for the
 	 * head: frame k > 0, the frame f->frames[k - 1] (a body bone's) instead of the head;

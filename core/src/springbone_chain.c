@@ -246,12 +246,10 @@ static inline void step_joint(const pt_sb_chain *c, const pt_sb_frame *f, chain_
 		e = apply_limit(lim, e, axis, n);
 	if (fixed || lim)
 		next = v3_add(joint, v3_scale(e, fixed ? Lt : v3_len(v3_sub(next, joint))));
-	for (int k = 0; k < f->ncols; k++) {
-		if (!((c->collider_mask >> k) & 1u))
-			continue;
+	for (int k = 0; k < c->ncols; k++) {
 		pt_vec3 dir;
 		float d;
-		if (!pt_sb_penetrates(&f->cols[k], next, J->hit_radius, &d, &dir))
+		if (!pt_sb_penetrates(&f->cols[c->cols[k]], next, J->hit_radius, &d, &dir))
 			continue;
 		next = v3_sub(next, v3_scale(dir, d));
 		float len = fixed ? Lt : v3_len(v3_sub(next, joint));

@@ -67,7 +67,9 @@ typedef struct pt_sb_data {
 	float h;                 /* substep the `run` terms were converted for; 0 = stale */
 	uint32_t teleports;      /* in->teleports when pose_x / pose_px were last valid */
 	pt_pose pose_x, pose_px; /* head poses at which x and px were written */
-	pt_sb_chain chain[PT_MAX_STRANDS];
+	/* per strand (strand_count entries each, allocated with the data: an instance pays
+	 * for the strands it has) */
+	pt_sb_chain *chain;
 	pt_sb_param *par; /* authored, per joint, strand after strand */
 	pt_sb_joint *run; /* per substep (hot) */
 	pt_sb_limit *lim;
@@ -76,7 +78,7 @@ typedef struct pt_sb_data {
 	int threevrm;           /* springbone.length three-vrm: tails apart from the points */
 	int tails_stale;        /* 1: take the tails from the points at the next step */
 	pt_vec3 *tail, *ptail;  /* per joint, those tails (pt_sb_chain.tail) */
-	float gravity_scale[PT_MAX_STRANDS];
+	float *gravity_scale;
 	/* the wide path */
 	int branches;   /* 1: some chain hangs from another (steps per chain) */
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
@@ -84,7 +86,7 @@ typedef struct pt_sb_data {
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
 	/* 1: chain s's terms KEPT .. LEN are the same at every joint (bit for bit): a batch
 	 * of such chains reads one value per lane instead of gathering every joint's */
-	int uniform[PT_MAX_STRANDS];
+	int *uniform;
 	pt_sb_carry carry[PT_MAX_SUBSTEPS]; /* per step of the batch the instance is in */
 } pt_sb_data;
 
@@ -107,6 +109,9 @@ typedef struct pt_sb_batcher {
 	int used;
 	pt_sb_lanes batch[PT_SB_BATCH_SLOTS];
 } pt_sb_batcher;
+
+/* Bytes of a spring-bone instance's solver data (pt_world_instance_bytes). */
+size_t pt_sb_data_bytes(const pt_inst *in);
 
 /* The kernels: step the batch's chains by b->steps steps (lanes past count repeat 0). */
 void pt_sb_lanes_scalar(pt_world *w, const pt_sb_lanes *b);

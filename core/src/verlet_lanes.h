@@ -40,7 +40,7 @@ typedef struct pt_lanes {
 	float bend[PT_LANES];          /* bend fraction per substep */
 	float s0[PT_LANES], emax[PT_LANES]; /* nonlinear: stiffness at zero strain, max strain */
 	pt_vec3 anchor[PT_LANES];      /* head-local root */
-	uint32_t mask[PT_LANES];       /* colliders the strand sees */
+	pt_collider_mask mask[PT_LANES]; /* colliders the strand sees */
 	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
 	/* segment lengths, radii and rest directions are per point: gathered from the pool */
 	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */

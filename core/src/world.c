@@ -173,13 +173,13 @@ static int topology_of(const pt_instance_def *d)
 }
 
 /* A body (world_internal.h) for `strands` strands and `colliders` colliders: its size,
- * and the offsets of its colliders, poses and rotations. */
+ * and the offsets of its colliders, poses and rotations (the collider lists follow). */
 static size_t body_layout(int strands, int colliders, size_t *o_col, size_t *o_pose, size_t *o_rot)
 {
 	*o_col = sizeof(pt_strand_rt) * (size_t)strands;
 	*o_pose = *o_col + sizeof(pt_collider_def) * (size_t)colliders;
 	*o_rot = *o_pose + sizeof(pt_pose) * PT_MAX_SUBSTEPS;
-	return *o_rot + sizeof(pt_mat3) * PT_MAX_SUBSTEPS;
+	return *o_rot + sizeof(pt_mat3) * PT_MAX_SUBSTEPS + (size_t)strands * (size_t)colliders;
 }
 
 /* A new block for that body, NULL when out of memory. */
@@ -225,7 +225,14 @@ static void load_params(pt_world *w, pt_inst *in, const pt_instance_def *d)
 	assert(in->collider_count == d->collider_count); /* the body's size (body_install) */
 	memcpy(in->colliders, d->colliders, sizeof(pt_collider_def) * (size_t)d->collider_count);
 	for (int s = 0; s < d->strand_count; s++) {
-		in->strands[s].collider_mask = d->strands[s].collider_mask;
+		const pt_strand_def *sd = &d->strands[s];
+		uint8_t *order = pt_inst_collider_order(in, s);
+		int n = sd->collider_n == PT_COLLIDERS_ALL ? d->collider_count : sd->collider_n;
+		int all = sd->collider_n == PT_COLLIDERS_ALL;
+		for (int k = 0; k < n; k++)
+			order[k] = all ? (uint8_t)k : sd->collider_list[k];
+		in->strands[s].ncols = n;
+		in->strands[s].collider_mask = pt_strand_collider_mask(sd, d->collider_count);
 		in->strands[s].radius = d->strands[s].radius;
 		in->strands[s].gravity_scale = d->strands[s].gravity_scale;
 	}
@@ -603,6 +610,30 @@ void pt_world_prefetch(const pt_world *w, pt_id id, int stage)
 	prefetch_floats(&w->x[in->offset], in->npoints);
 	prefetch_floats(&w->y[in->offset], in->npoints);
 	prefetch_floats(&w->z[in->offset], in->npoints);
+}
+
+/* How many per-point arrays the pool has. */
+static size_t pool_arrays(void)
+{
+	static pt_world probe; /* addresses only: PT_POOL_ARRAYS wants a world named w */
+	pt_world *w = &probe;
+	float **arrays[] = PT_POOL_ARRAYS(w);
+	return sizeof arrays / sizeof arrays[0];
+}
+
+size_t pt_world_instance_bytes(const pt_world *w, pt_id id)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return 0;
+	size_t o_col, o_pose, o_rot;
+	size_t b = sizeof(pt_inst) + sizeof(pt_inst_cold) +
+	           body_layout(in->strand_count, in->collider_count, &o_col, &o_pose, &o_rot);
+	if (in->solver == PT_SOLVER_SPRINGBONE)
+		b += pt_sb_data_bytes(in);
+	if (in->bones)
+		b += sizeof *in->bones + sizeof(pt_bone_rt) * (size_t)in->bones->count;
+	return b + sizeof(float) * pool_arrays() * (size_t)in->npoints;
 }
 
 uint32_t pt_world_teleports(const pt_world *w, pt_id id)

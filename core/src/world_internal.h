@@ -25,8 +25,9 @@ typedef struct pt_strand_rt {
 	int parent, parent_point; /* a branch: the strand and point it hangs from; -1 */
 	int first;         /* index of the root relative to the instance's offset */
 	int points;
-	uint32_t collider_mask;
+	pt_collider_mask collider_mask; /* the colliders it sees (verlet: index order) */
 	float radius;
+	int ncols; /* how many: its list in pt_inst_collider_order(in, s), in order */
 } pt_strand_rt;
 
 struct pt_world;
@@ -128,13 +129,21 @@ typedef struct pt_inst {
 	 * order a tick reads it: strands[strand_count], colliders[collider_count], then the
 	 * step scratch, the interpolated head pose and rotation at the end of each substep
 	 * (sub_pose and sub_rot, PT_MAX_SUBSTEPS each, of which a tick touches the first
-	 * sub_n). Kept out of the record so that the records stay 320 bytes apart and a
-	 * tick's lines of one instance are adjacent. */
+	 * sub_n), then each strand's ordered collider list (collider_count bytes a
+	 * strand, pt_inst_collider_order). Kept out of the record so that the records
+	 * stay 320 bytes apart and a tick's lines of one instance are adjacent. */
 	pt_strand_rt *strands;
 	pt_collider_def *colliders;
 	pt_pose *sub_pose;
 	pt_mat3 *sub_rot;
 } pt_inst;
+
+/* Strand s's colliders in the order the spring-bone solver takes them (its ncols first
+ * bytes; the default "all" is 0, 1, ... collider_count - 1), in the body after sub_rot. */
+static inline uint8_t *pt_inst_collider_order(const pt_inst *in, int s)
+{
+	return (uint8_t *)(in->sub_rot + PT_MAX_SUBSTEPS) + (size_t)s * (size_t)in->collider_count;
+}
 
 /* The cold part: bookkeeping read at create, update, reset and destroy, never by a tick. */
 typedef struct pt_inst_cold {

@@ -26,7 +26,7 @@ enum {
 	SUBSTEPS = 4,
 	SECONDS = 60,
 	REPS = 20,
-	MAX_PTS = PT_MAX_STRANDS * PT_MAX_POINTS,
+	MAX_PTS = PT_MAX_JOINTS,
 	REC_CAP = 4096 /* bytes kept per recorded delta record (the bench's are < 200) */
 };
 

@@ -42,7 +42,7 @@
 #include "scenario.h"
 #include "testdef.h"
 
-enum { TICK_HZ = 60, SECONDS = 60, MAX_PTS = PT_MAX_STRANDS * PT_MAX_POINTS, CAP = 1 << 17 };
+enum { TICK_HZ = 60, SECONDS = 60, MAX_PTS = PT_MAX_JOINTS, CAP = 1 << 17 };
 
 typedef struct scene_t {
 	ptp_shape_t shape;

@@ -93,7 +93,7 @@ static double ratio_of(const pt_instance_def *d, int stretch_at, double stretch)
 {
 	static const pt_pose turned = {{0.1f, 1.5f, -0.2f}, {0.2f, 0.3f, -0.1f, 0.92736185f}};
 	sim_layout lay;
-	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	pt_vec3 pts[PT_MAX_JOINTS];
 	sim_metrics m;
 	rest_frame(d, &turned, &lay, pts, 0, 0);
 	sim_metrics_init(&m, d, &lay, 60, &turned, pts);
@@ -153,7 +153,7 @@ static void test_straight_strand(void **state)
 	static const pt_pose still = {{0, 1.5f, 0}, {0, 0, 0, 1}};
 	pt_instance_def d;
 	sim_layout lay;
-	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	pt_vec3 pts[PT_MAX_JOINTS];
 	sim_metrics m;
 	(void)state;
 	parse(&d, "");

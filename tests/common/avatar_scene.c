@@ -89,13 +89,15 @@ static void colliders(pt_instance_def *d)
 	capsule(&c[C_HIPS], PT_BONE_HIPS, pt_v3(-0.06f, 0, 0), pt_v3(0.06f, 0, 0), 0.1f, -1.0f);
 }
 
-/* Selects colliders 0..31 by the bits of `bits`. Written byte-wise so that it serves both
- * forms of collider_mask: a uint32_t, and a bitset whose first 32-bit word holds indices
- * 0..31 (pt_collider_mask, issue 38 item 3). */
+/* Selects colliders 0..31 by the bits of `bits`, in index order. */
 static void select_colliders(pt_strand_def *s, uint32_t bits)
 {
-	memset(&s->collider_mask, 0, sizeof s->collider_mask);
-	memcpy(&s->collider_mask, &bits, sizeof bits);
+	int idx[32], n = 0;
+	for (int i = 0; i < 32; i++)
+		if (bits >> i & 1u)
+			idx[n++] = i;
+	if (!pt_strand_set_colliders(s, idx, n))
+		abort(); /* distinct indices in range: cannot fail */
 }
 
 /* Appends a straight chain of `joints` joints x seg m from `anchor` along `dir`, hanging

@@ -34,8 +34,8 @@ void scenario_twin_tails(pt_instance_def *d)
 double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def, pt_pose head,
 			double dt, pt_vec3 *prev_tips, scenario_stats *st)
 {
-	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
-	int n = pt_world_read_points(w, id, pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+	pt_vec3 pts[PT_MAX_JOINTS];
+	int n = pt_world_read_points(w, id, pts, PT_MAX_JOINTS);
 	pt_mat3 R = m3_from_quat(head.q);
 	pt_collider_rt cols[PT_MAX_COLLIDERS];
 	pt_colliders_to_world(def->colliders, def->collider_count, &head, &R, cols);
@@ -43,6 +43,7 @@ double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def,
 	int base = 0;
 	for (int s = 0; s < def->strand_count; s++) {
 		const pt_strand_def *sd = &def->strands[s];
+		pt_collider_mask sees = pt_strand_collider_mask(sd, def->collider_count);
 		for (int j = 0; j < sd->points; j++) {
 			pt_vec3 p = pts[base + j];
 			if (!v3_finite(p)) {
@@ -55,7 +56,7 @@ double scenario_measure(const pt_world *w, pt_id id, const pt_instance_def *def,
 				if (e > st->max_segment_error)
 					st->max_segment_error = e;
 				for (int c = 0; c < def->collider_count; c++) {
-					if (!(sd->collider_mask & (1u << c)))
+					if (!pt_mask_test(&sees, c))
 						continue;
 					pt_vec3 dir;
 					double dist = pt_collider_distance(&cols[c], p, &dir) - sd->radius;

@@ -119,7 +119,7 @@ static void test_push_out_all_shapes(void **state)
 				v[j] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 1.4f;
 			}
 			pt_vec3 p = v3_add(head.p, pt_v3(v[0], v[1], v[2]));
-			pt_collide_point(&cs[s], 1, 1u, 0.01f, &p);
+			pt_collide_point(&cs[s], 1, &(pt_collider_mask){{1u}}, 0.01f, &p);
 			pt_vec3 dir;
 			float d = pt_collider_distance(&cs[s], p, &dir) - 0.01f;
 			/* the ellipsoid's ray distance is exact on the surface: pushing along it lands there */
@@ -128,8 +128,8 @@ static void test_push_out_all_shapes(void **state)
 		}
 	/* the mask selects colliders: bit clear -> no push */
 	pt_vec3 p = head.p;
-	assert_int_equal(pt_collide_point(cs, 1, 0u, 0.0f, &p), 0);
-	assert_int_equal(pt_collide_point(cs, 1, 1u, 0.0f, &p), 1);
+	assert_int_equal(pt_collide_point(cs, 1, &(pt_collider_mask){{0u}}, 0.0f, &p), 0);
+	assert_int_equal(pt_collide_point(cs, 1, &(pt_collider_mask){{1u}}, 0.0f, &p), 1);
 }
 
 /* The public signed distance moves head-attached colliders with the head. */

@@ -100,7 +100,7 @@ static int run(pt_world *w, const pt_instance_def *d)
 	pt_pose head = {pt_v3(0, 1.5f, 0), pt_quat_identity()};
 	pt_id id = pt_world_create_instance(w, d, head);
 	assert_false(pt_id_is_null(id));
-	static pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	static pt_vec3 pts[PT_MAX_JOINTS];
 	int bad = -1;
 	for (int t = 0; t < 120 && bad < 0; t++) {
 		if (t % 3 == 0) {
@@ -110,7 +110,7 @@ static int run(pt_world *w, const pt_instance_def *d)
 		}
 		pt_world_set_head(w, id, head);
 		pt_world_step(w, 1.0f / 60.0f, 4);
-		int n = pt_world_read_points(w, id, pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+		int n = pt_world_read_points(w, id, pts, PT_MAX_JOINTS);
 		for (int i = 0; i < n && bad < 0; i++)
 			if (!v3_finite(pts[i]) || v3_len(v3_sub(pts[i], head.p)) > 1e3f)
 				bad = i;

@@ -97,7 +97,7 @@ static void test_random_definitions_stay_finite(void **state)
 {
 	(void)state;
 	pt_world *w = pt_world_create(NULL);
-	pt_vec3 pts[PT_MAX_STRANDS * PT_MAX_POINTS];
+	pt_vec3 pts[PT_MAX_JOINTS];
 	for (int trial = 0; trial < 120; trial++) {
 		pt_instance_def d;
 		random_def(&d);
@@ -116,7 +116,7 @@ static void test_random_definitions_stay_finite(void **state)
 			pt_world_set_head(w, id, head);
 			pt_world_step(w, 1.0f / 60.0f, 4);
 		}
-		int n = pt_world_read_points(w, id, pts, PT_MAX_STRANDS * PT_MAX_POINTS);
+		int n = pt_world_read_points(w, id, pts, PT_MAX_JOINTS);
 		for (int i = 0; i < n; i++)
 			if (!v3_finite(pts[i]) || fabsf(pts[i].x - head.p.x) > 1e3f)
 				fail_msg("trial %d (solver %d): point %d is %g %g %g", trial, d.solver, i,

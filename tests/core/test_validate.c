@@ -48,7 +48,7 @@ CASE(segment_length, d->strands[0].segment_length = F(0))
 CASE(mass_root, d->strands[0].mass_root = F(0))
 CASE(mass_tip, d->strands[1].mass_tip = F(-1))
 CASE(radius, d->strands[0].radius = F(0.5))
-CASE(strand_colliders, d->strands[0].collider_mask = 1u << 5)
+CASE(strand_colliders, pt_strand_set_colliders(&d->strands[0], (int[]){5}, 1))
 CASE(anchor_bone, memset(d->strands[0].anchor_bone, 'b', PT_NAME_MAX))
 CASE(col_shape, d->colliders[0].shape = (pt_shape)9)
 CASE(col_attach, d->colliders[1].attach = (pt_attach)4)
@@ -112,7 +112,7 @@ static const struct {
     {m_mass_root, "strands[0].mass.root"},
     {m_mass_tip, "strands[1].mass.tip"},
     {m_radius, "strands[0].radius"},
-    {m_strand_colliders, "strands[0].colliders"},
+    {m_strand_colliders, "strands[0].colliders[0]"},
     {m_anchor_bone, "strands[0].anchor_bone"},
     {m_col_shape, "colliders[0].shape"},
     {m_col_attach, "colliders[1].attach"},

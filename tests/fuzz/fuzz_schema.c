@@ -22,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int finite_points(pt_world *w, pt_id id)
 {
-	static pt_vec3 p[PT_MAX_STRANDS * PT_MAX_POINTS];
-	int n = pt_world_read_points(w, id, p, PT_MAX_STRANDS * PT_MAX_POINTS);
+	static pt_vec3 p[PT_MAX_JOINTS];
+	int n = pt_world_read_points(w, id, p, PT_MAX_JOINTS);
 	for (int i = 0; i < n; i++)
 		if (!isfinite(p[i].x) || !isfinite(p[i].y) || !isfinite(p[i].z))
 			return 0;

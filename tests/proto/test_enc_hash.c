@@ -36,7 +36,7 @@
 #include "scenario.h"
 #include "testdef.h"
 
-enum { TICK_HZ = 60, MAXP = PT_MAX_STRANDS * PT_MAX_POINTS, CAP = 1 << 17 };
+enum { TICK_HZ = 60, MAXP = PT_MAX_JOINTS, CAP = 1 << 17 };
 
 /* Scenes: the bench's, then the examples in this order. */
 static const char *const EXAMPLES[] = {"bangs", "jog-ponytail", "long-hair", "twin-tails"};

@@ -67,15 +67,21 @@ static inline int defs_equal(const pt_instance_def *a, const pt_instance_def *b,
 	DIFF(a->teleport.mode == b->teleport.mode, "teleport.mode");
 	DIFF(a->collider_count == b->collider_count, "collider_count");
 	DIFF(a->strand_count == b->strand_count, "strand_count");
-	uint32_t all = a->collider_count >= 32 ? 0xffffffffu : (1u << a->collider_count) - 1u;
 	for (int i = 0; i < a->strand_count; i++) {
 		const pt_strand_def *s = &a->strands[i], *t = &b->strands[i];
 		DIFF(v3_same(s->anchor, t->anchor), "strands[%d].anchor", i);
 		DIFF(v3_same(s->direction, t->direction), "strands[%d].direction", i);
 		DIFF(s->points == t->points, "strands[%d].points", i);
 		DIFF(s->segment_length == t->segment_length, "strands[%d].segment_length", i);
-		DIFF((s->collider_mask & all) == (t->collider_mask & all), "strands[%d].colliders",
-		     i);
+		/* the same colliders in the same order ("all" and the full list in index
+		 * order say the same) */
+		int ns = s->collider_n == PT_COLLIDERS_ALL ? a->collider_count : s->collider_n;
+		int nt = t->collider_n == PT_COLLIDERS_ALL ? b->collider_count : t->collider_n;
+		DIFF(ns == nt, "strands[%d].colliders", i);
+		for (int k = 0; k < ns && k < nt; k++)
+			DIFF((s->collider_n == PT_COLLIDERS_ALL ? k : s->collider_list[k]) ==
+			         (t->collider_n == PT_COLLIDERS_ALL ? k : t->collider_list[k]),
+			     "strands[%d].colliders[%d]", i, k);
 		DIFF(strcmp(s->anchor_bone, t->anchor_bone) == 0, "strands[%d].anchor_bone", i);
 		DIFF(strcmp(s->root_joint, t->root_joint) == 0, "strands[%d].root_joint", i);
 		DIFF(s->mass_root == t->mass_root, "strands[%d].mass_root", i);

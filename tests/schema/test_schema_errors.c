@@ -20,9 +20,11 @@
 #define SB4 SB "'strands': [{'points': 4, 'springbone': "
 #define SPH "{'shape': 'sphere', 'radius': 0.1"
 #define BONE "{'position': [0, -0.3, 0.05], 'rotation': [0, 0, 0, 1]}"
-#define S33                                                                                        \
-	"{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{" \
-	"},{},{},{}"
+/* 129 and 257 empty objects: one past PT_MAX_COLLIDERS and PT_MAX_STRANDS */
+#define S8 "{},{},{},{},{},{},{},{},"
+#define S64 S8 S8 S8 S8 S8 S8 S8 S8
+#define S129 S64 S64 "{}"
+#define S257 S64 S64 S64 S64 "{}"
 
 static const struct row {
 	const char *json;  /* ' stands for " */
@@ -121,8 +123,8 @@ static const struct row {
     {"{" SB "'springbone': {'limit': {'angle': 30}}}", "springbone.limit.angle", "unknown field"},
     /* strands */
     {"{'strands': {}}", "strands", "expected an array"},
-    {"{'strands': []}", "strands", "1 to 32"},
-    {"{'strands': [" S33 "]}", "strands", "1 to 32"},
+    {"{'strands': []}", "strands", "1 to 256"},
+    {"{'strands': [" S257 "]}", "strands", "at most 256"},
     {"{'strands': [1]}", "strands[0]", "expected an object"},
     {"{'strands': [{'lenght': 1}]}", "strands[0].lenght", "unknown field"},
     {"{'strands': [{'anchor': [0, 0]}]}", "strands[0].anchor", "array of 3"},
@@ -223,7 +225,7 @@ static const struct row {
      "unknown field"},
     /* colliders */
     {"{'colliders': {}}", "colliders", "expected an array"},
-    {"{'colliders': [" S33 "]}", "colliders", "at most 32"},
+    {"{'colliders': [" S129 "]}", "colliders", "at most 128"},
     {"{'colliders': [1]}", "colliders[0]", "expected an object"},
     {"{'colliders': [{}]}", "colliders[0].shape", "required"},
     {"{'colliders': [{'shape': 'cube'}]}", "colliders[0].shape", "\"sphere\", \"ellipsoid\""},

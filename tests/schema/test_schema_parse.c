@@ -144,13 +144,13 @@ static void test_every_field_lands_in_its_c_field(void **state)
 	assert_true(s->segment_length == 0.05f);
 	assert_string_equal(s->anchor_bone, "J_Bip_C_Head");
 	assert_true(s->mass_root == 2.0f && s->mass_tip == 0.5f && s->radius == 0.01f);
-	assert_int_equal(s->collider_mask, 0); /* an empty list: collides with nothing */
+	assert_int_equal(s->collider_n, 0); /* an empty list: collides with nothing */
 	assert_true(d->teleport.distance == 2.0f && d->teleport.angle_deg == 90.0f);
 	assert_int_equal(d->teleport.mode, PT_TELEPORT_RESET);
 	tdef_free(d);
 }
 
-static void test_collider_list_is_a_mask_default_all(void **state)
+static void test_collider_list_is_ordered_default_all(void **state)
 {
 	(void)state;
 	pt_instance_def *d = parse_ok(
@@ -160,9 +160,13 @@ static void test_collider_list_is_a_mask_default_all(void **state)
 	    " \"strands\": [{}, {\"colliders\": [2, 0]}]}");
 	assert_int_equal(d->collider_count, 3);
 	pt_instance_def dflt;
-	assert_int_equal(d->strands[0].collider_mask, tdef_init(&dflt)->strands[0].collider_mask);
+	assert_int_equal(d->strands[0].collider_n, tdef_init(&dflt)->strands[0].collider_n);
+	assert_int_equal(d->strands[0].collider_n, PT_COLLIDERS_ALL);
 	pt_instance_def_fini(&dflt);
-	assert_int_equal(d->strands[1].collider_mask, 5u);
+	/* in the order given */
+	assert_int_equal(d->strands[1].collider_n, 2);
+	assert_int_equal(d->strands[1].collider_list[0], 2);
+	assert_int_equal(d->strands[1].collider_list[1], 0);
 	/* defaults of optional collider fields */
 	assert_int_equal(d->colliders[0].attach, PT_ATTACH_HEAD);
 	assert_true(v3_same(d->colliders[0].center, pt_v3(0, 0, 0)));
@@ -261,7 +265,9 @@ static void test_documented_example_parses(void **state)
 	*end = '\0';
 	pt_instance_def *d = parse_ok(start);
 	assert_string_equal(d->name, "alice");
-	assert_int_equal(d->strands[0].collider_mask, 3);
+	assert_int_equal(d->strands[0].collider_n, 2);
+	assert_int_equal(d->strands[0].collider_list[0], 0);
+	assert_int_equal(d->strands[0].collider_list[1], 1);
 	assert_true(d->strands[0].joints[10].stiffness == 0.5f);
 	assert_true(d->colliders[1].radius_b == 0.04f);
 	tdef_free(d);
@@ -342,7 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_body_bones),
 	    cmocka_unit_test(test_listed_strand_starts_from_strand_default),
 	    cmocka_unit_test(test_every_field_lands_in_its_c_field),
-	    cmocka_unit_test(test_collider_list_is_a_mask_default_all),
+	    cmocka_unit_test(test_collider_list_is_ordered_default_all),
 	    cmocka_unit_test(test_joint_values_layer_default_strand_joint),
 	    cmocka_unit_test(test_springbone_defaults_reach_default_strands),
 	    cmocka_unit_test(test_integral_reals_are_integers),

@@ -35,7 +35,7 @@ void log_emit(int level, const char *file, const char *fmt, ...)
 	(void)level, (void)file, (void)fmt;
 }
 
-enum { NSHAPE = 9, MAXINST = 72, TICKS = 40, MAXP = PT_MAX_STRANDS * PT_MAX_POINTS, CAP = 1 << 16 };
+enum { NSHAPE = 9, MAXINST = 72, TICKS = 40, MAXP = PT_MAX_JOINTS, CAP = 1 << 16 };
 
 static const int strands_of[NSHAPE] = {2, 2, 3, 1, 5, 2, 4, 7, 2};
 

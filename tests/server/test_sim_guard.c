@@ -106,9 +106,9 @@ static void poison(fx_t *f, uint64_t id)
 
 static int finite_now(fx_t *f, uint64_t id)
 {
-	static pt_vec3 p[PT_MAX_STRANDS * PT_MAX_POINTS];
+	static pt_vec3 p[PT_MAX_JOINTS];
 	int slot = sim_slot_of(f->s, id);
-	int n = pt_world_read_points(f->s->world, f->s->inst[slot].pid, p, PT_MAX_STRANDS * PT_MAX_POINTS);
+	int n = pt_world_read_points(f->s->world, f->s->inst[slot].pid, p, PT_MAX_JOINTS);
 	return n > 0 && sim_points_finite(p, n);
 }
 

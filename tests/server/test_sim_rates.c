@@ -35,7 +35,7 @@ void log_emit(int level, const char *file, const char *fmt, ...)
 	(void)level, (void)file, (void)fmt;
 }
 
-enum { ID = 7, MAXP = PT_MAX_STRANDS * PT_MAX_POINTS };
+enum { ID = 7, MAXP = PT_MAX_JOINTS };
 
 typedef struct fx_t {
 	cmdq_t *q;

@@ -35,7 +35,11 @@ static void chain(pt_strand_def *sd, int v, int s)
 	sd->anchor = pt_v3(x, 0.04f, -0.1f);
 	sd->direction = pt_v3(x, -1.0f, -0.3f - 0.1f * (float)v);
 	sd->segment_length = 0.02f + 0.004f * (float)s;
-	sd->collider_mask = s == 1 ? 0x1u : 0x7u; /* strand 1: the head sphere only */
+	static const int head_only[1] = {0}, three[3] = {0, 1, 2};
+	if (s == 1) /* strand 1: the head sphere only */
+		pt_strand_set_colliders(sd, head_only, 1);
+	else
+		pt_strand_set_colliders(sd, three, 3);
 	for (int j = 0; j < n; j++) {
 		pt_joint_def *jd = &sd->joints[j];
 		*jd = pt_joint_def_default();
@@ -91,7 +95,7 @@ static void scene(pt_instance_def *d, int v, int colliders)
 		d->collider_count = 3;
 	} else {
 		for (int s = 0; s < 4; s++)
-			d->strands[s].collider_mask = 0;
+			pt_strand_set_colliders(&d->strands[s], NULL, 0);
 	}
 }
 
@@ -266,12 +270,87 @@ static void test_uniform_chains_alike(void **state)
 	pt_world_destroy(w[0]), pt_world_destroy(w[1]);
 }
 
+/* Collider order (issue 38 item 7): a tail is pushed out of its strand's colliders in
+ * the order the strand lists them. One joint of length 1 from the origin along +x, no
+ * stiffness, gravity or inertia (drag 1), hit radius 0, so one step keeps the tail at
+ * (1, 0, 0) and only the colliders move it, each push followed by the length step (the
+ * tail back at distance 1 from the root, along the pushed direction). Two planes that
+ * both hold (1, 0, 0): A (index 0) solid below y = 0.1, B (index 1) solid beyond
+ * x = 0.9.
+ *   [0, 1]: A lifts it to (1, 0.1), length: (1, 0.1) / sqrt(1.01), still beyond
+ *           x = 0.9; B moves it to (0.9, y1 = 0.1 / sqrt(1.01)); length: that over
+ *           sqrt(0.81 + y1^2) (0.99394, 0.10989).
+ *   [1, 0]: B moves it to (0.9, 0), length: back to (1, 0); A lifts it to (1, 0.1);
+ *           length: (1, 0.1) / sqrt(1.01) (0.99504, 0.09950).
+ * Both orders in one world step in neighbouring lanes of one batch; chain by chain
+ * gives the same bits, then and over a second of a moving head. */
+static void order_def(pt_instance_def *d, const int *order)
+{
+	sb_def_strand(d, pt_v3(0, 0, 0), pt_v3(1, 0, 0), 2, 1.0f, pt_joint_def_default(), 1);
+	pt_joint_def *j = &d->strands[0].joints[0];
+	j->stiffness = 0.0f, j->gravity_power = 0.0f, j->drag_force = 1.0f, j->hit_radius = 0.0f;
+	d->collider_count = 2;
+	for (int k = 0; k < 2; k++) {
+		pt_collider_def *c = &d->colliders[k];
+		memset(c, 0, sizeof *c);
+		c->shape = PT_SHAPE_PLANE, c->attach = PT_ATTACH_HEAD, c->radius_b = -1.0f;
+	}
+	d->colliders[0].center = pt_v3(0, 0.1f, 0), d->colliders[0].normal = pt_v3(0, 1, 0);
+	d->colliders[1].center = pt_v3(0.9f, 0, 0), d->colliders[1].normal = pt_v3(-1, 0, 0);
+	assert_true(pt_strand_set_colliders(&d->strands[0], order, 2));
+	assert_true(pt_instance_validate(d).ok);
+}
+
+static void test_collider_order(void **state)
+{
+	(void)state;
+	static const int orders[2][2] = {{0, 1}, {1, 0}};
+	const double y1 = 0.1 / sqrt(1.01), l1 = sqrt(0.81 + y1 * y1);
+	const double want[2][2] = {{0.9 / l1, y1 / l1}, {1.0 / sqrt(1.01), 0.1 / sqrt(1.01)}};
+	pt_world *w[2] = {pt_world_create(NULL), pt_world_create(NULL)};
+	pt_pose still = {{0, 0, 0}, {0, 0, 0, 1}};
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 2; i++) {
+			pt_instance_def d;
+			order_def(&d, orders[i]);
+			pt_world_create_instance(w[k], &d, still);
+			((pt_sb_data *)w[k]->inst[i].solver_data)->lanes_off = k == 1;
+			assert_int_equal(((pt_sb_data *)w[k]->inst[i].solver_data)->lanes_ok, 1);
+			pt_instance_def_fini(&d);
+		}
+	pt_world_step(w[0], 1.0f / 60.0f, 1), pt_world_step(w[1], 1.0f / 60.0f, 1);
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 2; i++) {
+			pt_vec3 p[2];
+			pt_id id = pt_world_id_at(w[k], i);
+			assert_int_equal(pt_world_read_points(w[k], id, p, 2), 2);
+			print_message("%s, order [%d, %d]: tail (%.6f, %.6f, %.6f)\n",
+			              k ? "per chain" : "lanes", orders[i][0], orders[i][1], p[1].x,
+			              p[1].y, p[1].z);
+			assert_true(fabs(p[1].x - want[i][0]) < 1e-6);
+			assert_true(fabs(p[1].y - want[i][1]) < 1e-6);
+			assert_true(fabs(p[1].z) < 1e-6);
+		}
+	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
+	for (int t = 1; t <= 60; t++) {
+		assert_true(pt_world_hash(w[0]) == pt_world_hash(w[1]));
+		pt_pose h = pt_motion_pose(&m, t / 60.0);
+		for (int k = 0; k < 2; k++)
+			for (int i = 0; i < 2; i++)
+				pt_world_set_head(w[k], pt_world_id_at(w[k], i), h);
+		pt_world_step(w[0], 1.0f / 60.0f, 1), pt_world_step(w[1], 1.0f / 60.0f, 1);
+	}
+	assert_true(pt_world_hash(w[0]) == pt_world_hash(w[1]));
+	pt_world_destroy(w[0]), pt_world_destroy(w[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lanes_match_per_chain_path),
 	    cmocka_unit_test(test_every_lane_position_alike),
 	    cmocka_unit_test(test_uniform_chains_alike),
+	    cmocka_unit_test(test_collider_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

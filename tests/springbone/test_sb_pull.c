@@ -77,7 +77,7 @@ static void lesson_init(lesson_chain *l, int n, float L, float stiff, float drag
 	l->c.anchor = pt_v3(0, 0, 0);
 	l->c.direction = pt_v3(1, 0, 0);
 	l->c.j = l->run;
-	l->c.collider_mask = 0xffffffffu;
+	l->c.cols = NULL, l->c.ncols = 0; /* no colliders */
 	l->c.free_length = !length_step;
 	for (int i = 0; i <= n; i++)
 		l->x[i] = l->px[i] = (float)i * L;

@@ -276,9 +276,9 @@ static void test_collider_mask(void **state)
 	d.colliders[1].center = pt_v3(0.01f, -0.1f, 0), d.colliders[1].radius = 0.04f;
 	pt_world *w = pt_world_create(NULL);
 	pt_pose h = {pt_v3(0, 0, 0), pt_quat_identity()};
-	d.strands[0].collider_mask = 1u; /* not the one in the way */
+	pt_strand_set_colliders(&d.strands[0], (int[]){0}, 1); /* not the one in the way */
 	pt_id a = pt_world_create_instance(w, &d, h);
-	d.strands[0].collider_mask = 2u;
+	pt_strand_set_colliders(&d.strands[0], (int[]){1}, 1);
 	pt_id b = pt_world_create_instance(w, &d, h);
 	pt_world_step(w, 1.0f / 60.0f, 1);
 	pt_vec3 pa[4], pb[4];

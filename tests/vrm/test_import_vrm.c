@@ -594,8 +594,11 @@ static void test_v0_body_bones(void **state)
 
 /* ---- limits of an instance ---- */
 
-/* 2 chains on the hips, then 35 on the head, one of 70 joints; 40 colliders all used by
- * the first head chain. */
+/* 2 chains on the hips, then HC (three past the strand limit) on the head, one of 70
+ * joints; NCOL colliders (eight past the collider limit) all used by the first head
+ * chain. Nodes: 0 hips, 1 head, 2..5 the hip chains, 6.. the head chain roots, then
+ * chain 0's 69 further joints, then the second joints of chains 1.. */
+enum { HC = VRM_MAX_STRANDS + 3, NCOL = VRM_MAX_COLLIDERS + 8, LONG0 = 6 + HC };
 static char *big_avatar(void)
 {
 	size_t cap = 1 << 20, n = 0;
@@ -607,7 +610,7 @@ static char *big_avatar(void)
 	for (int i = 0; i < 2; i++)
 		EMIT(", %d", 2 + 2 * i);
 	EMIT("]}, {'name': 'Head', 'translation': [0, 0.6, 0], 'children': [");
-	for (int i = 0; i < 35; i++)
+	for (int i = 0; i < HC; i++)
 		EMIT("%s%d", i ? ", " : "", 6 + i);
 	EMIT("]}");
 	node = 2;
@@ -615,38 +618,38 @@ static char *big_avatar(void)
 		EMIT(", {'translation': [0.1, 0, 0], 'children': [%d]}, {'translation': [0, -0.1, "
 		     "0]}",
 		     node + 1);
-	/* head chain roots 6..40; chain 0 continues through 41.. for 69 more joints */
-	for (int i = 0; i < 35; i++)
+	/* head chain roots; chain 0 continues through LONG0.. for 69 more joints */
+	for (int i = 0; i < HC; i++)
 		EMIT(", {'name': 'C%d', 'translation': [0, 0, -0.1], 'children': [%d]}", i,
-		     i == 0 ? 41 : 41 + 69 + i - 1);
-	for (int k = 0; k < 69; k++) /* 41..109 */
+		     i == 0 ? LONG0 : LONG0 + 69 + i - 1);
+	for (int k = 0; k < 69; k++)
 		EMIT(", {'translation': [0, -0.01, 0]%s}", k < 68 ? ", 'children': [X]" : "");
-	for (int i = 1; i < 35; i++) /* 110..143: second joints of chains 1..34 */
+	for (int i = 1; i < HC; i++) /* second joints of chains 1.. */
 		EMIT(", {'translation': [0, -0.02, 0]}");
 	EMIT("], 'extensions': {'VRMC_vrm': {'humanoid': {'humanBones': {'head': {'node': 1}}}},"
 	     " 'VRMC_springBone': {'colliders': [");
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < NCOL; i++)
 		EMIT("%s{'node': 1, 'shape': {'sphere': {'offset': [0, %d, 0], 'radius': 0.1}}}",
 		     i ? ", " : "", i);
 	EMIT("], 'colliderGroups': [{'colliders': [");
-	for (int i = 0; i < 40; i++)
+	for (int i = 0; i < NCOL; i++)
 		EMIT("%s%d", i ? ", " : "", i);
 	EMIT("]}], 'springs': [");
 	for (int i = 0; i < 2; i++)
 		EMIT("{'joints': [{'node': %d}, {'node': %d}]}, ", 2 + 2 * i, 3 + 2 * i);
 	EMIT("{'colliderGroups': [0], 'joints': [{'node': 6}");
 	for (int k = 0; k < 69; k++)
-		EMIT(", {'node': %d}", 41 + k);
+		EMIT(", {'node': %d}", LONG0 + k);
 	EMIT("]}");
-	for (int i = 1; i < 35; i++)
-		EMIT(", {'joints': [{'node': %d}, {'node': %d}]}", 6 + i, 110 + i - 1);
+	for (int i = 1; i < HC; i++)
+		EMIT(", {'joints': [{'node': %d}, {'node': %d}]}", 6 + i, LONG0 + 69 + i - 1);
 	EMIT("]}}}");
 #undef EMIT
-	/* Fill in the chain links: node 41 + k has child 42 + k. */
+	/* Fill in the chain links: node LONG0 + k has child LONG0 + 1 + k. */
 	int k = 0;
 	for (char *p = strstr(s, "[X]"); p; p = strstr(p, "[X]"), k++) {
 		char num[16];
-		snprintf(num, sizeof num, "%d", 42 + k);
+		snprintf(num, sizeof num, "%d", LONG0 + 1 + k);
 		memmove(p + 1 + strlen(num), p + 2, strlen(p + 2) + 1);
 		memcpy(p + 1, num, strlen(num));
 	}
@@ -670,12 +673,35 @@ static void test_limits_truncate_and_report(void **state)
 	}
 	assert_int_equal(json_array_size(at(inst, "strands.0.rest")), VRM_MAX_POINTS);
 	assert_int_equal(json_array_size(at(inst, "strands.0.colliders")), VRM_MAX_COLLIDERS);
-	check_vec(inst, "colliders.31.center", 0, 31, 0);
+	check_vec(inst, "colliders.127.center", 0, 127, 0);
 	assert_true(json_is_null(at(r.json, "strands.0.strand")));
-	check_str(r.json, "strands.0.dropped", "over the 32-strand limit");
+	check_str(r.json, "strands.0.dropped", "over the 256-strand limit");
 	if (!report_says(&r, "warnings", "70 joints") ||
-	    !report_says(&r, "warnings", "32-strand limit") ||
-	    !report_says(&r, "warnings", "32-collider limit")) {
+	    !report_says(&r, "warnings", "limits of an instance (256 strands, 4096 points)") ||
+	    !report_says(&r, "warnings", "128-collider limit")) {
+		dump_report(&r);
+		fail();
+	}
+	json_decref(inst);
+	vrm_report_free(&r);
+}
+
+/* The daemon's import (vrm_import_max with the strands a frame carries): the same file
+ * gives 32 strands, the hip chains and the head chains past 32 dropped, each saying so. */
+static void test_limits_of_the_daemon(void **state)
+{
+	(void)state;
+	char *json = big_avatar(), err[512];
+	size_t len;
+	uint8_t *b = make_glb(json, 0, &len);
+	free(json);
+	vrm_report r = {0};
+	json_t *inst = vrm_import_max(b, len, 32, &r, err, sizeof err);
+	free(b);
+	assert_non_null(inst);
+	assert_int_equal(json_array_size(at(inst, "strands")), 32);
+	check_str(r.json, "strands.0.dropped", "over the 32-strand limit");
+	if (!report_says(&r, "warnings", "limits of an instance (32 strands, 4096 points)")) {
 		dump_report(&r);
 		fail();
 	}
@@ -1185,6 +1211,7 @@ int main(void)
 	    cmocka_unit_test(test_v1_extended_colliders_and_limits),
 	    cmocka_unit_test(test_v0_body_bones),
 	    cmocka_unit_test(test_v0_chains_tails_colliders),
+	    cmocka_unit_test(test_limits_of_the_daemon),
 	    cmocka_unit_test(test_limits_truncate_and_report),
 	    cmocka_unit_test(test_container_errors),
 	    cmocka_unit_test(test_mutations_never_crash),

@@ -5,16 +5,19 @@
  * end. The JSON form of this struct (core/SCHEMA.md) is read and written by core/schema
  * (ponytail/schema.h); field names below are the JSON names.
  *
- * Ownership. A definition is a few KB of plain fields plus one heap block it owns: the
- * per-joint data of its strands (strands[i].joints points into it, PT_MAX_POINTS - 1
- * joints per strand, so a strand's `points` may change freely). Hence:
+ * Ownership. A definition is about 12 KB of plain fields (its colliders included) plus
+ * two heap blocks it owns: its strands (`strands` points at them, room for the strands
+ * it has, not for PT_MAX_STRANDS) and their per-joint data (strands[i].joints points
+ * into it, PT_MAX_POINTS - 1 joints per strand, so a strand's `points` may change
+ * freely). Hence:
  *   - init before use, fini after (fini of a zeroed definition is a no-op);
  *   - never copy a definition or a strand with `=` or memcpy, nor move one (return it by
  *     value, realloc an array of them): pt_instance_def_copy() (deep),
  *     pt_instance_def_swap(), pt_strand_def_copy(); a shallow copy is caught by
  *     pt_instance_validate() (an error) and by _copy / _fini (an assert);
  *   - change strand_count only through pt_instance_def_set_strand_count() or
- *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory).
+ *     pt_instance_def_add_strand(), which allocate (and can fail: out of memory) and
+ *     may move the strands: a pointer to a strand is valid until the next such call.
  * No global state: any thread may call these on its own definitions, and several may
  * read one const pt_instance_def * at once; nothing keeps a pointer to a definition
  * after the call returns.
@@ -80,6 +83,7 @@ typedef enum pt_bone {
 	PT_BONE_RIGHT_LITTLE_DISTAL,
 	PT_BONE_COUNT /* 54 */
 } pt_bone;
+_Static_assert((int)PT_MAX_BONES == (int)PT_BONE_COUNT, "one rest pose per humanoid body bone");
 
 /* The values "attach" takes, for error messages (fits pt_error.message). */
 #define PT_ATTACH_ALLOWED                                                                         \
@@ -95,6 +99,9 @@ typedef struct pt_bone_def {
 	pt_vec3 position; /* head-local, m, each |.| <= 10 */
 	pt_quat rotation; /* head-local, |q|^2 in [0.25, 4] (normalised on creation) */
 } pt_bone_def;
+
+/* pt_strand_def.collider_n: the strand sees every collider, in index order. */
+enum { PT_COLLIDERS_ALL = -1 };
 
 /* When the spring-bone forms step (both are authored per 1/60 s frame). */
 typedef enum pt_springbone_rate {
@@ -178,7 +185,13 @@ typedef struct pt_strand_def {
 	int has_rest;         /* 1: joints[j].rest give the rest shape */
 	float gravity_scale;  /* this strand's gravity = the instance's x this, [-10, 10];
 	                       * negative droops bangs forward/up. Default 1 */
-	uint32_t collider_mask; /* bit i set: this strand collides with colliders[i]. Default all. */
+	/* The colliders this strand sees (JSON "colliders"), in the order the spring-bone
+	 * solver pushes its tails out of them: collider_list[0 .. collider_n), distinct
+	 * indices into colliders. collider_n = PT_COLLIDERS_ALL (the default): every
+	 * collider, in index order. Verlet goes by index order whatever the list's order.
+	 * Set through pt_strand_set_colliders. */
+	int collider_n;
+	uint8_t collider_list[PT_MAX_COLLIDERS];
 	/* What the strand hangs from and moves with (JSON "bone" and "parent"; both
 	 * springbone only). Its coordinates (anchor, rest) stay head-local: the avatar's rest
 	 * pose, the head at the origin unrotated.
@@ -233,8 +246,8 @@ typedef struct pt_instance_def {
 		pt_springbone_rate rate; /* default PT_SPRINGBONE_RATE_FRAME */
 		pt_springbone_length length; /* default PT_SPRINGBONE_LENGTH_REST */
 	} springbone;
-	pt_strand_def strands[PT_MAX_STRANDS];
-	int strand_count; /* [1, PT_MAX_STRANDS] */
+	pt_strand_def *strands; /* strand_count entries (owned storage: store.slots of them) */
+	int strand_count; /* [1, PT_MAX_STRANDS]; the points of all strands <= PT_MAX_JOINTS */
 	pt_collider_def colliders[PT_MAX_COLLIDERS];
 	int collider_count; /* [0, PT_MAX_COLLIDERS] */
 	/* rest poses of the body bones colliders attach to (JSON "bones": {name: {...}}),
@@ -249,7 +262,8 @@ typedef struct pt_instance_def {
 	/* Owned storage, private to the pt_instance_def_* functions (read-only elsewhere). */
 	struct pt_instance_def_store {
 		pt_joint_def *joints; /* slots x (PT_MAX_POINTS - 1); strands[i].joints = +i */
-		int slots;            /* strands with storage, >= strand_count */
+		int slots;            /* strands with storage (`strands` has slots entries),
+		                       * >= strand_count */
 		const struct pt_instance_def *self; /* this definition; another in a shallow copy */
 	} store;
 } pt_instance_def;
@@ -292,6 +306,16 @@ void pt_strand_def_reset(pt_strand_def *s);
 /* Copies every field of src and its PT_MAX_POINTS - 1 joints into dst, keeping
  * dst->joints (the storage). Both strands must have storage (belong to a definition). */
 void pt_strand_def_copy(pt_strand_def *dst, const pt_strand_def *src);
+
+/* Sets the colliders strand s sees, in order: idx[0 .. n) (idx may be NULL when n is 0),
+ * or every collider in index order when n is PT_COLLIDERS_ALL. Returns 1; 0, s then
+ * unchanged, when n is outside [PT_COLLIDERS_ALL, PT_MAX_COLLIDERS] or an index outside
+ * [0, PT_MAX_COLLIDERS). Indices past the instance's collider count and duplicates are
+ * pt_instance_validate's to refuse. */
+int pt_strand_set_colliders(pt_strand_def *s, const int *idx, int n);
+
+/* The colliders of `collider_count` that strand s sees, as a set (order dropped). */
+pt_collider_mask pt_strand_collider_mask(const pt_strand_def *s, int collider_count);
 
 /* The defaults for one spring-bone joint. */
 pt_joint_def pt_joint_def_default(void);

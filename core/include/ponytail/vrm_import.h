@@ -57,4 +57,11 @@ void vrm_report_free(vrm_report *report);
  * reject the file: vrm_graph_load in core/schema/vrm/vrm_gltf.h); data is only read. */
 json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *err, size_t errlen);
 
+/* The same for an instance of at most max_strands strands (clamped to [1, PT_MAX_STRANDS];
+ * vrm_import: PT_MAX_STRANDS): the daemon's, whose frames carry fewer than core holds.
+ * Chains past it are dropped as past PT_MAX_STRANDS are, head chains kept first, and the
+ * report's warning names the limit. */
+json_t *vrm_import_max(const uint8_t *data, size_t len, int max_strands, vrm_report *report,
+                       char *err, size_t errlen);
+
 #endif

@@ -147,6 +147,12 @@ int pt_world_read_points(const pt_world *w, pt_id id, pt_vec3 *out, int cap);
  * with a cache miss. Changes nothing; a stale id does nothing. */
 void pt_world_prefetch(const pt_world *w, pt_id id, int stage);
 
+/* Bytes this instance holds in the world: its records, its body (strands, colliders,
+ * step scratch), its solver's data, its body-bone table and its points in the pool (the
+ * self-collision hash, when on, is not counted). Sized to what the instance has, not to
+ * the PT_MAX_* caps. 0 for a stale id. */
+size_t pt_world_instance_bytes(const pt_world *w, pt_id id);
+
 /* Ticks that were handled as teleports since creation (for tests and metrics). */
 uint32_t pt_world_teleports(const pt_world *w, pt_id id);
 

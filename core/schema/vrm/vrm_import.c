@@ -6,6 +6,7 @@
  * Reading the file is the caller's: `ponytail import-vrm` (clients/cli/import_vrm.c) and
  * the daemon (server/instances_avatar.c).
  */
+#include <stdio.h> /* snprintf only: core does no I/O */
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,11 +42,20 @@ static void cv_free(cv *c)
 
 json_t *vrm_import(const uint8_t *data, size_t len, vrm_report *report, char *err, size_t errlen)
 {
+	return vrm_import_max(data, len, VRM_MAX_STRANDS, report, err, errlen);
+}
+
+json_t *vrm_import_max(const uint8_t *data, size_t len, int max_strands, vrm_report *report,
+                       char *err, size_t errlen)
+{
 	cv c;
 	vrm_glb glb;
 	json_t *inst;
 	int kept;
 	memset(&c, 0, sizeof c);
+	c.max_strands = max_strands < 1 ? 1 : max_strands > VRM_MAX_STRANDS ? VRM_MAX_STRANDS
+	                                                                    : max_strands;
+	snprintf(c.drop_strands, sizeof c.drop_strands, "over the %d-strand limit", c.max_strands);
 	report->json = NULL;
 	report->warning_count = 0;
 	if (vrm_diag_init(&c.d)) {

@@ -206,9 +206,11 @@ void vrm_cv_order_branches(cv *c)
 
 /* ---- choosing what fits ---- */
 
+_Static_assert(PT_MAX_JOINTS == 4096, "the drop reason names the limit");
+
 int vrm_cv_choose_strands(cv *c)
 {
-	int kept = 0, dropped = 0, next = 0;
+	int kept = 0, dropped = 0, next = 0, points = 0;
 	const char *first = NULL;
 	/* Head chains first: the instance follows the head, they are what it is for. */
 	for (int pass = 0; pass < 2; pass++)
@@ -216,10 +218,12 @@ int vrm_cv_choose_strands(cv *c)
 			strand *st = &c->st[i];
 			if (st->drop || st->on_head != (pass == 0))
 				continue;
-			if (kept < VRM_MAX_STRANDS) {
+			if (kept < c->max_strands && points + st->points <= PT_MAX_JOINTS) {
 				kept++; /* numbered below, in file order */
+				points += st->points;
 			} else {
-				st->drop = "over the 32-strand limit";
+				st->drop = kept < c->max_strands ? "over the 4096-point limit"
+				                                 : c->drop_strands;
 				if (!dropped++)
 					first = c->s.chains[i].source;
 			}
@@ -228,9 +232,9 @@ int vrm_cv_choose_strands(cv *c)
 		c->st[i].out = c->st[i].drop ? -1 : next++;
 	if (dropped)
 		vrm_warn(&c->d,
-		         "%d chains over the %d-strand limit of an instance were dropped (first: "
-		         "%s; chains on the head are kept first)",
-		         dropped, VRM_MAX_STRANDS, first);
+		         "%d chains over the limits of an instance (%d strands, %d points) were "
+		         "dropped (first: %s; chains on the head are kept first)",
+		         dropped, c->max_strands, PT_MAX_JOINTS, first);
 	return kept;
 }
 

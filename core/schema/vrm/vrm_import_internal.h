@@ -51,6 +51,8 @@ typedef struct cv {
 	signed char *bone_of_node;    /* per node: vrm_humanoid.h */
 	int bone_node[PT_BONE_COUNT]; /* a body bone some written collider is on: its node */
 	unsigned char bone_used[PT_BONE_COUNT];
+	int max_strands;        /* strands the instance may have, [1, VRM_MAX_STRANDS] */
+	char drop_strands[48];  /* "over the 256-strand limit" for max_strands */
 } cv;
 
 /* ---- small helpers (inline, for both the measuring and the writing) ---- */

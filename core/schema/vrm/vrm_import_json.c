@@ -114,16 +114,18 @@ static json_t *limit_json(cv *c, const vrm_chain *ch, const strand *st, int i)
 
 static json_t *strand_colliders(const cv *c, const vrm_chain *ch)
 {
-	uint64_t mask = 0; /* out indices are < VRM_MAX_COLLIDERS = 32 */
+	/* In the chain's order: its collider groups as the spring lists them, each group's
+	 * colliders in the group's order (what three-vrm's VRMSpringBoneJoint._collision
+	 * iterates), a collider once (vrm_springs.c keeps its first place). */
+	unsigned char on[VRM_MAX_COLLIDERS] = {0}; /* out indices are < VRM_MAX_COLLIDERS */
 	json_t *a = json_array();
 	for (int k = 0; k < ch->ncolliders; k++) {
 		int o = c->use[ch->colliders[k]].out;
-		if (o >= 0)
-			mask |= (uint64_t)1 << o;
-	}
-	for (int o = 0; o < VRM_MAX_COLLIDERS; o++)
-		if (mask >> o & 1)
+		if (o >= 0 && o < VRM_MAX_COLLIDERS && !on[o]) {
+			on[o] = 1;
 			json_array_append_new(a, json_integer(o));
+		}
+	}
 	return a;
 }
 

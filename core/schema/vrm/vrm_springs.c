@@ -156,7 +156,9 @@ vrm_chain *vrm_rd_new_chain(rd *c)
 	return ch;
 }
 
-/* Adds the colliders of group gi to the chain, each once. */
+/* Adds the colliders of group gi to the chain, each once, at its first place (a strand
+ * lists a collider once; three-vrm, meeting it in two of the spring's groups, would
+ * push the tail out of it twice: said in a warning). */
 static int chain_add_group(rd *c, vrm_chain *ch, int gi)
 {
 	const group *gr = &c->groups[gi];
@@ -164,8 +166,14 @@ static int chain_add_group(rd *c, vrm_chain *ch, int gi)
 		int m = gr->members[k], seen = 0;
 		for (int i = 0; i < ch->ncolliders && !seen; i++)
 			seen = ch->colliders[i] == m;
-		if (seen)
+		if (seen) {
+			vrm_warn(c->d,
+			         "%s lists collider %d more than once (through its collider "
+			         "groups): it is taken at its first place only (three-vrm pushes "
+			         "out of it again at each)",
+			         ch->source[0] ? ch->source : "a chain", m);
 			continue;
+		}
 		int *p = realloc(ch->colliders, sizeof *p * (size_t)(ch->ncolliders + 1));
 		if (!p)
 			return vrm_fail(c->err, c->errlen, "out of memory");

@@ -38,6 +38,10 @@ describe('operations', () => {
     assert.equal(i.json.tick_hz, 60);
     assert.equal(i.json.ws_port, d.wsPort);
     assert.equal(i.json.ws_subprotocol, 'ponytail.v1');
+    // the caps of an instance here (issue 38 item 3): a frame's strands, --max-points
+    // (default 2048), core's points per strand, colliders and body bones
+    assert.deepEqual(i.json.limits,
+      { strands: 32, points: 2048, points_per_strand: 64, colliders: 128, bones: 54 });
     const m = await d.req('GET', '/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
@@ -113,6 +117,10 @@ describe('create, read, list', () => {
     isError(await d.req('POST', '/v1/instances', { name: 'x'.repeat(5000) }), 413, 'too_large');
     isError(await d.req('POST', '/v1/instances', def({ strands: [{ points: 100 }] })), 422, 'invalid', 'strands[0].points');
     isError(await d.req('POST', '/v1/instances', def({ colour: 'red' })), 422, 'invalid', 'colour');
+    // more strands than a frame carries (/v1/info limits.strands), fewer than core takes
+    const many = await d.req('POST', '/v1/instances', def({ strands: Array.from({ length: 33 }, () => ({ points: 2 })) }));
+    isError(many, 422, 'invalid', 'strands');
+    assert.match(many.json.error.message, /at most 32/);
     isError(await d.req('POST', '/v1/instances', def({ verlet: { damping: 'lots' } })), 422, 'invalid', 'verlet.damping');
     isError(await d.req('POST', '/v1/instances', def({ driver: { motion: 'fly' } })), 422, 'invalid', 'driver.motion');
     isError(await d.req('POST', '/v1/instances', def({ driver: { motion: 'shake', period: -1 } })), 422, 'invalid', 'driver.period');
