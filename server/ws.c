@@ -328,7 +328,13 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		lws_get_peer_simple(wsi, ip, sizeof ip);
 		int *n = per_ip_count(ws, ip, 0);
 		int draining = ws->draining || __atomic_load_n(&ws->app->draining, __ATOMIC_ACQUIRE);
+		/* Before the first tick's frames (a restart: the listener opens before the tick
+		 * thread starts), a subscription would find no instance and answer not_found for
+		 * one that exists: refuse until there are frames (/readyz is 503 until then too) */
+		if (!ws->fs)
+			ws_refresh(ws);
 		const char *why = draining                ? "shutting down"
+		                  : !ws->fs               ? "starting: no tick yet"
 		                  : !has_subprotocol(wsi) ? "no ponytail.v1 subprotocol"
 		                  : ws->nconns >= ws->app->cfg->max_ws_conns
 		                      ? "too many connections"
