@@ -233,6 +233,10 @@ if [ "${#times[@]}" -gt 0 ]; then
 	echo "slowest:"
 	printf '%s\n' "${times[@]}" | sort -rn | head -10 | awk '{printf "  %5d s  %s\n", $1, $2}'
 fi
-for f in "${failed[@]}"; do echo "FAILED: $f"; done
+# Each failure again at the end, with its last lines: a log cut to its tail (CI's) still says why.
+for f in "${failed[@]}"; do
+	echo "FAILED: $f; its last lines (whole log: $logs/${f//\//_}.log):"
+	tail -n 25 "$logs/${f//\//_}.log" | sed 's/^/   | /'
+done
 echo "tests: $pass passed, $fail failed$([ "$skip" -gt 0 ] && echo ", $skip skipped") in $((SECONDS - t_all)) s"
 [ "$fail" -eq 0 ]

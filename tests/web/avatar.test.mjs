@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Daemon, freePorts, launchChromium, ROOT, sleep, until } from './harness.mjs';
+import { Daemon, launchChromium, ROOT, sleep, until } from './harness.mjs';
 import { checkRun as checkRunOf, Subscriber } from './avatar-lib.mjs';
 
 const ROOM = 'avtest';
@@ -30,14 +30,13 @@ describe('avatar page, end to end', { timeout: 270000 }, () => {
 
   before(async () => {
     tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'pt-avatar-'));
-    const [http, ws] = await freePorts(2);
-    daemon = new Daemon(http, ws, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
+    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
     await daemon.start();
     context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
     context.on('request', (r) => {
-      if (!r.url().startsWith(daemon.base) && !r.url().startsWith(`ws://127.0.0.1:${ws}`)) foreign.push(r.url());
+      if (!r.url().startsWith(daemon.base) && !r.url().startsWith(daemon.wsUrl)) foreign.push(r.url());
     });
-    sub = await Subscriber.open(`ws://127.0.0.1:${ws}/`, ROOM);
+    sub = await Subscriber.open(`${daemon.wsUrl}/`, ROOM);
   });
 
   after(async () => {

@@ -16,7 +16,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUILD, DAEMON, Daemon, freePorts, launchChromium, sleep, until, WAIT_MS } from './harness.mjs';
+import { BUILD, DAEMON, Daemon, launchChromium, sleep, until, WAIT_MS } from './harness.mjs';
 
 const ROOM = 'e2e';
 
@@ -67,8 +67,7 @@ describe('browser client, end to end', { timeout: 270000 }, () => {
     assert.ok(fs.existsSync(DAEMON), `no daemon at ${DAEMON} (build first: make)`);
     // e2e.test.sh makes (and removes) PT_WEB_TMP; run directly, the test makes its own.
     tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-web-'));
-    const [httpPort, wsPort] = await freePorts(2);
-    daemon = new Daemon(httpPort, wsPort, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
+    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
     await daemon.start();
     bot = await daemon.api('POST', '/v1/instances', {
       name: 'bot', room: ROOM,

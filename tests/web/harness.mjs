@@ -1,12 +1,11 @@
-// Shared by the web tests and the screenshot script: free loopback ports, polling, a
-// ponytaild started from the build directory, and Debian's Chromium under playwright-core.
+// Shared by the web tests and the screenshot script: polling, a ponytaild started from
+// the build directory on loopback ports of its own choosing, and Debian's Chromium under playwright-core.
 // Nothing here measures speed (issue 37): a wait is for a condition, failing only past
 // WAIT_MS, which a slow, loaded machine (a sanitizer build on 2 cores, other tests and a
 // browser beside it) does not reach.
 
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -37,18 +36,6 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // How long a test waits for something the page or the daemon must do before it fails.
 export const WAIT_MS = 30000;
 
-export async function freePorts(n) {
-  const servers = [];
-  for (let i = 0; i < n; i++) {
-    const s = net.createServer();
-    await new Promise((res, rej) => s.once('error', rej).listen(0, '127.0.0.1', res));
-    servers.push(s);
-  }
-  const ports = servers.map((s) => s.address().port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
 export async function until(what, fn, timeoutMs = WAIT_MS, everyMs = 50) {
   const end = Date.now() + timeoutMs;
   let last;
@@ -64,13 +51,17 @@ export async function until(what, fn, timeoutMs = WAIT_MS, everyMs = 50) {
   }
 }
 
+// A ponytaild on 127.0.0.1. Its first start asks for ports 0 and reads the ones the
+// daemon bound from its log ("listening: http://…:P/ ws://…:Q/"): ports picked here and
+// closed before the daemon binds them could be taken in between by a test running beside
+// (an outgoing connection's local port, say). A restart binds the same ports again.
 export class Daemon {
-  constructor(httpPort, wsPort, dataDir, logPath) {
-    Object.assign(this, { httpPort, wsPort, dataDir, logPath, proc: null });
-    this.base = `http://127.0.0.1:${httpPort}`;
+  constructor(dataDir, logPath) {
+    Object.assign(this, { httpPort: 0, wsPort: 0, dataDir, logPath, proc: null, base: null });
   }
 
   async start() {
+    const from = fs.existsSync(this.logPath) ? fs.statSync(this.logPath).size : 0;
     const log = fs.openSync(this.logPath, 'a');
     this.proc = spawn(DAEMON, [
       '--bind', '127.0.0.1', '--http-port', String(this.httpPort), '--ws-port', String(this.wsPort),
@@ -80,9 +71,21 @@ export class Daemon {
     fs.closeSync(log);
     const exited = new Promise((r) => this.proc.once('exit', (code, sig) => r({ code, sig })));
     this.exited = exited;
+    const gone = async () => {
+      const g = await Promise.race([exited, sleep(0).then(() => null)]);
+      if (g) throw new Error(`ponytaild exited (${g.code ?? g.sig}); log: ${this.logPath}`);
+    };
+    await until('ponytaild listening', async () => {
+      await gone();
+      const text = fs.readFileSync(this.logPath, 'utf8').slice(from);
+      const m = /listening: http:\/\/[\d.]+:(\d+)\/ ws:\/\/[\d.]+:(\d+)\//.exec(text);
+      if (m) [this.httpPort, this.wsPort] = [Number(m[1]), Number(m[2])];
+      return !!m;
+    });
+    this.base = `http://127.0.0.1:${this.httpPort}`;
+    this.wsUrl = `ws://127.0.0.1:${this.wsPort}`;
     await until('ponytaild /readyz', async () => {
-      const gone = await Promise.race([exited, sleep(0).then(() => null)]);
-      if (gone) throw new Error(`ponytaild exited (${gone.code ?? gone.sig}); log: ${this.logPath}`);
+      await gone();
       const r = await fetch(`${this.base}/readyz`);
       return r.ok;
     });

@@ -10,12 +10,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Daemon, ROOT, freePorts, launchChromium, sleep, until } from './harness.mjs';
+import { Daemon, ROOT, launchChromium, sleep, until } from './harness.mjs';
 
 const out = path.resolve(process.argv[2] || path.join(ROOT, 'clients/web/screenshot.png'));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-shot-'));
-const [httpPort, wsPort] = await freePorts(2);
-const daemon = new Daemon(httpPort, wsPort, path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
+const daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
 let context;
 try {
   await daemon.start();
