@@ -74,7 +74,7 @@ static const option_t options[] = {
      "PEM private key of --tls-cert (unencrypted; keep it mode 600)"},
     {"max-instances", "PONYTAIL_MAX_INSTANCES", OPT_INT, F(max_instances), 1, 1000000, "10000", 0,
      "instances hosted at most (more: 503)"},
-    {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, SERVER_MAX_POINTS, "2048", 0,
+    {"max-points", "PONYTAIL_MAX_POINTS", OPT_INT, F(max_points), 2, SERVER_MAX_POINTS, "4096", 0,
      "points per instance over all strands (more: 422)"},
     {"max-body", "PONYTAIL_MAX_BODY", OPT_INT, F(max_body), 1024, 64 << 20, "1048576", 0,
      "bytes of a REST request body at most (more: 413)"},

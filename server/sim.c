@@ -171,7 +171,7 @@ static inst_meta_t *make_meta(uint64_t id, const pt_instance_def *def)
 	m->id = id;
 	memcpy(m->name, def->name, sizeof m->name);
 	memcpy(m->room, def->room, sizeof m->room);
-	m->shape.strand_count = (uint8_t)def->strand_count;
+	m->shape.strand_count = (uint16_t)def->strand_count;
 	for (int i = 0; i < def->strand_count; i++) {
 		const pt_strand_def *sd = &def->strands[i];
 		ptp_shape_strand_t *st = &m->shape.strands[i];

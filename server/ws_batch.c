@@ -173,7 +173,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 		if (slot < 0)
 			continue;
 		const frame_entry_t *e = &fs->entries[slot];
-		if (!e->id)
+		if (!e->id || !conn_fits(c, e->meta))
 			continue;
 		/* Its rate's stream in the connection's coding (PROTOCOL.md 5, 11.3): due
 		 * every d-th tick, deltas d ticks apart. */

@@ -163,6 +163,21 @@ int conn_covers(const conn_t *c, uint64_t id, const char *room)
 	return conn_find_id(c, id) >= 0 || find_room(c, room) >= 0;
 }
 
+int conn_fits(const conn_t *c, const inst_meta_t *m)
+{
+	return c->minor >= 3 || m->shape.strand_count <= PTP_MAX_STRANDS_1_2;
+}
+
+/* An instance the connection covers but cannot be sent (conn_fits): said once, in an
+ * error that names it; the connection gets no event and no record of it. */
+static void say_unfit(ws_t *ws, conn_t *c, const inst_meta_t *m, int about)
+{
+	conn_queue_error(ws, c, PTP_CODE_LIMIT, about, m->id,
+	                 "instance %llu has %d strands: protocol 1.%d carries %d (1.3 carries %d)",
+	                 (unsigned long long)m->id, m->shape.strand_count, c->minor,
+	                 (int)PTP_MAX_STRANDS_1_2, (int)PTP_MAX_STRANDS);
+}
+
 static void set_subs(ws_t *ws, int delta)
 {
 	ws->subs = (uint64_t)((int64_t)ws->subs + delta);
@@ -255,6 +270,10 @@ static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
 {
 	const frame_entry_t *e = &ws->fs->entries[slot];
 	const inst_meta_t *m = e->meta;
+	if (!conn_fits(c, m)) {
+		say_unfit(ws, c, m, PTP_SUBSCRIBE);
+		return;
+	}
 	ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
 	ptp_instance_event_t *ev = &msg.u.instance_event;
 	ev->kind = kind;
@@ -405,15 +424,16 @@ void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s)
 }
 
 /* The message of one event as seen by one connection: an instance that moved between
- * rooms is "added" for a connection that now covers it and did not, "removed" for one
- * that covered it and no longer does, "changed" for one that covers it in both. */
+ * rooms, or grew past or shrank below what a 1.0-1.2 connection carries (conn_fits), is
+ * "added" for a connection that now sees it and did not, "removed" for one that saw it
+ * and no longer does, "changed" for one that sees it in both. */
 static uint8_t kind_for(const conn_t *c, const frame_event_t *ev)
 {
 	const inst_meta_t *m = ev->meta;
-	int now = conn_covers(c, m->id, m->room);
-	if (ev->kind != PTP_EVENT_CHANGED || !ev->old || strcmp(ev->old->room, m->room) == 0)
+	int now = conn_covers(c, m->id, m->room) && conn_fits(c, m);
+	if (ev->kind != PTP_EVENT_CHANGED || !ev->old)
 		return now ? ev->kind : 0;
-	int before = conn_covers(c, m->id, ev->old->room);
+	int before = conn_covers(c, m->id, ev->old->room) && conn_fits(c, ev->old);
 	return now && before ? PTP_EVENT_CHANGED
 	       : now         ? PTP_EVENT_ADDED
 	       : before      ? PTP_EVENT_REMOVED
@@ -429,6 +449,9 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 	size_t n[5] = {0};
 	for (conn_t *c = ws->conns; c; c = c->next) {
 		uint8_t kind = c->hello ? kind_for(c, ev) : 0;
+		if (!kind && c->hello && ev->kind != PTP_EVENT_REMOVED && !conn_fits(c, m) &&
+		    conn_covers(c, m->id, m->room) && (!ev->old || conn_fits(c, ev->old)))
+			say_unfit(ws, c, m, 0); /* covered from now on, but too large for it */
 		if (!kind)
 			continue;
 		if (!bytes[kind]) {

@@ -133,6 +133,9 @@ void conn_queue_error(ws_t *ws, conn_t *c, ptp_code_t code, int about, uint64_t 
 int conn_write(ws_t *ws, conn_t *c); /* WRITEABLE: returns -1 to close */
 void conn_free(ws_t *ws, conn_t *c);
 int conn_covers(const conn_t *c, uint64_t id, const char *room);
+/* Whether the connection's minor carries the instance's shape: every shape from 1.3 on,
+ * up to PTP_MAX_STRANDS_1_2 strands before (PROTOCOL.md 5). One it does not is not sent. */
+int conn_fits(const conn_t *c, const inst_meta_t *m);
 void conn_subscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s, int about);
 void conn_unsubscribe(ws_t *ws, conn_t *c, const ptp_ids_t *s);
 void conn_keyframes(ws_t *ws, conn_t *c, const ptp_ids_t *s);

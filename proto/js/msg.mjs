@@ -7,7 +7,7 @@
 // for record data, so the vectors' JSON can be encoded directly.
 
 import {
-  E, HEADER_SIZE, MAJOR, MAX_IDS, MAX_NAME, MAX_PAYLOAD, MAX_STRANDS, MAX_POINTS, MAX_TEXT,
+  E, HEADER_SIZE, MAJOR, MAX_IDS, MAX_NAME, MAX_PAYLOAD, MAX_STRANDS, MAX_STRANDS_1_2, MAX_POINTS, MAX_TEXT,
   MAX_TOKEN, MINOR, RECORD_MIN, Reader, Writer, fail,
 } from './wire.mjs';
 
@@ -156,8 +156,16 @@ function ids(io, m) {
 function shape(io, m) {
   const s = io.writing ? { strand_count: m.shape?.length } : {};
   if (io.writing && !Array.isArray(m.shape)) fail(E.INVAL, 'shape');
-  io.u8(s, 'strand_count');
-  io.check(s.strand_count >= 1 && s.strand_count <= MAX_STRANDS, E.LIMIT);
+  // a u8, 1..32 up to 1.2; from 1.3 on 1..255, or 0 followed by a u16 of 256 or more
+  const c = { n: io.writing ? (s.strand_count <= 255 ? s.strand_count : 0) : 0 };
+  io.u8(c, 'n');
+  if (c.n === 0 && io.minor >= 3) {
+    io.u16(s, 'strand_count');
+    io.check(s.strand_count >= 256, E.RANGE);
+  } else if (!io.writing) {
+    s.strand_count = c.n;
+  }
+  io.check(s.strand_count >= 1 && s.strand_count <= (io.minor >= 3 ? MAX_STRANDS : MAX_STRANDS_1_2), E.LIMIT);
   if (!io.writing) {
     io.r.need(s.strand_count, 29);
     m.shape = [];

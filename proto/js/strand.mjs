@@ -334,7 +334,9 @@ export class StrandEncoder {
   // Strand data of this tick: key = false the shared delta, true an on-demand keyframe.
   data(key) {
     const w = new BitWriter();
-    w.put(this.geo.length, 8);
+    // the count: a byte, or 0 and a u16 for 256 strands and more
+    if (this.geo.length <= 255) w.put(this.geo.length, 8);
+    else { w.put(0, 8); w.put(this.geo.length, 16); }
     for (let s = 0, p = 0; s < this.geo.length; p += this.geo[s].points, s++) {
       const mode = key ? (this.raw[s] ? MODE_RAW : MODE_KEY) : this.mode[s];
       this.writeStrand(w, s, mode, p);
@@ -438,8 +440,15 @@ export class StrandDecoder {
     const tk = BigInt(tick);
     const data = rec.data;
     if (!data || data.length < 1) fail(E.TRUNC);
-    if (data[0] !== this.geo.length) fail(E.SHAPE);
-    const r = new BitReader(data.subarray(1));
+    // the count: a byte, or 0 and a u16 for 256 strands and more
+    let count = data[0], at = 1;
+    if (count === 0 && this.geo.length > 255) {
+      if (data.length < 3) fail(E.TRUNC);
+      count = data[1] | (data[2] << 8);
+      at = 3;
+    }
+    if (count !== this.geo.length) fail(E.SHAPE);
+    const r = new BitReader(data.subarray(at));
     /* a rate's stream (1.2) refers to its record `step` ticks before */
     const inSeq = this.lastTick !== null && tk === this.lastTick + BigInt(rec.step ?? 1);
     const tmp = this.geo.map((_, s) => this.readStrand(s, r, inSeq));

@@ -2,7 +2,7 @@
 // LSB-first bit streams with Exp-Golomb codes. Mirrors proto/src/wire.c and bits.c.
 
 export const MAJOR = 1;
-export const MINOR = 2;
+export const MINOR = 3;
 export const HEADER_SIZE = 10;
 export const MAX_PAYLOAD = 1 << 20;
 export const MAX_CLIENT_MESSAGE = 4096;
@@ -10,7 +10,8 @@ export const MAX_IDS = 256;
 export const MAX_NAME = 64;
 export const MAX_TOKEN = 128;
 export const MAX_TEXT = 255;
-export const MAX_STRANDS = 32;
+export const MAX_STRANDS = 256; // since 1.3
+export const MAX_STRANDS_1_2 = 32; // in a 1.0 to 1.2 message
 export const MAX_POINTS = 64;
 export const RECORD_MIN = 33;
 export const EG_MAX_BITS = 20;

@@ -349,10 +349,25 @@ static void io_frame_batch(io_t *io, ptp_frame_batch_t *m)
 	}
 }
 
+/* A shape's strand count (PROTOCOL.md 5): a u8, 1..32 up to minor 2; from minor 3 on
+ * 1..255, or 0 followed by a u16 of 256..PTP_MAX_STRANDS. */
+static void io_strand_count(io_t *io, uint16_t *n)
+{
+	uint8_t c = io->writing && *n <= 255 ? (uint8_t)*n : 0;
+	io_u8(io, &c);
+	if (c == 0 && io->minor >= 3) {
+		io_u16(io, n);
+		io_check(io, *n >= 256, PTP_ERANGE);
+	} else if (!io->writing) {
+		*n = c;
+	}
+	io_check(io, *n >= 1 && *n <= (io->minor >= 3 ? PTP_MAX_STRANDS : PTP_MAX_STRANDS_1_2),
+	         PTP_ELIMIT);
+}
+
 static void io_shape(io_t *io, ptp_shape_t *s)
 {
-	io_u8(io, &s->strand_count);
-	io_check(io, s->strand_count >= 1 && s->strand_count <= PTP_MAX_STRANDS, PTP_ELIMIT);
+	io_strand_count(io, &s->strand_count);
 	if (!io->writing && !ptp_reader_need(&io->r, s->strand_count, 29))
 		return;
 	for (int i = 0; i < s->strand_count && io_ok(io); i++) {
@@ -545,6 +560,7 @@ ptp_err_t ptp_shape_validate(const ptp_shape_t *shape)
 	memset(&io, 0, sizeof io);
 	io.writing = 1;
 	io.strict = 1;
+	io.minor = PTP_MINOR; /* the newest minor's limits; a 1.0-1.2 message checks its own */
 	ptp_writer_init(&io.w, NULL, 0); /* a dry run: checks only, writes nothing */
 	io_shape(&io, &copy);
 	return io.w.err;

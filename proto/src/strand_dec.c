@@ -271,9 +271,18 @@ ptp_err_t ptp_decoder_apply(ptp_decoder_t *d, uint64_t tick, const ptp_record_t 
 		return PTP_EINVAL;
 	if (!rec->data || rec->data_len < 1)
 		return PTP_ETRUNC;
-	if (rec->data[0] != d->shape.strand_count)
+	/* the count: a byte, or 0 and a u16 for 256 strands and more (PROTOCOL.md 7) */
+	size_t at = 1;
+	int count = rec->data[0];
+	if (count == 0 && d->shape.strand_count > 255) {
+		if (rec->data_len < 3)
+			return PTP_ETRUNC;
+		count = rec->data[1] | rec->data[2] << 8;
+		at = 3;
+	}
+	if (count != d->shape.strand_count)
 		return PTP_ESHAPE;
-	reader_on(d, &r, rec->data + 1, rec->data_len - 1u);
+	reader_on(d, &r, rec->data + at, rec->data_len - at);
 	e = read_strands(d, &r,
 	                 d->have_tick && tick == d->last_tick + (rec->step > 1 ? rec->step : 1), raw);
 	if (e != PTP_OK)

@@ -491,13 +491,25 @@ void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, ptp_bitw_t *w
 	}
 }
 
+/* The strand count that opens strand data (PROTOCOL.md 7): a byte, or for 256 strands and
+ * more a zero byte and a u16. */
+void ptp_enc_write_count(int n, ptp_bitw_t *w)
+{
+	if (n <= 255) {
+		ptp_bitw_put(w, (uint32_t)n, 8);
+	} else {
+		ptp_bitw_put(w, 0, 8);
+		ptp_bitw_put(w, (uint32_t)n, 16);
+	}
+}
+
 /* Strand data (count byte + bit stream) into buf[0, cap); returns its size in bits. */
 static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t cap)
 {
 	ptp_bitw_t w;
 	size_t bits;
 	ptp_bitw_init(&w, buf, cap);
-	ptp_bitw_put(&w, e->strand_count, 8);
+	ptp_enc_write_count(e->strand_count, &w);
 	for (int s = 0, p = 0; s < e->strand_count; p += e->geo[s].points, s++) {
 		int mode = e->mode[s];
 		if (key)
@@ -513,7 +525,7 @@ static size_t write_data(const ptp_encoder_t *e, int key, uint8_t *buf, size_t c
  * known, else by a dry run of the writer. */
 static size_t data_bits(const ptp_encoder_t *e, int key)
 {
-	size_t bits = 8;
+	size_t bits = e->strand_count <= 255 ? 8 : 24;
 	for (int s = 0; s < e->strand_count; s++) {
 		if (key || e->dbits[s] < 0)
 			return write_data(e, key, NULL, 0);

@@ -193,6 +193,8 @@ int ptp_all_finite(const float *f, size_t n);
 /* Strand s's block in `mode` (strand_enc.c); point0 is its first point. */
 struct ptp_bitw_t;
 void ptp_enc_write_strand(const ptp_encoder_t *e, int s, int mode, struct ptp_bitw_t *w, int point0);
+/* The strand count opening classic strand data: a byte, or 0 and a u16 (256 and more). */
+void ptp_enc_write_count(int n, struct ptp_bitw_t *w);
 
 /* strand_enc_c.c: the compact coding's head pose for this tick (hs, and hp the grid
  * position as the decoder will have it; PTP_ERANGE beyond the grid), then, once the tick

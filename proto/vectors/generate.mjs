@@ -45,6 +45,10 @@ const record = (id, seq, data) => ({
   id, flags: 0, last_seq: seq, head_p: [0.25, 1.5, -0.125], head_q: quat16Pack([0.1, 0.7, -0.05, 0.7]), data,
 });
 const twin = [-0.05, 0.05].map((x) => ({ points: 12, segment_length: 0.03, anchor: [x, 0.04, -0.11], direction: [0, -1, 0] }));
+// A whole avatar's count of chains (1.3): n short strands, every value exact in binary32.
+const many = (n) => Array.from({ length: n }, (_, i) => ({
+  points: 2 + (i % 3), segment_length: 0.0625, anchor: [(i % 16) * 0.0625 - 0.5, 1 - (i >> 4) * 0.0625, 0.125], direction: [0, -1, (i % 5) * 0.25],
+}));
 
 // header_minor: the minor written in the header (0 unless given).
 const welcome = {
@@ -125,6 +129,8 @@ const valid = {
     shape: [{ points: 64, segment_length: 10, anchor: [1e-7, -2.5, 3.4e38], direction: [0.001, 0, 0] }],
   },
   instance_removed: { type: 'instance_event', kind: 'removed', instance_id: 1n, tick: 100n },
+  instance_added_40: { type: 'instance_event', header_minor: 3, kind: 'added', instance_id: 7n, tick: 1n, name: 'alice', room: 'lobby', shape: many(40) },
+  instance_added_256: { type: 'instance_event', header_minor: 3, kind: 'added', instance_id: 8n, tick: 1n, name: 'alice', room: 'lobby', shape: many(256) },
   instance_reset: { type: 'instance_event', kind: 'reset', instance_id: 2n, tick: 5n, name: 'bob', room: 'r', shape: twin.slice(0, 1) },
   pong: { type: 'pong', client_time_us: 123456789n, server_time_us: -9007199254740993n },
   error: { type: 'error', code: 5, flags: 0, about_type: 0x05, instance_id: 1n, text: 'no token for instance 1' },
@@ -149,6 +155,8 @@ const poseBones = bytesOf('head_pose_bones'); // flags at 30, count at 59, bone 
 const hello = bytesOf('hello');
 const batch = bytesOf('frame_batch');
 const ev = bytesOf('instance_added');
+const ev40 = bytesOf('instance_added_40'); // header minor 3; strand count at 39
+const ev256 = bytesOf('instance_added_256'); // header minor 3; 0 at 39, u16 count at 40
 
 const invalid = {
   empty: [new Uint8Array(0), 'truncated', 'no header at all'],
@@ -207,7 +215,12 @@ const invalid = {
   record_quat_norm: [patch(batch, 28 + 25, 0xff, 0x7f, 0xff, 0x7f, 0xff, 0x7f), 'range', 'smallest-three components with |c|^2 > 1'],
   event_kind: [patch(ev, 10, 5), 'range', 'instance event kind 5'],
   event_strands_zero: [setLen(patch(ev.subarray(0, 27 + 12 + 1), 39, 0), 30), 'limit', 'shape with zero strands'],
-  event_strands_over_limit: [patch(ev, 39, 33), 'limit', 'shape with 33 strands (limit 32)'],
+  event_strands_over_limit: [patch(ev, 39, 33), 'limit', 'shape with 33 strands (limit 32 up to minor 2)'],
+  event_strands_40_in_v2: [patch(ev40, 3, 2), 'limit', 'a 40-strand shape in a minor 2 message (limit 32)'],
+  event_strands_escape_in_v2: [patch(ev256, 3, 2), 'limit', 'the u16 escape (count byte 0) in a minor 2 message'],
+  event_strands_escape_small: [patch(ev256, 40, 255, 0), 'range', 'minor 3 escape with a u16 count of 255 (the u8 says that)'],
+  event_strands_escape_over_limit: [patch(ev256, 40, 1, 1), 'limit', 'minor 3 escape with 257 strands (limit 256), before the bytes'],
+  event_strands_escape_over_bytes: [setLen(ev256.subarray(0, ev256.length - 29), ev256.length - 39), 'count', '256 strands claimed, 255 present'],
   event_strands_over_bytes: [patch(ev, 39, 3), 'count', 'three strands claimed, two present'],
   event_points: [patch(ev, 40, 1), 'range', 'strand with one point'],
   event_segment_nan: [patch(ev, 41, 0x01, 0x00, 0x80, 0x7f), 'non_finite', 'segment length is a signalling NaN'],
@@ -313,7 +326,37 @@ const streams = {
   ], 'segment 1 of every strand 20 % too long at ticks 5-6: sent raw, then keyframed'),
   coarse: stream(streamShape, { max_error_m: 0.02, keyframe_interval: 600 }, range(1, 30),
     'max error 2 cm: fewer bits per code'),
+  whole_avatar: stream(many(256), { max_error_m: 0.001, keyframe_interval: 600 }, [
+    ...range(1, 3), { tick: 4, see: false }, { tick: 5, expect: 'no_key' }, { tick: 5, key: true }, ...range(6, 7),
+  ], '256 strands (1.3): the strand data opens with 0 and a u16 count; misses tick 4, the keyframe of 5 recovers'),
 };
+{ // the u16 count against a 256-strand shape: cut, or a count byte other than the escape
+  const st = streams.whole_avatar;
+  const rec1 = st.steps[0].record, rec2 = st.steps[1].record;
+  const mutate = (hex, f) => {
+    const b = hexToBytes(hex);
+    const len = b[31] | b[32] << 8;
+    const data = f(Uint8Array.from(b.subarray(33, 33 + len)));
+    const out = new Uint8Array(33 + data.length);
+    out.set(b.subarray(0, 33));
+    out[31] = data.length & 0xff;
+    out[32] = data.length >> 8;
+    out.set(data, 33);
+    return bytesToHex(out);
+  };
+  const badMany = (name, f, expect, note) => {
+    streams[`invalid_${name}`] = {
+      note, shape: st.shape, steps: [
+        { tick: '1', record: rec1, expect: 'ok' },
+        { tick: '2', record: mutate(rec2, f), expect },
+        { tick: '2', record: rec2, expect: 'ok' },
+      ],
+    };
+  };
+  badMany('count_u16_cut', (d) => d.subarray(0, 2), 'truncated', '256 strands: the count escape 0 with one byte of its u16');
+  badMany('count_u16_other', (d) => { d[1] = 255; d[2] = 0; return d; }, 'shape', '256 strands: the u16 count says 255');
+  badMany('count_byte_for_many', (d) => Uint8Array.of(255, ...d.subarray(3)), 'shape', '256 strands: a count byte of 255 instead of the escape');
+}
 
 // Decoder-only streams: a good keyframe, a corrupted record, then proof nothing changed.
 const keyRec = (() => {

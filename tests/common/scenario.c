@@ -109,7 +109,7 @@ ptp_shape_t scenario_shape(const pt_instance_def *d)
 {
 	ptp_shape_t s;
 	memset(&s, 0, sizeof s);
-	s.strand_count = (uint8_t)d->strand_count;
+	s.strand_count = (uint16_t)d->strand_count;
 	for (int i = 0; i < d->strand_count; i++) {
 		const pt_strand_def *st = &d->strands[i];
 		s.strands[i].points = (uint8_t)st->points;

@@ -11,7 +11,7 @@ import os
 import struct
 import sys
 
-MAJOR, MINOR = 1, 2
+MAJOR, MINOR = 1, 3
 HEADER, MAX_PAYLOAD = 10, 1 << 20
 FLT_MAX = struct.unpack('<f', b'\xff\xff\x7f\x7f')[0]
 TYPES = {0x01: 'hello', 0x02: 'authorize', 0x03: 'subscribe', 0x04: 'unsubscribe',
@@ -122,9 +122,16 @@ def record(r, strict, minor=MINOR):
     return out
 
 
-def shape(r):
+def shape(r, minor):
     out = []
-    for _ in range(r.count(8, 32, 29, low=1)):
+    n = r.u8()  # section 5: 1..32 up to minor 2; from 3, 1..255 or 0 and a u16 of 256
+    if n == 0 and minor >= 3:
+        n = r.u16()
+        need(n >= 256, 'range')
+    need(n >= 1, 'limit')
+    need(n <= (256 if minor >= 3 else 32), 'limit')
+    need(n * 29 <= r.left(), 'count')
+    for _ in range(n):
         s = {'points': r.u8()}
         need(2 <= s['points'] <= 64, 'range')
         s['segment_length'] = r.f32()
@@ -214,7 +221,7 @@ def payload(t, r, minor, strict):
         if m['kind'] != 'removed':
             m['name'] = r.str8(64)
             m['room'] = r.str8(64)
-            m['shape'] = shape(r)
+            m['shape'] = shape(r, minor)
     elif t == 'pong':
         m['client_time_us'] = str(r.i64())
         m['server_time_us'] = str(r.i64())
@@ -296,8 +303,12 @@ class StrandDecoder:
     def apply(self, tick, rec):
         data = bytes.fromhex(rec['data'])
         need(len(data) >= 1, 'truncated')
-        need(data[0] == len(self.shape), 'shape')
-        bits = Bits(data[1:])
+        count, at = data[0], 1  # section 7: a byte, or 0 and a u16 for 256 strands and more
+        if count == 0 and len(self.shape) > 255:
+            need(len(data) >= 3, 'truncated')
+            count, at = data[1] | data[2] << 8, 3
+        need(count == len(self.shape), 'shape')
+        bits = Bits(data[at:])
         in_seq = self.last_tick is not None and tick == self.last_tick + rec.get('step', 1)
         new, raw = [], []
         for s, st in zip(self.shape, self.state):

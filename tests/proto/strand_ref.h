@@ -714,7 +714,12 @@ static size_t write_data(const ref_encoder_t *e, int key, uint8_t *buf, size_t c
 {
 	ref_bitw_t w;
 	ref_bitw_init(&w, buf, cap);
-	ref_bitw_put(&w, e->shape.strand_count, 8);
+	if (e->shape.strand_count <= 255) { /* 1.3: 0 and a u16 for 256 strands and more */
+		ref_bitw_put(&w, e->shape.strand_count, 8);
+	} else {
+		ref_bitw_put(&w, 0, 8);
+		ref_bitw_put(&w, e->shape.strand_count, 16);
+	}
 	for (int s = 0, p = 0; s < e->shape.strand_count; p += e->geo[s].points, s++) {
 		int mode = e->mode[s];
 		if (key)
@@ -728,7 +733,7 @@ static size_t write_data(const ref_encoder_t *e, int key, uint8_t *buf, size_t c
  * known, else by a dry run of the writer. */
 static size_t data_bits(const ref_encoder_t *e, int key)
 {
-	size_t bits = 8;
+	size_t bits = e->shape.strand_count <= 255 ? 8 : 24;
 	for (int s = 0; s < e->shape.strand_count; s++) {
 		if (key || e->dbits[s] < 0)
 			return write_data(e, key, NULL, 0);
@@ -947,9 +952,16 @@ static ptp_err_t ref_decoder_apply(ref_decoder_t *d, uint64_t tick, const ptp_re
 		return PTP_EINVAL;
 	if (!rec->data || rec->data_len < 1)
 		return PTP_ETRUNC;
-	if (rec->data[0] != d->shape.strand_count)
+	size_t at = 1;
+	int count = rec->data[0];
+	if (count == 0 && d->shape.strand_count > 255) {
+		if (rec->data_len < 3)
+			return PTP_ETRUNC;
+		count = rec->data[1] | rec->data[2] << 8, at = 3;
+	}
+	if (count != d->shape.strand_count)
 		return PTP_ESHAPE;
-	ref_bitr_init(&r, rec->data + 1, rec->data_len - 1u);
+	ref_bitr_init(&r, rec->data + at, rec->data_len - at);
 	for (int s = 0, p = 0; s < d->shape.strand_count; p += d->geo[s].points, s++) {
 		ptp_err_t e = read_strand(d, s, &r, d->pts + 3 * p, &raw[s],
 		                          d->have_tick && tick == d->last_tick + 1);

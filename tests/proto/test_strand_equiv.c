@@ -79,15 +79,16 @@ static void random_scene(scene_t *sc)
 {
 	int n = rnd_int(8) == 0 ? PTP_MAX_STRANDS : 1 + rnd_int(rnd_int(3) == 0 ? 8 : 3);
 	memset(sc, 0, sizeof *sc);
-	sc->shape.strand_count = (uint8_t)n;
+	sc->shape.strand_count = (uint16_t)n;
 	sc->motion = rnd_int(MOTION_COUNT);
 	sc->head = rnd_int(4);
 	sc->scale = rnd_int(6) == 0 ? rnd_log(1e-6, 1e6) : 1.0;
 	for (int s = 0; s < n; s++) {
 		ptp_shape_strand_t *st = &sc->shape.strands[s];
 		int axis = rnd_int(3);
-		st->points =
-		    (uint8_t)(2 + (rnd_int(4) == 0 ? rnd_int(PTP_MAX_POINTS - 1) : rnd_int(14)));
+		/* a whole avatar's 256 strands: short ones, 4,096 points at most in all (core's cap) */
+		st->points = (uint8_t)(2 + (n <= 32 && rnd_int(4) == 0 ? rnd_int(PTP_MAX_POINTS - 1)
+		                                                        : rnd_int(14)));
 		st->segment_length = (float)rnd_log(1e-3, 10.0);
 		for (int k = 0; k < 3; k++) {
 			st->anchor[k] = rnd_int(3) ? (float)(rnd() - 0.5) * 0.3f : 0.0f;

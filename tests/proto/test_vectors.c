@@ -93,7 +93,7 @@ static void test_valid(void **state)
 	for (int i = 0; i < n; i++) {
 		char path[4400 + 256];
 		size_t len, need;
-		uint8_t *bin, out[4096];
+		uint8_t *bin, out[16384]; /* a 256-strand shape is 7.5 KB */
 		json_t *want, *got;
 		ptp_msg_t m;
 		vj_arena_t arena = {0};
@@ -153,7 +153,7 @@ static void record_from_hex(const char *hex, uint8_t *batch, size_t cap, ptp_rec
 {
 	ptp_msg_t m;
 	size_t off = 0, len = strlen(hex) / 2, need;
-	uint8_t rec[8192];
+	uint8_t rec[65536 + PTP_RECORD_MIN];
 	assert_true(len <= sizeof rec && vj_hex(hex, rec, len));
 	memset(&m, 0, sizeof m);
 	m.type = PTP_FRAME_BATCH;
@@ -197,7 +197,7 @@ static void run_stream(const char *name)
 		uint64_t tick =
 		    strtoull(json_string_value(json_object_get(step, "tick")), NULL, 10);
 		json_t *in = json_object_get(step, "input"), *hex = json_object_get(step, "record");
-		uint8_t batch[9000], mine[9000];
+		static uint8_t batch[65536 + 64], mine[65536 + PTP_RECORD_MIN];
 		ptp_record_t r;
 		ptp_err_t e;
 		const char *expect;
@@ -212,7 +212,7 @@ static void run_stream(const char *name)
 			continue;
 		if (enc) {
 			size_t need;
-			char mine_hex[18001];
+			static char mine_hex[2 * (65536 + PTP_RECORD_MIN) + 1];
 			int key = json_is_true(json_object_get(step, "key"));
 			assert_int_equal(ptp_encoder_record(enc, key, 1, (uint32_t)tick, mine,
 			                                    sizeof mine, &need),

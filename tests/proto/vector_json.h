@@ -296,7 +296,7 @@ static int vj_shape(const json_t *a, ptp_shape_t *s)
 	memset(s, 0, sizeof *s);
 	if (!json_is_array(a) || json_array_size(a) > PTP_MAX_STRANDS)
 		return 0;
-	s->strand_count = (uint8_t)json_array_size(a);
+	s->strand_count = (uint16_t)json_array_size(a);
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		json_t *o = json_array_get(a, i);
 		ptp_shape_strand_t *st = &s->strands[i];

@@ -17,7 +17,7 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 2,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 3,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
@@ -25,7 +25,8 @@ enum {
 	PTP_MAX_NAME = 64,    /* bytes of a client/instance name or room (UTF-8, no NUL) */
 	PTP_MAX_TOKEN = 128,  /* bytes of an instance write token */
 	PTP_MAX_TEXT = 255,   /* bytes of an error text or server version */
-	PTP_MAX_STRANDS = 32, /* strands per instance (= core's PT_MAX_STRANDS) */
+	PTP_MAX_STRANDS = 256,   /* strands per instance since 1.3 (= core's PT_MAX_STRANDS) */
+	PTP_MAX_STRANDS_1_2 = 32, /* strands per instance in a 1.0 to 1.2 message */
 	PTP_MAX_POINTS = 64,  /* points per strand incl. the root (= PT_MAX_POINTS) */
 	PTP_RECORD_MIN = 33,  /* bytes of a frame record with empty strand data */
 	PTP_BONE_COUNT = 54,     /* bone ids 0..53: PROTOCOL.md's table (= core's pt_bone) */
@@ -149,7 +150,7 @@ typedef struct ptp_shape_strand_t {
 } ptp_shape_strand_t;
 
 typedef struct ptp_shape_t {
-	uint8_t strand_count; /* [1, PTP_MAX_STRANDS] */
+	uint16_t strand_count; /* [1, PTP_MAX_STRANDS]; at most PTP_MAX_STRANDS_1_2 before 1.3 */
 	ptp_shape_strand_t strands[PTP_MAX_STRANDS];
 } ptp_shape_t;
 
