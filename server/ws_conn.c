@@ -443,19 +443,27 @@ static uint8_t kind_for(const conn_t *c, const frame_event_t *ev)
 void conn_event(ws_t *ws, const frame_event_t *ev)
 {
 	const inst_meta_t *m = ev->meta;
-	/* Encoded once per kind (copied out of ws->out, which queue_bytes may reuse for an
-	 * error message of its own). */
-	uint8_t *bytes[5] = {0};
-	size_t n[5] = {0};
+	/* Encoded once per kind and negotiated minor (a 1.3 shape may not fit a 1.0 one);
+	 * copied out of ws->out, which queue_bytes may reuse for an error message of its own. */
+	uint8_t *bytes[5][PTP_MINOR + 1] = {{0}};
+	size_t n[5][PTP_MINOR + 1] = {{0}};
 	for (conn_t *c = ws->conns; c; c = c->next) {
 		uint8_t kind = c->hello ? kind_for(c, ev) : 0;
-		if (!kind && c->hello && ev->kind != PTP_EVENT_REMOVED && !conn_fits(c, m) &&
-		    conn_covers(c, m->id, m->room) && (!ev->old || conn_fits(c, ev->old)))
-			say_unfit(ws, c, m, 0); /* covered from now on, but too large for it */
-		if (!kind)
+		/* covered from now on but too large for it (new, grown or moved in): said once,
+		 * after the "removed" of one it had */
+		int unfit = c->hello && ev->kind != PTP_EVENT_REMOVED && !conn_fits(c, m) &&
+		            conn_covers(c, m->id, m->room) &&
+		            (!ev->old || conn_fits(c, ev->old) ||
+		             !conn_covers(c, m->id, ev->old->room));
+		if (!kind) {
+			if (unfit)
+				say_unfit(ws, c, m, 0);
 			continue;
-		if (!bytes[kind]) {
-			ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT};
+		}
+		uint8_t **b = &bytes[kind][c->minor];
+		size_t *nb = &n[kind][c->minor];
+		if (!*b) {
+			ptp_msg_t msg = {.type = PTP_INSTANCE_EVENT, .minor = (uint8_t)c->minor};
 			ptp_instance_event_t *e = &msg.u.instance_event;
 			e->kind = kind;
 			e->instance_id = m->id;
@@ -465,13 +473,13 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 				e->room = (ptp_str_t){m->room, strlen(m->room)};
 				e->shape = m->shape;
 			}
-			n[kind] = conn_encode_msg(ws, &msg);
-			bytes[kind] = n[kind] ? malloc(n[kind]) : NULL;
-			if (!bytes[kind])
+			*nb = conn_encode_msg(ws, &msg);
+			*b = *nb ? malloc(*nb) : NULL;
+			if (!*b)
 				break;
-			memcpy(bytes[kind], ws->out + LWS_PRE, n[kind]);
+			memcpy(*b, ws->out + LWS_PRE, *nb);
 		}
-		queue_bytes(ws, c, bytes[kind], n[kind]);
+		queue_bytes(ws, c, *b, *nb);
 		if (kind == PTP_EVENT_ADDED) {
 			/* New to this connection: its first record must be a keyframe. */
 			int slot = ws->fs ? frame_set_find(ws->fs, m->id) : -1;
@@ -491,9 +499,12 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 				set_subs(ws, -1);
 			}
 		}
+		if (unfit)
+			say_unfit(ws, c, m, 0);
 	}
 	for (int k = 0; k < 5; k++)
-		free(bytes[k]);
+		for (int v = 0; v <= PTP_MINOR; v++)
+			free(bytes[k][v]);
 }
 
 void conn_free(ws_t *ws, conn_t *c)
