@@ -38,10 +38,10 @@ describe('operations', () => {
     assert.equal(i.json.tick_hz, 60);
     assert.equal(i.json.ws_port, d.wsPort);
     assert.equal(i.json.ws_subprotocol, 'ponytail.v1');
-    // the caps of an instance here (issue 38 item 3): a frame's strands, --max-points
-    // (default 2048), core's points per strand, colliders and body bones
+    // the caps of an instance here (issue 38 item 3): a 1.3 frame's strands (core's),
+    // --max-points (default 4096, core's), core's points per strand, colliders and bones
     assert.deepEqual(i.json.limits,
-      { strands: 32, points: 2048, points_per_strand: 64, colliders: 128, bones: 54 });
+      { strands: 256, points: 4096, points_per_strand: 64, colliders: 128, bones: 54 });
     const m = await d.req('GET', '/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
@@ -117,10 +117,12 @@ describe('create, read, list', () => {
     isError(await d.req('POST', '/v1/instances', { name: 'x'.repeat(5000) }), 413, 'too_large');
     isError(await d.req('POST', '/v1/instances', def({ strands: [{ points: 100 }] })), 422, 'invalid', 'strands[0].points');
     isError(await d.req('POST', '/v1/instances', def({ colour: 'red' })), 422, 'invalid', 'colour');
-    // more strands than a frame carries (/v1/info limits.strands), fewer than core takes
-    const many = await d.req('POST', '/v1/instances', def({ strands: Array.from({ length: 33 }, () => ({ points: 2 })) }));
+    // more strands than an instance may have (/v1/info limits.strands); 256 are taken
+    const many = await d.req('POST', '/v1/instances', def({ strands: Array.from({ length: 257 }, () => ({ points: 2 })) }));
     isError(many, 422, 'invalid', 'strands');
-    assert.match(many.json.error.message, /at most 32/);
+    assert.match(many.json.error.message, /at most 256/);
+    const all = await d.req('POST', '/v1/instances', def({ strands: Array.from({ length: 256 }, () => ({ points: 2 })) }));
+    assert.equal(all.status, 201, all.text);
     isError(await d.req('POST', '/v1/instances', def({ verlet: { damping: 'lots' } })), 422, 'invalid', 'verlet.damping');
     isError(await d.req('POST', '/v1/instances', def({ driver: { motion: 'fly' } })), 422, 'invalid', 'driver.motion');
     isError(await d.req('POST', '/v1/instances', def({ driver: { motion: 'shake', period: -1 } })), 422, 'invalid', 'driver.period');
