@@ -686,8 +686,9 @@ static void test_limits_truncate_and_report(void **state)
 	vrm_report_free(&r);
 }
 
-/* The daemon's import (vrm_import_max with the strands a frame carries): the same file
- * gives 32 strands, the hip chains and the head chains past 32 dropped, each saying so. */
+/* vrm_import_max below core's cap (what a host that takes fewer strands passes; the daemon
+ * passes core's 256): the same file gives 32 strands, the hip chains and the head chains
+ * past 32 dropped, each saying so. */
 static void test_limits_of_the_daemon(void **state)
 {
 	(void)state;
