@@ -278,6 +278,21 @@ describe('browser client, end to end', { timeout: 270000 }, () => {
     assert.deepEqual(unexpectedErrors(), []);
     assert.deepEqual(pageErrors, []);
   });
+  test('a reload steers the same instance, its poses applied at once', async () => {
+    phase = 'reload';
+    const key = await page.evaluate(() => window.ponytail.own.key);
+    const before = await until('poses applied before the reload', () => page.evaluate((k) => window.ponytail.app.instances.get(k)?.lastSeq || 0, key));
+    await page.reload();
+    await until('the same instance adopted again', () => page.evaluate((k) => window.ponytail?.own?.key === k && window.ponytail.state === 'open', key));
+    // The server drops a pose older than one it applied: the reloaded page goes on from
+    // there (its link would count from 1 again and be ignored for as many poses).
+    const first = await until('the reloaded page publishing', () => page.evaluate(() => window.ponytail.firstSeq));
+    assert.ok(first > before, `the reloaded page's first pose (seq ${first}) is newer than those applied before (${before})`);
+    await until('its poses applied', () => page.evaluate(([k, f]) => (window.ponytail.app.instances.get(k)?.lastSeq ?? 0) >= f, [key, first]));
+    assert.deepEqual(unexpectedErrors(), []);
+    assert.deepEqual(pageErrors, []);
+  });
+
   test('a page given a token (#id=&token=) steers that instance, here the bot once its motion is off', async () => {
     phase = 'adopt';
     const id = String(bot.json.id);

@@ -122,8 +122,13 @@ class App {
     }
   }
 
-  adopt(own, info) {
+  // fresh: an instance this page just created (no pose applied yet). Otherwise (a reload,
+  // a token) the server drops poses older than the newest it applied (PROTOCOL.md
+  // head_pose) while this page's link counts from 1: it publishes once the instance's
+  // first frame said where to go on from (onFrames).
+  adopt(own, info, fresh = false) {
     this.own = own;
+    this.seqFrom = fresh ? 0 : undefined;
     if (Array.isArray(own.base)) this.pose.base = own.base;
     else this.needBase = true; // an instance made elsewhere: steer it from where it is
     sessionStorage.setItem(STORE_KEY, JSON.stringify(own));
@@ -169,7 +174,7 @@ class App {
       const name = `web-${Math.random().toString(36).slice(2, 6)}`;
       const res = await api('POST', '/v1/instances', { body: ownDefinition(this.room, name) });
       const { token, ...info } = res;
-      this.adopt({ key: String(res.id), token, room: res.room, base: this.pose.base }, info);
+      this.adopt({ key: String(res.id), token, room: res.room, base: this.pose.base }, info, true);
       this.note('');
       this.lastPoseKey = '';
     } catch (e) {
@@ -293,6 +298,10 @@ class App {
         this.pose.base = r.headP.map((v) => Math.round(v * 1000) / 1000);
         this.own.base = this.pose.base;
         sessionStorage.setItem(STORE_KEY, JSON.stringify(this.own));
+      }
+      if (inst.own && this.seqFrom === undefined) {
+        this.seqFrom = r.lastSeq;
+        if (r.lastSeq > this.link.seq) this.link.seq = r.lastSeq;
       }
       if (inst.own && r.lastSeq !== inst.lastSeq) {
         const ms = this.link.latencyOf(r.lastSeq);
@@ -446,7 +455,7 @@ class App {
     P.yaw = clamp(P.yaw, -170 * DEG, 170 * DEG);
     P.pitch = clamp(P.pitch, -70 * DEG, 70 * DEG);
     P.roll = clamp(P.roll, -50 * DEG, 50 * DEG);
-    if (!this.own || !this.link.open) return;
+    if (!this.own || !this.link.open || this.seqFrom === undefined) return;
     if (this.instances.get(this.own.key)?.driven || this.ownInfo?.driven) return;
     const p = add(P.base, P.offset);
     const q = quatFromYawPitchRoll(P.yaw, P.pitch, P.roll);
@@ -455,7 +464,9 @@ class App {
     // New poses as they change (at most ~120/s, under the server's 240/s), and the same
     // pose again every 250 ms so the latency figure stays current.
     if ((key !== this.lastPoseKey && now - this.lastPoseSent >= 8) || now - this.lastPoseSent > 250) {
-      if (this.link.sendPose(this.own.key, p, q)) {
+      const seq = this.link.sendPose(this.own.key, p, q);
+      if (seq) {
+        this.firstSeq ??= seq;
         this.lastPoseKey = key;
         this.lastPoseSent = now;
         if (cam) this.cameraPublished++;
@@ -593,6 +604,8 @@ class App {
         const c = app.camera;
         return { on: c.on, status: c.status, ...c.stats, published: app.cameraPublished };
       },
+      // The seq of the first pose this page load published (null before it).
+      get firstSeq() { return app.firstSeq ?? null; },
       ownHead() {
         const inst = app.own && app.instances.get(app.own.key);
         return inst?.headP ?? null;
