@@ -370,16 +370,22 @@ static pt_pose shake_at(int t)
 /* One chain of 9 points, and the same cut at point 5 into a chain of 6 and a branch of 4
  * hanging from its tip: the branch's first joint is the long chain's sixth, the same
  * terms, the frame of the parent's tip bone. A head sphere sits in the way. Same points
- * within 1e-4 m (float rounding of the replayed frame), at 1 and 4 substeps. */
+ * within 1e-4 m (float rounding of the replayed frame), at 1 to 16 substeps, with the
+ * tails kept at rest length and as three-vrm keeps them. */
 static void test_branch_at_tip_equals_long_chain(void **st)
 {
 	(void)st;
-	for (int sub = 1; sub <= 4; sub += 3) {
+	static const int subs[] = {1, 2, 3, 4, 6, 8, 12, 16};
+	for (int c = 0; c < 2 * (int)(sizeof subs / sizeof subs[0]); c++) {
+		int sub = subs[c / 2];
+		pt_springbone_length len =
+		    c % 2 ? PT_SPRINGBONE_LENGTH_THREEVRM : PT_SPRINGBONE_LENGTH_REST;
 		pt_world *w = pt_world_create(NULL);
 		pt_instance_def a, b;
 		body_def(&a, -1, pt_v3(0, 0, 0), 9);
 		a.substeps = sub;
 		a.springbone.rate = PT_SPRINGBONE_RATE_SUBSTEP;
+		a.springbone.length = len;
 		set_rest(&a.strands[0], 0, 9);
 		a.collider_count = 1;
 		a.colliders[0].shape = PT_SHAPE_SPHERE;
@@ -389,6 +395,7 @@ static void test_branch_at_tip_equals_long_chain(void **st)
 		body_def(&b, -1, pt_v3(0, 0, 0), 6);
 		b.substeps = sub;
 		b.springbone.rate = PT_SPRINGBONE_RATE_SUBSTEP;
+		b.springbone.length = len;
 		b.collider_count = 1;
 		b.colliders[0] = a.colliders[0];
 		tdef_strands(&b, 2);
@@ -415,8 +422,9 @@ static void test_branch_at_tip_equals_long_chain(void **st)
 			/* the branch's root is the parent's tip */
 			worst = fmaxf(worst, vdist(pb[6], pb[5]));
 		}
-		print_message("substeps %d: branch at the tip vs one chain %.2g m (moved %.2f m)\n",
-		              sub, worst, moved);
+		print_message("substeps %d, length %s: branch at the tip vs one chain %.2g m (moved "
+		              "%.2f m)\n",
+		              sub, c % 2 ? "three-vrm" : "rest", worst, moved);
 		assert_true(worst <= 1e-4f);
 		assert_true(moved > 0.1f);
 		pt_world_destroy(w);
