@@ -28,11 +28,13 @@ struct frame_ring_t {
 	int max_slots;
 };
 
-inst_meta_t *meta_new(void)
+inst_meta_t *meta_new(int strands)
 {
-	inst_meta_t *m = calloc(1, sizeof *m);
-	if (m)
+	inst_meta_t *m = calloc(1, offsetof(inst_meta_t, shape) + ptp_shape_size(strands));
+	if (m) {
 		m->refs = 1;
+		m->shape.strand_count = (uint16_t)strands;
+	}
 	return m;
 }
 

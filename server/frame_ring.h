@@ -44,17 +44,20 @@
 #include "ptp/proto.h"
 
 /* What a subscriber must know about an instance: immutable once published, shared by
- * frame sets and events through a reference count. */
+ * frame sets and events through a reference count. Allocated for the strands it has
+ * (meta_new): read shape.strands only below shape.strand_count, copy the shape with
+ * ptp_shape_copy, never the struct whole. */
 typedef struct inst_meta_t {
 	int refs; /* atomic; use meta_ref/meta_unref */
 	uint64_t id;
 	char name[PT_NAME_MAX];
 	char room[PT_NAME_MAX];
-	ptp_shape_t shape;
+	ptp_shape_t shape; /* last: holds `strands` strands (meta_new) */
 } inst_meta_t;
 
-/* A new meta with one reference, or NULL. */
-inst_meta_t *meta_new(void);
+/* A new meta with one reference and room for `strands` strands (shape.strand_count set),
+ * or NULL. */
+inst_meta_t *meta_new(int strands);
 inst_meta_t *meta_ref(inst_meta_t *m);
 void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 

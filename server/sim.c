@@ -165,13 +165,12 @@ static int reserve(sim_t *s)
 
 static inst_meta_t *make_meta(uint64_t id, const pt_instance_def *def)
 {
-	inst_meta_t *m = meta_new();
+	inst_meta_t *m = meta_new(def->strand_count);
 	if (!m)
 		return NULL;
 	m->id = id;
 	memcpy(m->name, def->name, sizeof m->name);
 	memcpy(m->room, def->room, sizeof m->room);
-	m->shape.strand_count = (uint16_t)def->strand_count;
 	for (int i = 0; i < def->strand_count; i++) {
 		const pt_strand_def *sd = &def->strands[i];
 		ptp_shape_strand_t *st = &m->shape.strands[i];

@@ -281,7 +281,7 @@ static void announce(ws_t *ws, conn_t *c, int slot, uint8_t kind)
 	ev->tick = ws->fs->tick;
 	ev->name = (ptp_str_t){m->name, strlen(m->name)};
 	ev->room = (ptp_str_t){m->room, strlen(m->room)};
-	ev->shape = m->shape;
+	ptp_shape_copy(&ev->shape, &m->shape);
 	conn_queue_msg(ws, c, &msg);
 	if (conn_sent_fit(ws, c) == 0)
 		c->last_sent[slot] = 0;
@@ -471,7 +471,7 @@ void conn_event(ws_t *ws, const frame_event_t *ev)
 			if (kind != PTP_EVENT_REMOVED) {
 				e->name = (ptp_str_t){m->name, strlen(m->name)};
 				e->room = (ptp_str_t){m->room, strlen(m->room)};
-				e->shape = m->shape;
+				ptp_shape_copy(&e->shape, &m->shape);
 			}
 			*nb = conn_encode_msg(ws, &msg);
 			*b = *nb ? malloc(*nb) : NULL;

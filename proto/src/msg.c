@@ -7,6 +7,7 @@
  * bytes left, before anything is read for them.
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "ptp/proto.h"
@@ -553,10 +554,22 @@ int ptp_record_next(const ptp_frame_batch_t *b, size_t *offset, ptp_record_t *ou
 	return 1;
 }
 
+size_t ptp_shape_size(int n)
+{
+	n = n < 0 ? 0 : n > PTP_MAX_STRANDS ? PTP_MAX_STRANDS : n;
+	return offsetof(ptp_shape_t, strands) + (size_t)n * sizeof(ptp_shape_strand_t);
+}
+
+void ptp_shape_copy(ptp_shape_t *dst, const ptp_shape_t *src)
+{
+	memcpy(dst, src, ptp_shape_size(src->strand_count));
+}
+
 ptp_err_t ptp_shape_validate(const ptp_shape_t *shape)
 {
 	io_t io;
-	ptp_shape_t copy = *shape;
+	ptp_shape_t copy;
+	ptp_shape_copy(&copy, shape);
 	memset(&io, 0, sizeof io);
 	io.writing = 1;
 	io.strict = 1;

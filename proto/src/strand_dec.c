@@ -41,7 +41,7 @@ ptp_decoder_t *ptp_decoder_create(const ptp_shape_t *shape)
 	d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
-	d->shape = *shape;
+	ptp_shape_copy(&d->shape, shape);
 	for (int s = 0; s < shape->strand_count; s++) {
 		ptp_geo_init(&d->geo[s], &shape->strands[s]);
 		d->seg_off[s + 1] = d->seg_off[s] + shape->strands[s].points - 1;

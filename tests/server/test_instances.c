@@ -479,7 +479,7 @@ static void frame_read_from_the_newest_published_snapshot(void **state)
 		assert_non_null(fs);
 		fs->tick = 7 + (uint64_t)pass;
 		fs->entries[2].id = 5;
-		fs->entries[2].meta = meta_new();
+		fs->entries[2].meta = meta_new(1);
 		fs->by_id[0] = 2;
 		fs->nlive = 1;
 		if (pass == 1) {

@@ -157,6 +157,13 @@ typedef struct ptp_shape_t {
 /* Checks every range above. PTP_OK, PTP_ELIMIT (counts) or PTP_EFLOAT / PTP_ERANGE. */
 ptp_err_t ptp_shape_validate(const ptp_shape_t *shape);
 
+/* The bytes of a shape with n strands (the count and strands[0, n)): a holder of many
+ * shapes may allocate just that much (the server's instance metadata does). Every function
+ * here reads a shape's strands only up to its strand_count; ptp_shape_copy copies that
+ * part (strand_count clamped to [0, PTP_MAX_STRANDS]) into a whole ptp_shape_t. */
+size_t ptp_shape_size(int n);
+void ptp_shape_copy(ptp_shape_t *dst, const ptp_shape_t *src);
+
 /* Total points of a shape (sum of points over strands). */
 int ptp_shape_point_count(const ptp_shape_t *shape);
 
