@@ -80,8 +80,13 @@ const int frame_rate_hz[FRAME_RATES] = {60, 30, 20, 10};
 
 int frame_rate_divisor(int tick_hz, int coding, int rate)
 {
-	int hz = frame_rate_hz[rate < 0 || rate >= FRAME_RATES ? 0 : rate];
-	int d = (tick_hz + hz / 2) / hz;
+	/* index 0 (rate_hz 0 and 60) is every tick at any tick rate: it is also the one
+	 * stream of 1.0/1.1 connections, whose records cannot say a step (PROTOCOL.md 6);
+	 * round(tick_hz / 60) closed every such connection from a 90 Hz tick on */
+	if (rate <= 0 || rate >= FRAME_RATES)
+		return 1;
+	int hz = frame_rate_hz[rate];
+	int d = (tick_hz + hz / 2) / hz; /* round half up: every hz is even */
 	/* a record's step is at most 32 (PROTOCOL.md 6), a compact one's 16 (11.2) */
 	int max = coding == FRAME_COMPACT ? PTP_RECORD_C_STEP_MAX : 32;
 	return d < 1 ? 1 : d > max ? max : d;

@@ -64,7 +64,7 @@ void meta_unref(inst_meta_t *m); /* NULL ok; frees at zero */
 enum { FRAME_MAX_WORKERS = 64 };
 
 /* Per-viewer rates (PROTOCOL.md 5, 1.2): a subscription asks for 60, 30, 20 or 10 Hz
- * (rate index 0..3; rate_hz 0 = index 0). Each rate is its own stream of records per
+ * (rate index 0..3; rate_hz 0 = index 0 = every tick, whatever the tick rate). Each rate is its own stream of records per
  * coding (classic frame_batch records, or compact ones, PROTOCOL.md 11), encoded once per
  * tick it is due (tick % divisor == 0) and shared by every subscriber of that rate and
  * coding; a delta at rate r refers to the same stream's record `divisor` ticks before.
@@ -75,7 +75,8 @@ enum { FRAME_MAX_WORKERS = 64 };
 enum { FRAME_RATES = 4 };
 enum { FRAME_CLASSIC = 0, FRAME_COMPACT = 1, FRAME_CODINGS = 2 };
 extern const int frame_rate_hz[FRAME_RATES]; /* 60, 30, 20, 10 */
-/* round(tick_hz / hz) in [1, 32] (classic) or [1, 16] (compact) */
+/* 1 for index 0 (every tick, at any tick_hz); else round(tick_hz / hz), halves up, in
+ * [1, 32] (classic) or [1, 16] (compact) */
 int frame_rate_divisor(int tick_hz, int coding, int rate);
 int frame_rate_stream(int tick_hz, int coding, int rate); /* the index whose stream rate uses */
 int frame_rate_index(int rate_hz); /* 0 for 0 and 60, ..., 3 for 10; -1 else */

@@ -152,13 +152,26 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 	conn_queue_error(ws, c, inst_ptp_code(st), PTP_HEAD_POSE, p->instance_id, "%s", e.message);
 }
 
+/* A server -> client type (0x81..0xff) whose header passed PROTOCOL.md 2's steps 1-7: not
+ * a message a client sends, so unknown_type whatever its payload (a well-formed pong and
+ * one cut short are answered alike; 0x87 is outside the message catalogue anyway). */
+static int server_type(const uint8_t *buf, size_t len)
+{
+	if (len < PTP_HEADER_SIZE || !(buf[4] & 0x80))
+		return 0;
+	uint32_t n = (uint32_t)buf[6] | (uint32_t)buf[7] << 8 | (uint32_t)buf[8] << 16 |
+	             (uint32_t)buf[9] << 24;
+	return buf[0] == 'P' && buf[1] == 'T' && buf[2] == PTP_MAJOR && n <= PTP_MAX_PAYLOAD &&
+	       len - PTP_HEADER_SIZE == n && !(buf[3] <= PTP_MINOR && buf[5] != 0);
+}
+
 static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 {
 	metrics_add(&metrics.ws_messages_received, 1);
 	ptp_msg_t m;
 	ptp_err_t e = ptp_msg_decode(buf, len, &m);
 	int type = len > 4 ? buf[4] : 0;
-	if (e == PTP_ETYPE || (e == PTP_OK && (m.type & 0x80))) {
+	if (e == PTP_ETYPE || server_type(buf, len)) {
 		if (!c->hello)
 			conn_queue_error(ws, c, PTP_CODE_HELLO_REQUIRED, type, 0,
 			                 "send hello first");

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 import { bytesToHex, decodeMessage, encodeMessage, encodeRecord, hexToBytes, quat16Pack, toJSONable } from '../js/msg.mjs';
 import { StrandDecoder, StrandEncoder } from '../js/strand.mjs';
+import { decodeBatchC } from '../js/compact.mjs';
 import { MISREADINGS, basis, keyData, reconstruct } from './recon.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -155,6 +156,7 @@ const poseBones = bytesOf('head_pose_bones'); // flags at 30, count at 59, bone 
 const hello = bytesOf('hello');
 const batch = bytesOf('frame_batch');
 const ev = bytesOf('instance_added');
+const helloFeatures = encodeMessage({ type: 'hello', major: 1, minor: 2, client_name: 'compact', features: 1 }, 2);
 const ev40 = bytesOf('instance_added_40'); // header minor 3; strand count at 39
 const ev256 = bytesOf('instance_added_256'); // header minor 3; 0 at 39, u16 count at 40
 
@@ -237,9 +239,61 @@ const invalid = {
   welcome_v1_error_zero: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0, 0), 'range', 'max_error_m 0'],
   welcome_v1_error_over: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0xc0, 0x3f), 'range', 'max_error_m 1.5'],
   welcome_v1_error_nan: [patch(bytesOf('welcome_v1'), bytesOf('welcome_v1').length - 4, 0, 0, 0xc0, 0x7f), 'non_finite', 'max_error_m NaN'],
+  hello_features_in_v1: [patch(helloFeatures, 3, 1), 'trailing', 'a 1.2 hello (minor field 2, features 1) whose header says minor 1: the features byte is read by the header minor, not the minor field, and is a byte too many'],
+  hello_features_in_v0: [patch(helloFeatures, 3, 0), 'trailing', 'the same with header minor 0: a client that asks for compact frames writes 2 or more in the hello\'s header'],
   welcome_v0_trailing: [setLen(Uint8Array.of(...bytesOf('welcome_v1').subarray(0, 3), 0, ...bytesOf('welcome_v1').subarray(4)),
     bytesOf('welcome_v1').length - 10), 'trailing', 'header minor 0 carrying the 1.1 field: in 1.0 it is a byte too many'],
 };
+
+// ---- invalid frame_batch_c messages (PROTOCOL.md 11.1, 11.2): "coding": "compact" in
+// their JSON, so every checker decodes them with its compact batch decoder. The JS module
+// has no compact encoder: the bytes are written here by hand, each a one-record batch
+// (header minor 2) that is valid but for the one field named.
+
+const uvarint = (v) => {
+  const out = [];
+  let x = BigInt(v);
+  do {
+    const b = Number(x & 0x7fn);
+    x >>= 7n;
+    out.push(x ? b | 0x80 : b);
+  } while (x);
+  return out;
+};
+// the batch's payload fields, each an array of bytes
+function batchC({ gap = uvarint(1), dev = uvarint(0), count = uvarint(1), hi = uvarint(1), lo = uvarint(1),
+  flags = [0x03], len = uvarint(2), body = [0, 0], tail = [], minor = 2, reserved = 0 } = {}) {
+  const payload = [...gap, ...dev, ...count, ...hi, ...lo, ...flags, ...len, ...body, ...tail];
+  const b = Uint8Array.of(0x50, 0x54, 1, minor, 0x87, reserved, 0, 0, 0, 0, ...payload);
+  new DataView(b.buffer).setUint32(6, payload.length, true);
+  return b;
+}
+const compactInvalid = {
+  batch_c_tick_gap_over: [batchC({ gap: uvarint((1n << 32n) + 1n) }), 'range', 'tick_gap 2^32 + 1: at most 2^32 (2^32 itself is allowed)'],
+  batch_c_varint_long: [batchC({ gap: [0x81, 0x00] }), 'range', 'tick_gap 1 in two bytes: only the shortest form of a varint is valid'],
+  batch_c_varint_tenth: [batchC({ gap: [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02] }), 'range', 'a ten-byte varint whose tenth byte is 2: the value would not fit 64 bits'],
+  batch_c_varint_eleven: [batchC({ gap: [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x81, 0x00] }), 'range', 'a varint running into an eleventh byte (its tenth, 0x81, is above 1)'],
+  batch_c_varint_cut: [batchC({ gap: [0x81], dev: [], count: [], hi: [], lo: [], flags: [], len: [], body: [] }), 'truncated', 'the payload ends inside tick_gap'],
+  batch_c_count_over_limit: [batchC({ count: uvarint(65536) }), 'limit', '65536 records (at most 65535), checked before the bytes'],
+  batch_c_count_over_bytes: [batchC({ count: uvarint(2) }), 'count', 'two records claimed, 6 bytes left: at least 4 per record'],
+  batch_c_id_hi_over: [batchC({ hi: uvarint(1n << 32n) }), 'range', 'id_hi 2^32: each half of the id is at most 2^32 - 1'],
+  batch_c_id_lo_over: [batchC({ lo: uvarint(1n << 32n) }), 'range', 'id_lo 2^32'],
+  batch_c_body_len_over: [batchC({ len: uvarint(65536) }), 'range', 'body_len 65536 (at most 65535)'],
+  batch_c_body_cut: [batchC({ len: uvarint(3) }), 'truncated', 'body_len 3, two bytes left'],
+  batch_c_trailing: [batchC({ tail: [0] }), 'trailing', 'a byte after the last record at header minor 2'],
+  batch_c_reserved: [batchC({ reserved: 1 }), 'flags', 'reserved header byte 1 at header minor 2'],
+};
+for (const [name, [b, error]] of Object.entries(compactInvalid)) {
+  let got = 'ok';
+  try {
+    decodeBatchC(b);
+  } catch (e) {
+    got = e.code;
+  }
+  if (got !== error) throw new Error(`invalid/${name}: expected ${error}, JS compact decoder says ${got}`);
+}
+// the base batch itself decodes: each vector differs from a valid one in its named field
+decodeBatchC(batchC());
 
 // ---- strand streams
 
@@ -561,6 +615,29 @@ function keyStream(note, shape, ticks) {
   streams.order = keyStream('each step decodes differently under the misreadings of PROTOCOL.md 7.3 it lists in "catches" (proto/vectors/recon.mjs)', shape, ticks);
 }
 
+// A per-viewer rate's stream (PROTOCOL.md 5, 6): the encoder ticked every 3rd tick (20 Hz
+// at a 60 Hz tick), every record saying step 3 in flags bits 1..5, as the server sets them
+// (the encoder knows no step). A decoder that ignores the step (the record of tick - 1)
+// refuses the deltas; one that takes any earlier record applies tick 30's delta after the
+// missed tick 27.
+{
+  const STEP = 3;
+  const st = stream(streamShape, { max_error_m: 0.001, keyframe_interval: 8 }, [
+    ...range(1, 8, (i) => ({ tick: STEP * i })),
+    { tick: 27, see: false },
+    { tick: 30, expect: 'no_key' },
+    { tick: 30, key: true },
+    ...range(11, 16, (i) => ({ tick: STEP * i })),
+  ], 'a 20 Hz stream: records 3 ticks apart, each saying step 3; tick 27 missed, so the delta of 30 is refused and its keyframe recovers; keyframes every 8 of its own ticks');
+  for (const s of st.steps) {
+    if (!s.record) continue;
+    const rec = hexToBytes(s.record);
+    rec[8] |= (STEP - 1) << 1;
+    s.record = bytesToHex(rec);
+  }
+  streams.rate_step = { note: st.note, shape: st.shape, params: st.params, step: STEP, steps: st.steps };
+}
+
 // ---- write
 
 clean('valid');
@@ -585,13 +662,17 @@ for (const [name, [b, error, note]] of Object.entries(invalid)) {
   writeFileSync(join(root, 'invalid', `${name}.bin`), b);
   json(`invalid/${name}.json`, { error, note });
 }
+for (const [name, [b, error, note]] of Object.entries(compactInvalid)) {
+  writeFileSync(join(root, 'invalid', `${name}.bin`), b);
+  json(`invalid/${name}.json`, { coding: 'compact', error, note });
+}
 // The JS decoder must agree with every expectation before anything is written (the C
 // tests then check the same independently).
 for (const [name, v] of Object.entries(streams)) {
   const dec = new StrandDecoder(v.shape);
   for (const step of v.steps) {
     if (!step.record) continue;
-    const rec = decodeMessage(encodeMessage({ type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [hexToBytes(step.record)] })).records[0];
+    const rec = decodeMessage(encodeMessage({ type: 'frame_batch', tick: 0n, server_time_us: 0n, records: [hexToBytes(step.record)] }, 3)).records[0];
     let got = 'ok';
     let pts;
     try {

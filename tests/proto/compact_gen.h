@@ -25,7 +25,9 @@ typedef enum cg_send_t {
 	CG_PADDING, /* delta record with a padding bit set: flags */
 	CG_CUT,     /* delta record one body byte short: truncated */
 	CG_EXTRA,   /* delta record with a zero byte appended to the body: trailing */
-	CG_LARGEST  /* delta record whose flags name another dropped component: range */
+	CG_LARGEST, /* delta record whose flags name another dropped component: range */
+	CG_FAR,     /* absolute head block with p_x = 2^30 + 1: range */
+	CG_FAR_OK   /* absolute head block with p_x = p_y = 2^30: each within the bound, ok */
 	/* (each corrupted record is followed by the good one in a continuation batch) */
 } cg_send_t;
 
@@ -120,7 +122,7 @@ static inline ptp_shape_t cg_shape(void)
 static inline int cg_streams(cg_stream_t *out, int cap)
 {
 	int n = 0;
-	for (int v = 0; v < 7 && n < cap; v++) {
+	for (int v = 0; v < 8 && n < cap; v++) {
 		cg_stream_t *c = &out[n++];
 		memset(c, 0, sizeof *c);
 		c->shape = cg_shape();
@@ -186,6 +188,16 @@ static inline int cg_streams(cg_stream_t *out, int cap)
 			          "record";
 			c->t[4].send = CG_LOST;
 			c->t[6].send = CG_KEY;
+			break;
+		case 7:
+			c->name = "compact_far";
+			c->note = "the 9th and 17th ticks' records (keyframe ticks: the head block is "
+			          "absolute) copied with the head far away: p_x = 2^30 + 1 grid units is "
+			          "range; p_x = p_y = 2^30 applies (the bound is per component, "
+			          "inclusive, not on the norm; its points are not the input's); each "
+			          "followed by the good record of the same tick";
+			c->t[8].send = CG_FAR;
+			c->t[16].send = CG_FAR_OK;
 			break;
 		case 5:
 			c->name = "compact_raw";

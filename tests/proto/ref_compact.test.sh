@@ -31,5 +31,8 @@ history not required|need(self.head is not None and in_seq, 'no_key')|need(self.
 largest not checked|need(largest == olargest, 'range')|pass
 clock without rounding|(gap \* 10\*\*6 + hz \/\/ 2) \/\/ hz|gap * 10**6 \/\/ hz
 key velocities ignored|vel = triple(bits) + triple(bits)|vel = [0] * 6; triple(bits); triple(bits)
+head position bound on the norm|need(all(abs(p) <= 1 << 30 for p in cur\[:3\]), 'range')|need(sum(p * p for p in cur[:3]) <= 1 << 60, 'range')
+head position bound exclusive|abs(p) <= 1 << 30|abs(p) < 1 << 30
+head position not bounded|need(all(abs(p) <= 1 << 30 for p in cur\[:3\]), 'range')|pass
 MUTANTS
 exit $status

@@ -10,7 +10,8 @@
  * A step with "input" feeds the encoder once; one with "message" is a frame_batch_c the
  * connection receives (its clock advances by it), holding one record of instance
  * 2^32 + 1: the delta record, the keyframe record ("key"), or a hand-corrupted delta
- * ("corrupt"). Without "message" the batch was lost. */
+ * ("corrupt": padding, cut, extra, largest, far, far_ok). Without "message" the batch was
+ * lost. */
 #ifndef PTP_TEST_COMPACT_VECTORS_H
 #define PTP_TEST_COMPACT_VECTORS_H
 
@@ -87,6 +88,17 @@ static size_t cv_corrupt(cg_send_t how, const uint8_t *rec, size_t len, uint8_t 
 	case CG_LARGEST:
 		out[2] ^= 0x40;
 		return len;
+	case CG_FAR:
+	case CG_FAR_OK: { /* the absolute head block: seq, then p_x, p_y, p_z (32 bits each) */
+		uint32_t px = (1u << 30) + (how == CG_FAR), py = 1u << 30;
+		assert_true(out[2] & 2);
+		for (int k = 0; k < 4; k++) {
+			out[body + 4 + k] = (uint8_t)(px >> (8 * k));
+			if (how == CG_FAR_OK)
+				out[body + 8 + k] = (uint8_t)(py >> (8 * k));
+		}
+		return len;
+	}
 	default:
 		return len;
 	}
@@ -102,6 +114,7 @@ static ptp_err_t cv_intent(cg_send_t how)
 	case CG_EXTRA:
 		return PTP_ETRAILING;
 	case CG_LARGEST:
+	case CG_FAR:
 		return PTP_ERANGE;
 	default:
 		return PTP_OK;
@@ -110,7 +123,8 @@ static ptp_err_t cv_intent(cg_send_t how)
 
 static const char *cv_corrupt_name(cg_send_t how)
 {
-	static const char *const names[] = {"", "", "", "padding", "cut", "extra", "largest"};
+	static const char *const names[] = {"",      "",      "",    "padding", "cut",
+	                                    "extra", "largest", "far", "far_ok"};
 	return names[how];
 }
 
@@ -257,8 +271,9 @@ static json_t *cv_run(const cg_stream_t *c, const json_t *v)
 				cv_hex(msg, mlen, hex);
 				assert_string_equal(hex, json_string_value(json_object_get(step, "message")));
 			}
+			/* far_ok's points are where its head is, not the input's */
 			cv_receive(step, writing, msg, mlen, &client, d, c->step, n, t->pts,
-			           c->params.max_error_m, tick);
+			           how == CG_FAR_OK ? INFINITY : c->params.max_error_m, tick);
 			if (writing) { /* the stream's intent, independent of the decoder */
 				const char *got = json_string_value(json_object_get(step, "expect"));
 				ptp_err_t want = cv_intent(how);

@@ -178,7 +178,18 @@ static void test_divisors_and_shared_streams(void **state)
 	assert_int_equal(frame_rate_divisor(240, FRAME_COMPACT, 3), 16);
 	assert_int_equal(frame_rate_divisor(1000, FRAME_CLASSIC, 3), 32);
 	assert_int_equal(frame_rate_stream(1000, FRAME_CLASSIC, 3), 1); /* 33 -> 32, as 30 Hz */
-	assert_int_equal(frame_rate_stream(1000, FRAME_COMPACT, 3), 0); /* all 16 */
+	assert_int_equal(frame_rate_stream(1000, FRAME_COMPACT, 3), 1); /* 30, 20, 10: all 16 */
+	/* index 0 (rate_hz 0 and 60, and every 1.0/1.1 connection) is every tick at any tick
+	 * rate: at 120 Hz round(120 / 60) = 2 would put a step in records that cannot say it */
+	for (int c = 0; c < FRAME_CODINGS; c++) {
+		assert_int_equal(frame_rate_divisor(120, c, 0), 1);
+		assert_int_equal(frame_rate_divisor(1000, c, 0), 1);
+		assert_int_equal(frame_rate_divisor(120, c, 1), 4);
+		assert_int_equal(frame_rate_stream(120, c, 1), 1);
+	}
+	/* halves round up: a 45 Hz tick at 30 Hz is 1.5 -> every 2nd tick; 15 Hz at 10 too */
+	assert_int_equal(frame_rate_divisor(45, FRAME_CLASSIC, 1), 2);
+	assert_int_equal(frame_rate_divisor(15, FRAME_CLASSIC, 3), 2);
 }
 
 /* Compact streams at 60, 30, 20 and 10 Hz and the classic 60 Hz one, all watched: 72

@@ -353,6 +353,18 @@ describe('protocol violations close only that connection', () => {
     const ue = await u.next('error');
     assert.equal(ue.code, 3);
     assert.equal(ue.flags & 1, 0);
+    /* A server type from a client is an unknown type whatever its payload (PROTOCOL.md
+     * 3): a pong cut short, and frame_batch_c 0x87 at minor 0, are answered as a whole
+     * pong is, the connection kept open. */
+    for (const bytes of [
+      encodeMessage({ type: 'pong', client_time_us: 0n, server_time_us: 0n }),
+      Uint8Array.of(0x50, 0x54, 1, 0, 0x84, 0, 3, 0, 0, 0, 1, 2, 3),
+      Uint8Array.of(0x50, 0x54, 1, 0, 0x87, 0, 3, 0, 0, 0, 0, 0, 0),
+    ]) {
+      u.sendRaw(bytes);
+      const se = await u.next('error');
+      assert.deepEqual([se.code, se.flags & 1, se.about_type], [3, 0, bytes[4]]);
+    }
     u.send({ type: 'hello', major: 1, minor: 0, client_name: 'twice' });
     assert.ok(closing(await u.next('error'), 1));
 
