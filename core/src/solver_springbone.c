@@ -7,7 +7,8 @@
  * terms, live in springbone_chain.c; the wide path that steps sixteen chains of many
  * instances at once, bit-identical to it, in springbone_lanes.{h,inc} (the world adds
  * instances to its batches through pt_sb_batch_add below, and calls sb_substep only for
- * instances the wide path does not take).
+ * instances the wide path does not take; branches step there after their parents, level
+ * by level, in batches of their own: springbone_lanes.h).
  *
  * center = head (VRMC_springBone's `center` set to the head): the spec stores tails in
  * the center's space and evaluates inertia there ("The inertia is evaluated in the center
@@ -45,6 +46,8 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	d->center_head = def->springbone.center_head;
 	d->h = 0.0f;
 	d->branches = 0;
+	d->levels = 1;
+	int nb = 0; /* branches, each given a slot of d->broot while there are slots */
 	int was = d->threevrm;
 	d->threevrm = def->springbone.length == PT_SPRINGBONE_LENGTH_THREEVRM;
 	d->tails_stale |= d->threevrm && !was; /* a patch switched it on */
@@ -90,12 +93,19 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		                     ? rest_point(&def->strands[sd->parent_strand], sd->parent_point)
 		                     : pt_v3(0.0f, 0.0f, 0.0f);
 		d->branches |= c->parent > 0;
+		c->children = 0;
+		c->level = c->parent > 0 ? d->chain[c->parent - 1].level + 1 : 0;
+		if (c->parent > 0)
+			d->chain[c->parent - 1].children++;
+		d->levels = c->level + 1 > d->levels ? c->level + 1 : d->levels;
+		d->bslot[s] = c->parent > 0 && nb < d->nbroot ? nb : -1;
+		nb += c->parent > 0;
 		c->tail = d->threevrm ? d->tail + first : NULL;
 		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
-	/* The wide path (springbone_lanes.h): colliders it evaluates. */
-	/* a branch waits for its parent within each step; three-vrm's tails step per chain */
-	d->lanes_ok = !d->branches && !d->threevrm;
+	/* The wide path (springbone_lanes.h): colliders it evaluates, branches it has room
+	 * for (an update that added some steps per chain); three-vrm's tails step per chain */
+	d->lanes_ok = !d->threevrm && nb <= d->nbroot;
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -112,7 +122,9 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	return sizeof *d +
 	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
-	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform);
+	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
+	             sizeof *d->bslot) +
+	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot;
 }
 
 static void sb_free(sb_data *d)
@@ -121,7 +133,7 @@ static void sb_free(sb_data *d)
 		return;
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
-	free(d->tail), free(d);
+	free(d->tail), free(d->bslot), free(d->broot), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -144,8 +156,12 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->gravity_scale = malloc(ns * sizeof *d->gravity_scale);
 	d->uniform = calloc(ns, sizeof *d->uniform); /* set by convert */
 	d->tail = malloc((size_t)n * 2 * sizeof *d->tail);
+	for (int s = 0; s < def->strand_count; s++)
+		d->nbroot += def->strands[s].parent_strand >= 0;
+	d->bslot = malloc(ns * sizeof *d->bslot);
+	d->broot = d->nbroot ? malloc((size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot) : NULL;
 	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
-	    !d->gravity_scale || !d->uniform || !d->tail) {
+	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot)) {
 		sb_free(d);
 		return 0;
 	}
@@ -326,6 +342,24 @@ static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int st
 	return b;
 }
 
+/* Adds the chains of level L of `in` (its n steps converted) to their batches. */
+static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
+{
+	sb_data *d = in->solver_data;
+	for (int s = 0; s < in->strand_count; s++) {
+		if (d->chain[s].level != L)
+			continue;
+		pt_sb_lanes *b = batch_for(w, bt, d->chain[s].joints, in->sub_n);
+		int l = b->count;
+		b->base[l] = in->offset + in->strands[s].first;
+		b->inst[l] = in;
+		b->data[l] = d;
+		b->strand[l] = s;
+		if (++b->count == PT_SB_LANES)
+			run_batch(w, b);
+	}
+}
+
 int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
 {
 	sb_data *d = in->solver_data;
@@ -349,25 +383,55 @@ int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
 		d->pose_px = d->pose_x;
 		d->pose_x = *head;
 	}
-	for (int s = 0; s < in->strand_count; s++) {
-		pt_sb_lanes *b = batch_for(w, bt, d->chain[s].joints, n);
-		int l = b->count;
-		b->base[l] = in->offset + in->strands[s].first;
-		b->inst[l] = in;
-		b->data[l] = d;
-		b->strand[l] = s;
-		if (++b->count == PT_SB_LANES)
-			run_batch(w, b);
+	add_level(w, bt, in, 0);
+	if (d->branches) { /* the branches when the level-0 chains have stepped */
+		bt->branchy[bt->nbranchy++] = in;
+		if (bt->nbranchy == PT_SB_BRANCHY)
+			pt_sb_batch_flush(w, bt);
 	}
 	return 1;
 }
 
-void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *bt)
+static void run_all(pt_world *w, pt_sb_batcher *bt)
 {
 	for (int i = 0; i < bt->used; i++)
 		if (bt->batch[i].count)
 			run_batch(w, &bt->batch[i]);
 	bt->used = 0;
+}
+
+void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *bt)
+{
+	run_all(w, bt);
+	int levels = 1;
+	for (int i = 0; i < bt->nbranchy; i++) {
+		const sb_data *d = bt->branchy[i]->solver_data;
+		levels = d->levels > levels ? d->levels : levels;
+	}
+	for (int L = 1; L < levels; L++) {
+		for (int i = 0; i < bt->nbranchy; i++)
+			add_level(w, bt, bt->branchy[i], L);
+		run_all(w, bt);
+	}
+	bt->nbranchy = 0;
+}
+
+void pt_sb_branch_roots(const pt_inst *in, pt_sb_data *d, int s, int step, const float *x,
+                        const float *y, const float *z)
+{
+	const pt_pose *root;
+	const pt_mat3 *R;
+	pt_sb_root_frame(in, d, s, step, &root, &R);
+	for (int t = s + 1, left = d->chain[s].children; left > 0 && t < in->strand_count; t++) {
+		const pt_sb_chain *c = &d->chain[t];
+		if (c->parent != s + 1)
+			continue;
+		left--;
+		pt_sb_root *o = &d->broot[PT_MAX_SUBSTEPS * d->bslot[t] + step];
+		o->pose = pt_sb_branch_frame(&d->chain[s], *root, c->parent_point, c->parent_rest, x,
+		                             y, z);
+		o->rot = m3_from_quat(o->pose.q); /* as pt_sb_step_chains turns it */
+	}
 }
 
 const pt_solver_ops pt_springbone_ops = {sb_init, sb_update, sb_destroy, sb_rest, sb_substep};

@@ -11,7 +11,16 @@
  *
  * What the wide path takes: chains of the world's spring-bone instances (fixed length)
  * whose colliders are spheres, capsules and planes, with or without cone and hinge
- * limits. Instances with ellipsoids or inside shapes step per chain.
+ * limits, on the head, a body bone or a branch. Instances with ellipsoids or inside
+ * shapes step per chain.
+ *
+ * Branches (pt_sb_chain.parent): a batch steps its chains through all the steps of the
+ * tick, so a branch cannot wait for its parent within a batch. Instead the chains of
+ * level 0 step first; after each of its steps a parent's lane writes the frame each of
+ * its branches hangs from at that step (pt_sb_branch_roots: pt_sb_branch_frame on the
+ * lane's stepped points, as the per-chain path computes it), and the branches of level L
+ * step in batches of their own once every chain of level L - 1 has, reading those
+ * frames as their roots (pt_sb_root_frame). The result is the per-chain path's, bit for bit.
  *
  * Per-instance state lives in pt_sb_data (in->solver_data): the chain descriptions of
  * springbone.h, the per-joint terms in a lane-friendly block, and the rigid carries of
@@ -59,6 +68,13 @@ typedef struct pt_sb_carry {
 	pt_vec3 tc, tp;
 } pt_sb_carry;
 
+/* The frame a branch hangs from at one step of the batch (pt_sb_branch_frame) and its
+ * rotation matrix. */
+typedef struct pt_sb_root {
+	pt_pose pose;
+	pt_mat3 rot;
+} pt_sb_root;
+
 /* A spring-bone instance's solver data (solver_springbone.c owns it). */
 typedef struct pt_sb_data {
 	pt_springbone_form form;
@@ -80,7 +96,14 @@ typedef struct pt_sb_data {
 	pt_vec3 *tail, *ptail;  /* per joint, those tails (pt_sb_chain.tail) */
 	float *gravity_scale;
 	/* the wide path */
-	int branches;   /* 1: some chain hangs from another (steps per chain) */
+	int branches;   /* 1: some chain hangs from another */
+	int levels;     /* 1 + the deepest branch's level */
+	/* per branch (slot bslot[s] of strand s, -1 for a chain of level 0), the frames its
+	 * parent's lane wrote at each step of the batch: broot[PT_MAX_SUBSTEPS * slot + step];
+	 * nbroot slots, as many as the definition at init had branches */
+	int *bslot;
+	pt_sb_root *broot;
+	int nbroot;
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
@@ -99,16 +122,43 @@ typedef struct pt_sb_lanes {
 	int steps;
 	int base[PT_SB_LANES];             /* pool index of each root */
 	const pt_inst *inst[PT_SB_LANES];  /* poses (sub_pose, sub_rot) and colliders */
-	const pt_sb_data *data[PT_SB_LANES];
+	pt_sb_data *data[PT_SB_LANES]; /* written: the branches' frames (broot) */
 	int strand[PT_SB_LANES];
 } pt_sb_lanes;
 
 /* Pending partial batches, one per (joints, steps) in use; a ninth kind runs the fullest
- * to make room. On the stepping thread's stack. */
+ * to make room. The instances with branches whose level-0 chains are in them wait in
+ * `branchy` for their branches' turn (pt_sb_batch_flush). On the stepping thread's
+ * stack. */
+enum { PT_SB_BRANCHY = 64 };
 typedef struct pt_sb_batcher {
 	int used;
 	pt_sb_lanes batch[PT_SB_BATCH_SLOTS];
+	int nbranchy;
+	pt_inst *branchy[PT_SB_BRANCHY];
 } pt_sb_batcher;
+
+/* The frame chain s of instance `in` hangs from at step `step` of its batch: the head,
+ * its body bone, or (a branch) what its parent's lane wrote. */
+static inline void pt_sb_root_frame(const pt_inst *in, const pt_sb_data *d, int s, int step,
+                              const pt_pose **pose, const pt_mat3 **rot)
+{
+	const pt_sb_chain *c = &d->chain[s];
+	if (c->parent > 0) {
+		const pt_sb_root *r = &d->broot[PT_MAX_SUBSTEPS * d->bslot[s] + step];
+		*pose = &r->pose, *rot = &r->rot;
+	} else if (c->frame > 0) { /* on a body bone: its frame (bones.h) */
+		const pt_bone_rt *br = &in->bones->b[c->frame - 1];
+		*pose = &br->frame[step], *rot = &br->frame_rot[step];
+	} else {
+		*pose = &in->sub_pose[step], *rot = &in->sub_rot[step];
+	}
+}
+
+/* After step `step` of chain s of `in` (its points x, y, z, the root first): the frames
+ * of the branches hanging from it at that step, into d->broot. */
+void pt_sb_branch_roots(const pt_inst *in, pt_sb_data *d, int s, int step, const float *x,
+                        const float *y, const float *z);
 
 /* Bytes of a spring-bone instance's solver data (pt_world_instance_bytes). */
 size_t pt_sb_data_bytes(const pt_inst *in);
