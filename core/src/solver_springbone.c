@@ -106,6 +106,17 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	/* The wide path (springbone_lanes.h): colliders it evaluates, branches it has room
 	 * for (an update that added some steps per chain); three-vrm's tails step per chain */
 	d->lanes_ok = !d->threevrm && nb <= d->nbroot;
+	/* room for the colliders' table (an update may bring more: none stays NULL) */
+	if (in->collider_count > d->cw_cap) {
+		size_t n = (size_t)in->collider_count * PT_MAX_SUBSTEPS * PT_SB_CREC;
+		float *cw = realloc(d->cw, n * sizeof *cw);
+		if (cw) {
+			memset(cw, 0, n * sizeof *cw);
+			d->cw = cw, d->cw_cap = in->collider_count;
+		}
+	}
+	if (in->collider_count > d->cw_cap)
+		d->lanes_ok = 0;
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -124,7 +135,8 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
 	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
 	             sizeof *d->bslot) +
-	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot;
+	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot +
+	       (size_t)d->cw_cap * PT_MAX_SUBSTEPS * PT_SB_CREC * sizeof *d->cw;
 }
 
 static void sb_free(sb_data *d)
@@ -133,7 +145,7 @@ static void sb_free(sb_data *d)
 		return;
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
-	free(d->tail), free(d->bslot), free(d->broot), free(d);
+	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -342,6 +354,21 @@ static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int st
 	return b;
 }
 
+/* Collider c of `in` at step s, as the kernels read it (springbone_lanes.h). */
+static void collider_record(const pt_inst *in, int c, int s, float *r)
+{
+	pt_collider_rt k;
+	pt_collider_world_sub(in, c, s, &k);
+	int cap = k.shape == PT_SHAPE_CAPSULE;
+	r[0] = k.c.x, r[1] = k.c.y, r[2] = k.c.z;
+	r[3] = k.d.x, r[4] = k.d.y, r[5] = k.d.z;
+	r[6] = k.r, r[PT_SB_CRB] = cap ? k.rb : 0.0f, r[PT_SB_CIL] = cap ? k.inv_len2 : 0.0f;
+	r[PT_SB_CKIND] = (float)(k.shape == PT_SHAPE_SPHERE    ? PT_SB_KIND_SPHERE
+	                         : cap                         ? PT_SB_KIND_CAPSULE
+	                         : k.shape == PT_SHAPE_PLANE   ? PT_SB_KIND_PLANE
+	                                                       : PT_SB_KIND_NONE);
+}
+
 /* Adds the chains of level L of `in` (its n steps converted) to their batches. */
 static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
 {
@@ -375,6 +402,8 @@ int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
 	}
 	for (int s = 0; s < n; s++) {
 		const pt_pose *head = &in->sub_pose[s];
+		for (int c = 0; c < in->collider_count; c++)
+			collider_record(in, c, s, d->cw + PT_SB_CREC * (s * in->collider_count + c));
 		if (d->center_head) {
 			pt_sb_carry *k = &d->carry[s];
 			carry(&d->pose_x, head, &in->sub_rot[s], &k->mc, &k->tc);

@@ -61,6 +61,14 @@ enum {
 	PT_SBF_COUNT
 };
 
+/* A collider in world space at one step as the kernel reads it, PT_SB_CREC floats: centre
+ * (or capsule end a, or plane point) x y z, axis (capsule b - a, or plane normal) x y z,
+ * radius, radius at b and 1 / |b - a|^2 (both 0 unless a capsule), then its kind
+ * (PT_SB_KIND_*), the rest zero: eight floats the AVX2 kernel transposes at once, then
+ * two it copies. */
+enum { PT_SB_CREC = 16, PT_SB_CX = 0, PT_SB_CRB = 7, PT_SB_CIL = 8, PT_SB_CKIND = 9 };
+enum { PT_SB_KIND_NONE = -1, PT_SB_KIND_SPHERE, PT_SB_KIND_CAPSULE, PT_SB_KIND_PLANE };
+
 /* center = head: the rigid motions carrying the stored tails x (mc, tc) and px (mp, tp)
  * to the head pose of one step (springbone.h, pt_sb_frame). */
 typedef struct pt_sb_carry {
@@ -111,6 +119,11 @@ typedef struct pt_sb_data {
 	 * of such chains reads one value per lane instead of gathering every joint's */
 	int *uniform;
 	pt_sb_carry carry[PT_MAX_SUBSTEPS]; /* per step of the batch the instance is in */
+	/* its colliders at each step of the batch, computed once for all its chains:
+	 * record c of step s at cw + PT_SB_CREC * (s * collider_count + c); room for cw_cap
+	 * colliders (NULL and 0 without any) */
+	float *cw;
+	int cw_cap;
 } pt_sb_data;
 
 /* One batch, chains of the same joint count taking the same number of steps (at most
