@@ -134,7 +134,7 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
 	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
-	             sizeof *d->bslot) +
+	             sizeof *d->bslot + PT_SB_LREC * sizeof *d->lrec + sizeof *d->lflags) +
 	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot +
 	       (size_t)d->cw_cap * PT_MAX_SUBSTEPS * PT_SB_CREC * sizeof *d->cw;
 }
@@ -145,7 +145,8 @@ static void sb_free(sb_data *d)
 		return;
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
-	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d);
+	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d->lrec);
+	free(d->lflags), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -171,9 +172,11 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	for (int s = 0; s < def->strand_count; s++)
 		d->nbroot += def->strands[s].parent_strand >= 0;
 	d->bslot = malloc(ns * sizeof *d->bslot);
+	d->lrec = calloc(ns * PT_SB_LREC, sizeof *d->lrec);
+	d->lflags = malloc(ns * sizeof *d->lflags);
 	d->broot = d->nbroot ? malloc((size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot) : NULL;
 	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
-	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot)) {
+	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot) || !d->lrec || !d->lflags) {
 		sb_free(d);
 		return 0;
 	}
@@ -217,6 +220,32 @@ static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 }
 
 
+/* Chain s's record and flags for the wide path (springbone_lanes.h, PT_SB_LREC), from
+ * its block b of n joints. */
+static void lane_record(sb_data *d, int s, const float *b, int n)
+{
+	const pt_sb_chain *c = &d->chain[s];
+	float *r = d->lrec + PT_SB_LREC * s;
+	for (int f = PT_SBF_KEPT; f <= PT_SBF_LEN; f++)
+		r[f] = b[f * n];
+	r[PT_SB_LHRMAX] = 0.0f;
+	for (int j = 0; j < n; j++)
+		r[PT_SB_LHRMAX] = fmaxf(r[PT_SB_LHRMAX], b[PT_SBF_HITR * n + j]);
+	pt_vec3 u = c->dir ? c->dir[0] : c->direction;
+	float *a = r + PT_SB_LANCHOR;
+	a[0] = c->anchor.x, a[1] = c->anchor.y, a[2] = c->anchor.z;
+	a[3] = u.x, a[4] = u.y, a[5] = u.z;
+	int pull = c->form == PT_SPRINGBONE_PULL, rest = c->dir != NULL, turn = rest || c->hinge;
+	r[PT_SB_LPULL] = pull ? -1.0f : 0.0f;
+	r[PT_SB_LCENTER] = d->center_head ? -1.0f : 0.0f;
+	r[PT_SB_LREST] = rest ? -1.0f : 0.0f;
+	r[PT_SB_LTURN] = turn ? -1.0f : 0.0f;
+	d->lflags[s] = (pull ? PT_SB_F_PULL : PT_SB_F_VRM) | (d->center_head ? PT_SB_F_CENTER : 0) |
+	               (rest ? PT_SB_F_REST : 0) | (c->lim ? PT_SB_F_LIM : 0) |
+	               (turn ? PT_SB_F_TURN : 0) | (c->children > 0 ? PT_SB_F_KIDS : 0) |
+	               (d->uniform[s] ? PT_SB_F_UNIFORM : 0);
+}
+
 /* The per-substep terms for substeps of h seconds, and the wide path's copy of them
  * (with the rest lengths and directions) field after field (springbone_lanes.h). */
 static void convert(sb_data *d, const pt_inst *in, float h)
@@ -250,6 +279,7 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 			for (int j = 1; j < n; j++)
 				if (memcmp(&b[f * n + j], &b[f * n], sizeof *b) != 0)
 					d->uniform[s] = 0;
+		lane_record(d, s, b, n);
 	}
 	d->h = h;
 }
@@ -332,11 +362,17 @@ static void run_batch(pt_world *w, pt_sb_lanes *b)
 /* The pending batch for (joints, steps), making room if all slots are taken. */
 static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int steps)
 {
+	int hint = bt->of_joints[joints];
+	if (hint >= 0 && hint < bt->used && bt->batch[hint].joints == joints &&
+	    bt->batch[hint].steps == steps)
+		return &bt->batch[hint];
 	int fullest = 0;
 	for (int i = 0; i < bt->used; i++) {
 		pt_sb_lanes *b = &bt->batch[i];
-		if (b->joints == joints && b->steps == steps)
+		if (b->joints == joints && b->steps == steps) {
+			bt->of_joints[joints] = (signed char)i;
 			return b;
+		}
 		if (b->count > bt->batch[fullest].count)
 			fullest = i;
 	}
@@ -351,7 +387,15 @@ static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int st
 	b->count = 0;
 	b->joints = joints;
 	b->steps = steps;
+	bt->of_joints[joints] = (signed char)(b - bt->batch);
 	return b;
+}
+
+void pt_sb_batch_init(pt_sb_batcher *bt)
+{
+	bt->used = 0;
+	bt->nbranchy = 0;
+	memset(bt->of_joints, -1, sizeof bt->of_joints);
 }
 
 /* Collider c of `in` at step s, as the kernels read it (springbone_lanes.h). */
@@ -363,6 +407,10 @@ static void collider_record(const pt_inst *in, int c, int s, float *r)
 	r[0] = k.c.x, r[1] = k.c.y, r[2] = k.c.z;
 	r[3] = k.d.x, r[4] = k.d.y, r[5] = k.d.z;
 	r[6] = k.r, r[PT_SB_CRB] = cap ? k.rb : 0.0f, r[PT_SB_CIL] = cap ? k.inv_len2 : 0.0f;
+	/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill) */
+	pt_vec3 bc = cap ? v3_add(k.c, v3_scale(k.d, 0.5f)) : k.c;
+	float br = cap ? 0.5f * v3_len(k.d) + fmaxf(k.r, k.rb) : k.r;
+	r[PT_SB_CBC] = bc.x, r[PT_SB_CBC + 1] = bc.y, r[PT_SB_CBC + 2] = bc.z, r[PT_SB_CBR] = br;
 	r[PT_SB_CKIND] = (float)(k.shape == PT_SHAPE_SPHERE    ? PT_SB_KIND_SPHERE
 	                         : cap                         ? PT_SB_KIND_CAPSULE
 	                         : k.shape == PT_SHAPE_PLANE   ? PT_SB_KIND_PLANE

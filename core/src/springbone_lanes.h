@@ -63,11 +63,39 @@ enum {
 
 /* A collider in world space at one step as the kernel reads it, PT_SB_CREC floats: centre
  * (or capsule end a, or plane point) x y z, axis (capsule b - a, or plane normal) x y z,
- * radius, radius at b and 1 / |b - a|^2 (both 0 unless a capsule), then its kind
- * (PT_SB_KIND_*), the rest zero: eight floats the AVX2 kernel transposes at once, then
- * two it copies. */
-enum { PT_SB_CREC = 16, PT_SB_CX = 0, PT_SB_CRB = 7, PT_SB_CIL = 8, PT_SB_CKIND = 9 };
+ * radius, radius at b and 1 / |b - a|^2 (both 0 unless a capsule), its kind
+ * (PT_SB_KIND_*), a bounding sphere's centre x y z and radius (a sphere's own; a
+ * capsule's about its middle), two zeros: two sets of eight floats the AVX2 kernel
+ * transposes eight lanes at a time. */
+enum { PT_SB_CREC = 16, PT_SB_CRB = 7, PT_SB_CIL = 8, PT_SB_CKIND = 9, PT_SB_CBC = 10, PT_SB_CBR = 13 };
 enum { PT_SB_KIND_NONE = -1, PT_SB_KIND_SPHERE, PT_SB_KIND_CAPSULE, PT_SB_KIND_PLANE };
+
+/* What a batch reads of each chain once per run, PT_SB_LREC floats (pt_sb_data.lrec):
+ * joint 0's terms KEPT .. LEN (the block's fields: every joint's on a uniform chain), the
+ * largest hit radius of its joints; the lane masks of its form pull, center = head, rest
+ * shape, and a frame to turn (rest shape or hinge), -1.0f or 0.0f (true for both
+ * kernels' selects: AVX2's blend reads the sign bit, the emulation compares with zero),
+ * four zeros; its head-local anchor and first rest direction x y z, two zeros. And as
+ * bits (pt_sb_data.lflags), for the batch's "any lane" tests. */
+enum {
+	PT_SB_LREC = 24,
+	PT_SB_LHRMAX = 7,
+	PT_SB_LPULL = 8,
+	PT_SB_LCENTER,
+	PT_SB_LREST,
+	PT_SB_LTURN,
+	PT_SB_LANCHOR = 16, /* then the direction at 19 */
+};
+enum {
+	PT_SB_F_PULL = 1,
+	PT_SB_F_VRM = 2,
+	PT_SB_F_CENTER = 4,
+	PT_SB_F_REST = 8,
+	PT_SB_F_LIM = 16,
+	PT_SB_F_TURN = 32,
+	PT_SB_F_KIDS = 64,   /* branches hang from it */
+	PT_SB_F_UNIFORM = 128 /* pt_sb_data.uniform */
+};
 
 /* center = head: the rigid motions carrying the stored tails x (mc, tc) and px (mp, tp)
  * to the head pose of one step (springbone.h, pt_sb_frame). */
@@ -118,6 +146,8 @@ typedef struct pt_sb_data {
 	/* 1: chain s's terms KEPT .. LEN are the same at every joint (bit for bit): a batch
 	 * of such chains reads one value per lane instead of gathering every joint's */
 	int *uniform;
+	float *lrec; /* per chain, PT_SB_LREC floats (above), and its flags */
+	int *lflags;
 	pt_sb_carry carry[PT_MAX_SUBSTEPS]; /* per step of the batch the instance is in */
 	/* its colliders at each step of the batch, computed once for all its chains:
 	 * record c of step s at cw + PT_SB_CREC * (s * collider_count + c); room for cw_cap
@@ -149,7 +179,11 @@ typedef struct pt_sb_batcher {
 	pt_sb_lanes batch[PT_SB_BATCH_SLOTS];
 	int nbranchy;
 	pt_inst *branchy[PT_SB_BRANCHY];
+	signed char of_joints[PT_MAX_POINTS]; /* a hint: the batch last used for that many */
 } pt_sb_batcher;
+
+/* An empty batcher. */
+void pt_sb_batch_init(pt_sb_batcher *b);
 
 /* The frame chain s of instance `in` hangs from at step `step` of its batch: the head,
  * its body bone, or (a branch) what its parent's lane wrote. */
