@@ -85,6 +85,11 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->hinge = has_hinge;
 		c->cols = pt_inst_collider_order(in, s);
 		c->ncols = st->ncols;
+		c->cols_id = s;
+		for (int t = 0; t < s && c->cols_id == s; t++)
+			if (d->chain[t].ncols == c->ncols &&
+			    memcmp(d->chain[t].cols, c->cols, (size_t)c->ncols) == 0)
+				c->cols_id = t;
 		c->free_length = 0;
 		c->frame = in->bones ? in->bones->of_strand[s] + 1 : 0;
 		c->parent = sd->parent_strand + 1;
