@@ -108,6 +108,19 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->tail = d->threevrm ? d->tail + first : NULL;
 		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
+	d->nlevel0 = 0;
+	for (int s = 0; s < in->strand_count; s++) { /* insertion: by level, then joints */
+		const pt_sb_chain *c = &d->chain[s];
+		int i = s;
+		for (; i > 0; i--) {
+			const pt_sb_chain *p = &d->chain[d->by_level[i - 1]];
+			if (p->level < c->level || (p->level == c->level && p->joints <= c->joints))
+				break;
+			d->by_level[i] = d->by_level[i - 1];
+		}
+		d->by_level[i] = s;
+		d->nlevel0 += c->level == 0;
+	}
 	/* The wide path (springbone_lanes.h): colliders it evaluates, branches it has room
 	 * for (an update that added some steps per chain); three-vrm's tails step per chain */
 	d->lanes_ok = !d->threevrm && nb <= d->nbroot;
@@ -139,7 +152,8 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
 	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
-	             sizeof *d->bslot + PT_SB_LREC * sizeof *d->lrec + sizeof *d->lflags) +
+	             sizeof *d->bslot + PT_SB_LREC * sizeof *d->lrec + sizeof *d->lflags +
+	             sizeof *d->by_level) +
 	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot +
 	       (size_t)d->cw_cap * PT_MAX_SUBSTEPS * PT_SB_CREC * sizeof *d->cw;
 }
@@ -151,7 +165,7 @@ static void sb_free(sb_data *d)
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
 	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d->lrec);
-	free(d->lflags), free(d);
+	free(d->lflags), free(d->by_level), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -177,11 +191,13 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	for (int s = 0; s < def->strand_count; s++)
 		d->nbroot += def->strands[s].parent_strand >= 0;
 	d->bslot = malloc(ns * sizeof *d->bslot);
+	d->by_level = malloc(ns * sizeof *d->by_level);
 	d->lrec = calloc(ns * PT_SB_LREC, sizeof *d->lrec);
 	d->lflags = malloc(ns * sizeof *d->lflags);
 	d->broot = d->nbroot ? malloc((size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot) : NULL;
 	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
-	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot) || !d->lrec || !d->lflags) {
+	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot) || !d->lrec || !d->lflags ||
+	    !d->by_level) {
 		sb_free(d);
 		return 0;
 	}
@@ -426,17 +442,22 @@ static void collider_record(const pt_inst *in, int c, int s, float *r)
 static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
 {
 	sb_data *d = in->solver_data;
-	for (int s = 0; s < in->strand_count; s++) {
-		if (d->chain[s].level != L)
-			continue;
-		pt_sb_lanes *b = batch_for(w, bt, d->chain[s].joints, in->sub_n);
-		int l = b->count;
-		b->base[l] = in->offset + in->strands[s].first;
-		b->inst[l] = in;
-		b->data[l] = d;
-		b->strand[l] = s;
-		if (++b->count == PT_SB_LANES)
-			run_batch(w, b);
+	int i = L ? d->nlevel0 : 0, end = L ? in->strand_count : d->nlevel0;
+	while (i < end && d->chain[d->by_level[i]].level < L)
+		i++;
+	while (i < end && d->chain[d->by_level[i]].level == L) {
+		int joints = d->chain[d->by_level[i]].joints;
+		pt_sb_lanes *b = batch_for(w, bt, joints, in->sub_n);
+		do { /* the run of this level and joint count */
+			int s = d->by_level[i], l = b->count;
+			b->base[l] = in->offset + in->strands[s].first;
+			b->inst[l] = in;
+			b->data[l] = d;
+			b->strand[l] = s;
+			if (++b->count == PT_SB_LANES)
+				run_batch(w, b);
+		} while (++i < end && d->chain[d->by_level[i]].joints == joints &&
+		         d->chain[d->by_level[i]].level == L);
 	}
 }
 

@@ -140,6 +140,10 @@ typedef struct pt_sb_data {
 	int *bslot;
 	pt_sb_root *broot;
 	int nbroot;
+	/* the strands by level, then joint count (then index): the nlevel0 chains of level 0
+	 * first; a batch takes a run of the same level and count at once */
+	int *by_level;
+	int nlevel0;
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
