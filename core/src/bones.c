@@ -191,10 +191,14 @@ int pt_bones_load(pt_bones_rt **bones, const pt_instance_def *d)
 		nb->of_collider[c] = (signed char)(k->attach == PT_ATTACH_BONE
 		                                       ? find_used(nb, node_of[k->bone])
 		                                       : -1);
+		if (nb->of_collider[c] >= 0)
+			nb->b[nb->of_collider[c]].holds |= PT_BONE_HOLDS_COLLIDER;
 	}
 	for (int s = 0; s < d->strand_count; s++) {
 		int bone = d->strands[s].bone;
 		nb->of_strand[s] = (signed char)(bone >= 0 ? find_used(nb, node_of[bone]) : -1);
+		if (nb->of_strand[s] >= 0)
+			nb->b[nb->of_strand[s]].holds |= PT_BONE_HOLDS_STRAND;
 	}
 	pt_bones_free(bones);
 	*bones = nb;
@@ -286,9 +290,12 @@ void pt_bones_substeps(pt_bones_rt *b, const pt_pose *head, const float *alpha, 
 		for (int k = 0; k < b->count; k++) {
 			pt_bone_rt *br = &b->b[k];
 			br->sub[s] = at[br->node];
-			br->sub_rot[s] = m3_from_quat(br->sub[s].q);
-			br->frame[s] = compose(br->sub[s], br->inv_rest);
-			br->frame_rot[s] = m3_from_quat(br->frame[s].q);
+			if (br->holds & PT_BONE_HOLDS_COLLIDER)
+				br->sub_rot[s] = m3_from_quat(br->sub[s].q);
+			if (br->holds & PT_BONE_HOLDS_STRAND) {
+				br->frame[s] = compose(br->sub[s], br->inv_rest);
+				br->frame_rot[s] = m3_from_quat(br->frame[s].q);
+			}
 		}
 	}
 }

@@ -35,10 +35,15 @@ typedef struct pt_bone_node {
 	pt_pose prev, target; /* world, when posed */
 } pt_bone_node;
 
+/* What a used bone carries, so that a step fills only the scratch that is read: sub_rot
+ * for colliders (sub is always filled), frame / frame_rot for strands. */
+enum { PT_BONE_HOLDS_COLLIDER = 1, PT_BONE_HOLDS_STRAND = 2 };
+
 typedef struct pt_bone_rt {
 	pt_bone bone;
 	int node;                       /* its node */
 	pt_pose inv_rest;               /* rest^-1 */
+	int holds;                      /* PT_BONE_HOLDS_*: what is on it */
 	pt_pose sub[PT_MAX_SUBSTEPS];   /* step scratch: the pose at the end of each substep */
 	pt_mat3 sub_rot[PT_MAX_SUBSTEPS];
 	pt_pose frame[PT_MAX_SUBSTEPS]; /* sub[s] x rest^-1: the frame of strands on it */
@@ -85,7 +90,9 @@ pt_pose pt_bones_node_pose(const pt_bones_rt *b, int n, const pt_pose *head, flo
 pt_pose pt_bones_pose(const pt_bones_rt *b, int k, const pt_pose *head, float alpha);
 
 /* Fills every used entry's sub / sub_rot / frame / frame_rot [s], s < n, for the head at
- * head[s] and fraction alpha[s] of the step (alpha NULL: (s + 1) / n). NULL b ok. */
+ * head[s] and fraction alpha[s] of the step (alpha NULL: (s + 1) / n); sub_rot only on a
+ * bone that holds a collider, frame and frame_rot only on one that holds a strand (the
+ * others are never read). NULL b ok. */
 void pt_bones_substeps(pt_bones_rt *b, const pt_pose *head, const float *alpha, int n);
 
 /* The frame strand s of `in` hangs from at fraction alpha of the step, the head then at

@@ -6,7 +6,7 @@ void pt_collider_to_world(const pt_collider_def *k, const pt_pose *head, const p
                           pt_collider_rt *c)
 {
 	int head_attached = k->attach != PT_ATTACH_WORLD; /* head or bone: `head` is its frame */
-	pt_mat3 ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
+	static const pt_mat3 ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
 	const pt_mat3 *R = head_attached ? rot : &ident;
 	pt_vec3 base = head_attached ? head->p : pt_v3(0, 0, 0);
 	c->shape = k->shape;

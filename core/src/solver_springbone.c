@@ -7,7 +7,8 @@
  * terms, live in springbone_chain.c; the wide path that steps sixteen chains of many
  * instances at once, bit-identical to it, in springbone_lanes.{h,inc} (the world adds
  * instances to its batches through pt_sb_batch_add below, and calls sb_substep only for
- * instances the wide path does not take).
+ * instances the wide path does not take; branches step there after their parents, level
+ * by level, in batches of their own: springbone_lanes.h).
  *
  * center = head (VRMC_springBone's `center` set to the head): the spec stores tails in
  * the center's space and evaluates inertia there ("The inertia is evaluated in the center
@@ -45,6 +46,8 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 	d->center_head = def->springbone.center_head;
 	d->h = 0.0f;
 	d->branches = 0;
+	d->levels = 1;
+	int nb = 0; /* branches, each given a slot of d->broot while there are slots */
 	int was = d->threevrm;
 	d->threevrm = def->springbone.length == PT_SPRINGBONE_LENGTH_THREEVRM;
 	d->tails_stale |= d->threevrm && !was; /* a patch switched it on */
@@ -82,6 +85,11 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->hinge = has_hinge;
 		c->cols = pt_inst_collider_order(in, s);
 		c->ncols = st->ncols;
+		c->cols_id = s;
+		for (int t = 0; t < s && c->cols_id == s; t++)
+			if (d->chain[t].ncols == c->ncols &&
+			    memcmp(d->chain[t].cols, c->cols, (size_t)c->ncols) == 0)
+				c->cols_id = t;
 		c->free_length = 0;
 		c->frame = in->bones ? in->bones->of_strand[s] + 1 : 0;
 		c->parent = sd->parent_strand + 1;
@@ -90,12 +98,43 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		                     ? rest_point(&def->strands[sd->parent_strand], sd->parent_point)
 		                     : pt_v3(0.0f, 0.0f, 0.0f);
 		d->branches |= c->parent > 0;
+		c->children = 0;
+		c->level = c->parent > 0 ? d->chain[c->parent - 1].level + 1 : 0;
+		if (c->parent > 0)
+			d->chain[c->parent - 1].children++;
+		d->levels = c->level + 1 > d->levels ? c->level + 1 : d->levels;
+		d->bslot[s] = c->parent > 0 && nb < d->nbroot ? nb : -1;
+		nb += c->parent > 0;
 		c->tail = d->threevrm ? d->tail + first : NULL;
 		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
-	/* The wide path (springbone_lanes.h): colliders it evaluates. */
-	/* a branch waits for its parent within each step; three-vrm's tails step per chain */
-	d->lanes_ok = !d->branches && !d->threevrm;
+	d->nlevel0 = 0;
+	for (int s = 0; s < in->strand_count; s++) { /* insertion: by level, then joints */
+		const pt_sb_chain *c = &d->chain[s];
+		int i = s;
+		for (; i > 0; i--) {
+			const pt_sb_chain *p = &d->chain[d->by_level[i - 1]];
+			if (p->level < c->level || (p->level == c->level && p->joints <= c->joints))
+				break;
+			d->by_level[i] = d->by_level[i - 1];
+		}
+		d->by_level[i] = s;
+		d->nlevel0 += c->level == 0;
+	}
+	/* The wide path (springbone_lanes.h): colliders it evaluates, branches it has room
+	 * for (an update that added some steps per chain); three-vrm's tails step per chain */
+	d->lanes_ok = !d->threevrm && nb <= d->nbroot;
+	/* room for the colliders' table (an update may bring more: none stays NULL) */
+	if (in->collider_count > d->cw_cap) {
+		size_t n = (size_t)in->collider_count * PT_MAX_SUBSTEPS * PT_SB_CREC;
+		float *cw = realloc(d->cw, n * sizeof *cw);
+		if (cw) {
+			memset(cw, 0, n * sizeof *cw);
+			d->cw = cw, d->cw_cap = in->collider_count;
+		}
+	}
+	if (in->collider_count > d->cw_cap)
+		d->lanes_ok = 0;
 	for (int c = 0; c < in->collider_count; c++) {
 		pt_shape sh = in->colliders[c].shape;
 		if (sh != PT_SHAPE_SPHERE && sh != PT_SHAPE_CAPSULE && sh != PT_SHAPE_PLANE)
@@ -112,7 +151,11 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	return sizeof *d +
 	       n * (sizeof *d->par + sizeof *d->run + sizeof *d->lim + sizeof *d->len +
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
-	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform);
+	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
+	             sizeof *d->bslot + PT_SB_LREC * sizeof *d->lrec + sizeof *d->lflags +
+	             sizeof *d->by_level) +
+	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot +
+	       (size_t)d->cw_cap * PT_MAX_SUBSTEPS * PT_SB_CREC * sizeof *d->cw;
 }
 
 static void sb_free(sb_data *d)
@@ -121,7 +164,8 @@ static void sb_free(sb_data *d)
 		return;
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
-	free(d->tail), free(d);
+	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d->lrec);
+	free(d->lflags), free(d->by_level), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -144,8 +188,16 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 	d->gravity_scale = malloc(ns * sizeof *d->gravity_scale);
 	d->uniform = calloc(ns, sizeof *d->uniform); /* set by convert */
 	d->tail = malloc((size_t)n * 2 * sizeof *d->tail);
+	for (int s = 0; s < def->strand_count; s++)
+		d->nbroot += def->strands[s].parent_strand >= 0;
+	d->bslot = malloc(ns * sizeof *d->bslot);
+	d->by_level = malloc(ns * sizeof *d->by_level);
+	d->lrec = calloc(ns * PT_SB_LREC, sizeof *d->lrec);
+	d->lflags = malloc(ns * sizeof *d->lflags);
+	d->broot = d->nbroot ? malloc((size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot) : NULL;
 	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
-	    !d->gravity_scale || !d->uniform || !d->tail) {
+	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot) || !d->lrec || !d->lflags ||
+	    !d->by_level) {
 		sb_free(d);
 		return 0;
 	}
@@ -189,6 +241,32 @@ static void sb_rest(pt_world *w, pt_inst *in, const pt_pose *head)
 }
 
 
+/* Chain s's record and flags for the wide path (springbone_lanes.h, PT_SB_LREC), from
+ * its block b of n joints. */
+static void lane_record(sb_data *d, int s, const float *b, int n)
+{
+	const pt_sb_chain *c = &d->chain[s];
+	float *r = d->lrec + PT_SB_LREC * s;
+	for (int f = PT_SBF_KEPT; f <= PT_SBF_LEN; f++)
+		r[f] = b[f * n];
+	r[PT_SB_LHRMAX] = 0.0f;
+	for (int j = 0; j < n; j++)
+		r[PT_SB_LHRMAX] = fmaxf(r[PT_SB_LHRMAX], b[PT_SBF_HITR * n + j]);
+	pt_vec3 u = c->dir ? c->dir[0] : c->direction;
+	float *a = r + PT_SB_LANCHOR;
+	a[0] = c->anchor.x, a[1] = c->anchor.y, a[2] = c->anchor.z;
+	a[3] = u.x, a[4] = u.y, a[5] = u.z;
+	int pull = c->form == PT_SPRINGBONE_PULL, rest = c->dir != NULL, turn = rest || c->hinge;
+	r[PT_SB_LPULL] = pull ? -1.0f : 0.0f;
+	r[PT_SB_LCENTER] = d->center_head ? -1.0f : 0.0f;
+	r[PT_SB_LREST] = rest ? -1.0f : 0.0f;
+	r[PT_SB_LTURN] = turn ? -1.0f : 0.0f;
+	d->lflags[s] = (pull ? PT_SB_F_PULL : PT_SB_F_VRM) | (d->center_head ? PT_SB_F_CENTER : 0) |
+	               (rest ? PT_SB_F_REST : 0) | (c->lim ? PT_SB_F_LIM : 0) |
+	               (turn ? PT_SB_F_TURN : 0) | (c->children > 0 ? PT_SB_F_KIDS : 0) |
+	               (d->uniform[s] ? PT_SB_F_UNIFORM : 0);
+}
+
 /* The per-substep terms for substeps of h seconds, and the wide path's copy of them
  * (with the rest lengths and directions) field after field (springbone_lanes.h). */
 static void convert(sb_data *d, const pt_inst *in, float h)
@@ -222,6 +300,7 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 			for (int j = 1; j < n; j++)
 				if (memcmp(&b[f * n + j], &b[f * n], sizeof *b) != 0)
 					d->uniform[s] = 0;
+		lane_record(d, s, b, n);
 	}
 	d->h = h;
 }
@@ -304,11 +383,17 @@ static void run_batch(pt_world *w, pt_sb_lanes *b)
 /* The pending batch for (joints, steps), making room if all slots are taken. */
 static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int steps)
 {
+	int hint = bt->of_joints[joints];
+	if (hint >= 0 && hint < bt->used && bt->batch[hint].joints == joints &&
+	    bt->batch[hint].steps == steps)
+		return &bt->batch[hint];
 	int fullest = 0;
 	for (int i = 0; i < bt->used; i++) {
 		pt_sb_lanes *b = &bt->batch[i];
-		if (b->joints == joints && b->steps == steps)
+		if (b->joints == joints && b->steps == steps) {
+			bt->of_joints[joints] = (signed char)i;
 			return b;
+		}
 		if (b->count > bt->batch[fullest].count)
 			fullest = i;
 	}
@@ -323,7 +408,57 @@ static pt_sb_lanes *batch_for(pt_world *w, pt_sb_batcher *bt, int joints, int st
 	b->count = 0;
 	b->joints = joints;
 	b->steps = steps;
+	bt->of_joints[joints] = (signed char)(b - bt->batch);
 	return b;
+}
+
+void pt_sb_batch_init(pt_sb_batcher *bt)
+{
+	bt->used = 0;
+	bt->nbranchy = 0;
+	memset(bt->of_joints, -1, sizeof bt->of_joints);
+}
+
+/* Collider c of `in` at step s, as the kernels read it (springbone_lanes.h). */
+static void collider_record(const pt_inst *in, int c, int s, float *r)
+{
+	pt_collider_rt k;
+	pt_collider_world_sub(in, c, s, &k);
+	int cap = k.shape == PT_SHAPE_CAPSULE;
+	r[0] = k.c.x, r[1] = k.c.y, r[2] = k.c.z;
+	r[3] = k.d.x, r[4] = k.d.y, r[5] = k.d.z;
+	r[6] = k.r, r[PT_SB_CRB] = cap ? k.rb : 0.0f, r[PT_SB_CIL] = cap ? k.inv_len2 : 0.0f;
+	/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill) */
+	pt_vec3 bc = cap ? v3_add(k.c, v3_scale(k.d, 0.5f)) : k.c;
+	float br = cap ? 0.5f * v3_len(k.d) + fmaxf(k.r, k.rb) : k.r;
+	r[PT_SB_CBC] = bc.x, r[PT_SB_CBC + 1] = bc.y, r[PT_SB_CBC + 2] = bc.z, r[PT_SB_CBR] = br;
+	r[PT_SB_CKIND] = (float)(k.shape == PT_SHAPE_SPHERE    ? PT_SB_KIND_SPHERE
+	                         : cap                         ? PT_SB_KIND_CAPSULE
+	                         : k.shape == PT_SHAPE_PLANE   ? PT_SB_KIND_PLANE
+	                                                       : PT_SB_KIND_NONE);
+}
+
+/* Adds the chains of level L of `in` (its n steps converted) to their batches. */
+static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
+{
+	sb_data *d = in->solver_data;
+	int i = L ? d->nlevel0 : 0, end = L ? in->strand_count : d->nlevel0;
+	while (i < end && d->chain[d->by_level[i]].level < L)
+		i++;
+	while (i < end && d->chain[d->by_level[i]].level == L) {
+		int joints = d->chain[d->by_level[i]].joints;
+		pt_sb_lanes *b = batch_for(w, bt, joints, in->sub_n);
+		do { /* the run of this level and joint count */
+			int s = d->by_level[i], l = b->count;
+			b->base[l] = in->offset + in->strands[s].first;
+			b->inst[l] = in;
+			b->data[l] = d;
+			b->strand[l] = s;
+			if (++b->count == PT_SB_LANES)
+				run_batch(w, b);
+		} while (++i < end && d->chain[d->by_level[i]].joints == joints &&
+		         d->chain[d->by_level[i]].level == L);
+	}
 }
 
 int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
@@ -341,6 +476,8 @@ int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
 	}
 	for (int s = 0; s < n; s++) {
 		const pt_pose *head = &in->sub_pose[s];
+		for (int c = 0; c < in->collider_count; c++)
+			collider_record(in, c, s, d->cw + PT_SB_CREC * (s * in->collider_count + c));
 		if (d->center_head) {
 			pt_sb_carry *k = &d->carry[s];
 			carry(&d->pose_x, head, &in->sub_rot[s], &k->mc, &k->tc);
@@ -349,25 +486,55 @@ int pt_sb_batch_add(pt_world *w, pt_sb_batcher *bt, pt_inst *in)
 		d->pose_px = d->pose_x;
 		d->pose_x = *head;
 	}
-	for (int s = 0; s < in->strand_count; s++) {
-		pt_sb_lanes *b = batch_for(w, bt, d->chain[s].joints, n);
-		int l = b->count;
-		b->base[l] = in->offset + in->strands[s].first;
-		b->inst[l] = in;
-		b->data[l] = d;
-		b->strand[l] = s;
-		if (++b->count == PT_SB_LANES)
-			run_batch(w, b);
+	add_level(w, bt, in, 0);
+	if (d->branches) { /* the branches when the level-0 chains have stepped */
+		bt->branchy[bt->nbranchy++] = in;
+		if (bt->nbranchy == PT_SB_BRANCHY)
+			pt_sb_batch_flush(w, bt);
 	}
 	return 1;
 }
 
-void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *bt)
+static void run_all(pt_world *w, pt_sb_batcher *bt)
 {
 	for (int i = 0; i < bt->used; i++)
 		if (bt->batch[i].count)
 			run_batch(w, &bt->batch[i]);
 	bt->used = 0;
+}
+
+void pt_sb_batch_flush(pt_world *w, pt_sb_batcher *bt)
+{
+	run_all(w, bt);
+	int levels = 1;
+	for (int i = 0; i < bt->nbranchy; i++) {
+		const sb_data *d = bt->branchy[i]->solver_data;
+		levels = d->levels > levels ? d->levels : levels;
+	}
+	for (int L = 1; L < levels; L++) {
+		for (int i = 0; i < bt->nbranchy; i++)
+			add_level(w, bt, bt->branchy[i], L);
+		run_all(w, bt);
+	}
+	bt->nbranchy = 0;
+}
+
+void pt_sb_branch_roots(const pt_inst *in, pt_sb_data *d, int s, int step, const float *x,
+                        const float *y, const float *z)
+{
+	const pt_pose *root;
+	const pt_mat3 *R;
+	pt_sb_root_frame(in, d, s, step, &root, &R);
+	for (int t = s + 1, left = d->chain[s].children; left > 0 && t < in->strand_count; t++) {
+		const pt_sb_chain *c = &d->chain[t];
+		if (c->parent != s + 1)
+			continue;
+		left--;
+		pt_sb_root *o = &d->broot[PT_MAX_SUBSTEPS * d->bslot[t] + step];
+		o->pose = pt_sb_branch_frame(&d->chain[s], *root, c->parent_point, c->parent_rest, x,
+		                             y, z);
+		o->rot = m3_from_quat(o->pose.q); /* as pt_sb_step_chains turns it */
+	}
 }
 
 const pt_solver_ops pt_springbone_ops = {sb_init, sb_update, sb_destroy, sb_rest, sb_substep};

@@ -60,6 +60,10 @@ typedef struct pt_sb_chain {
 	int frame;
 	int parent, parent_point;
 	pt_vec3 parent_rest;
+	/* the wide path's (springbone_lanes.h): 0 on the head or a bone, a branch one more
+	 * than its parent; how many branches hang from this chain; the first chain of the
+	 * instance whose collider list is this one's, in the same order */
+	int level, children, cols_id;
 	/* PT_SPRINGBONE_LENGTH_THREEVRM: the tails (current and previous, world, `joints`
 	 * each), apart from the points, which are the bones at their rest lengths; each
 	 * joint's tail is kept at the distance from the joint to its child bone's position

@@ -188,7 +188,7 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 	pt_batcher batch;
 	batch.used = 0;
 	pt_sb_batcher sb;
-	sb.used = 0;
+	pt_sb_batch_init(&sb);
 	for (int i = begin; i < end; i++) {
 		pt_inst *in = &w->inst[i];
 		if (i + PREFETCH_INST < end)
