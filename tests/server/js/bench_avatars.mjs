@@ -53,7 +53,8 @@ async function search() {
         const b = new Uint8Array(e.data);
         if (b[4] === 0x82) c.records += b[26] | (b[27] << 8); /* frame_batch: u16 count at 26 */
       };
-      ws.send(encodeMessage({ type: 'hello', major: 1, minor: 0, client_name: `m${r}.${k}` }));
+      /* 1.3: an avatar of 40 chains is sent to no connection below it (PROTOCOL.md 3) */
+      ws.send(encodeMessage({ type: 'hello', major: 1, minor: 3, client_name: `m${r}.${k}` }));
       ws.send(encodeMessage({ type: 'subscribe', room: `room${r}`, ids: [] }));
       members.push(c);
     }
