@@ -3,8 +3,11 @@
 // code), and the comparison of the page's bones with those points, tick by tick.
 
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { decodeMessage, encodeMessage, StrandDecoder } from '../../proto/js/ponytail-proto.mjs';
-import { sleep, WAIT_MS } from './harness.mjs';
+import { Daemon, launchChromium, sleep, WAIT_MS } from './harness.mjs';
 
 export const TOL_M = 1e-3;
 export const FRAMES = 60;
@@ -102,5 +105,25 @@ export async function checkRun(page, sub, key, what) {
   assert.ok(r.run >= FRAMES, `${what}: only ${r.run} frames seen by both the page and the subscriber`);
   assert.ok(r.worst <= TOL_M, `${what}: a bone is ${(r.worst * 1000).toFixed(3)} mm from the server's point`);
   assert.ok(r.tipTravel > 0.02, `${what}: the chains hardly moved (${r.tipTravel} m): the comparison would prove nothing`);
+  return r;
+}
+
+// What both avatar-page tests start with: a daemon in PT_WEB_TMP (or a fresh directory
+// named after `name`), Chromium at 800 x 600 with every request to anywhere but the daemon
+// kept in `foreign`, and a subscriber of `room`. close() ends them in reverse order.
+export async function avatarRoom(name, room) {
+  const tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), `pt-${name}-`));
+  const r = { foreign: [], daemon: new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log')) };
+  r.close = async () => {
+    r.sub?.close();
+    await r.context?.close();
+    await r.daemon.stop();
+  };
+  await r.daemon.start();
+  r.context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
+  r.context.on('request', (q) => {
+    if (!q.url().startsWith(r.daemon.base) && !q.url().startsWith(r.daemon.wsUrl)) r.foreign.push(q.url());
+  });
+  r.sub = await Subscriber.open(`${r.daemon.wsUrl}/`, room);
   return r;
 }

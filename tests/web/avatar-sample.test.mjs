@@ -19,10 +19,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Daemon, launchChromium, ROOT, until } from './harness.mjs';
-import { checkRun as checkRunOf, Subscriber } from './avatar-lib.mjs';
+import { ROOT, until } from './harness.mjs';
+import { avatarRoom, checkRun as checkRunOf } from './avatar-lib.mjs';
 
 const ROOM = 'sampletest';
 const FIX = path.join(ROOT, 'tests/fixtures/vrm');
@@ -33,27 +32,16 @@ const STREAM_W = 480, STREAM_H = 270;
 
 // A bound for a hang (the script's is 280 s).
 describe('avatar page: the sample at once, a dropped body avatar, the stream view', { timeout: 270000 }, () => {
-  let daemon, tmp, context, sub;
+  let room, daemon, context, sub, foreign;
   const errors = [];
-  const foreign = [];
   const missing = []; // [page, url] of every 404 (the console's copy is not an error, below)
 
   before(async () => {
-    tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'pt-avatar-sample-'));
-    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
-    await daemon.start();
-    context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
-    context.on('request', (r) => {
-      if (!r.url().startsWith(daemon.base) && !r.url().startsWith(daemon.wsUrl)) foreign.push(r.url());
-    });
-    sub = await Subscriber.open(`${daemon.wsUrl}/`, ROOM);
+    room = await avatarRoom('avatar-sample', ROOM);
+    ({ daemon, context, sub, foreign } = room);
   });
 
-  after(async () => {
-    sub?.close();
-    await context?.close();
-    await daemon?.stop();
-  });
+  after(async () => { await room?.close(); });
 
   async function open(name, query) {
     const page = await context.newPage();

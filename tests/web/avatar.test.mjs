@@ -13,10 +13,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Daemon, launchChromium, ROOT, sleep, until } from './harness.mjs';
-import { checkRun as checkRunOf, Subscriber } from './avatar-lib.mjs';
+import { ROOT, sleep, until } from './harness.mjs';
+import { avatarRoom, checkRun as checkRunOf } from './avatar-lib.mjs';
 
 const ROOM = 'avtest';
 const FIX = path.join(ROOT, 'tests/fixtures/vrm');
@@ -24,26 +23,15 @@ const expect = JSON.parse(fs.readFileSync(path.join(FIX, 'test_avatar.expect.jso
 
 // A bound for a hang (the script's is 280 s): about 20 s here alone.
 describe('avatar page, end to end', { timeout: 270000 }, () => {
-  let daemon, tmp, context, sub;
+  let room, daemon, context, sub, foreign;
   const errors = [];
-  const foreign = [];
 
   before(async () => {
-    tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'pt-avatar-'));
-    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
-    await daemon.start();
-    context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
-    context.on('request', (r) => {
-      if (!r.url().startsWith(daemon.base) && !r.url().startsWith(daemon.wsUrl)) foreign.push(r.url());
-    });
-    sub = await Subscriber.open(`${daemon.wsUrl}/`, ROOM);
+    room = await avatarRoom('avatar', ROOM);
+    ({ daemon, context, sub, foreign } = room);
   });
 
-  after(async () => {
-    sub?.close();
-    await context?.close();
-    await daemon?.stop();
-  });
+  after(async () => { await room?.close(); });
 
   async function visitor(name) {
     const page = await context.newPage();
