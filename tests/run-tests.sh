@@ -9,7 +9,10 @@
 # Each test runs
 # - in a session and process group of its own, with a temporary directory of its own
 #   (TMPDIR, removed afterwards) and its output in BUILD_DIR/test-logs/NAME.log; the log
-#   is printed when the test fails;
+#   is printed when the test fails. The temporary directories are short paths under one
+#   root outside the checkout (TEST_TMPROOT, default a fresh /tmp/pt-XXXXXX, removed at the
+#   end): a Unix socket's path is limited to 107 bytes, and Chromium (for one) makes its
+#   own under TMPDIR, so a deep checkout must not lengthen them;
 # - under a timeout: TEST_TIMEOUT seconds (default 120), or what the test declares in a
 #   header line "# timeout: SECONDS (why)" ("// timeout: ..." in a .mjs file); times 2
 #   for the sanitizer build (ASan + UBSan run the same code 2-3x slower), and times 1 +
@@ -42,11 +45,18 @@ case "$build" in *san*) san=1 ;; esac
 export PT_BUILD="$build" PT_ROOT="$(pwd)"
 export CMOCKA_MESSAGE_OUTPUT=stdout
 logs="$build/test-logs"
-# absolute: tests hand it to programs that change directory
-case "$build" in /*) tmproot="$build/test-tmp" ;; *) tmproot="$PT_ROOT/$build/test-tmp" ;; esac
+# absolute and short (see above); TEST_TMPROOT is emptied first and left empty, a root
+# made here is removed at the end
+if [ -n "${TEST_TMPROOT:-}" ]; then
+	tmproot="$TEST_TMPROOT" own_tmproot=0
+	rm -rf "$tmproot"; mkdir -p "$tmproot"
+else
+	tmproot="$(mktemp -d /tmp/pt-XXXXXX)" own_tmproot=1
+fi
+trap '[ "$own_tmproot" = 0 ] || rm -rf "$tmproot"' EXIT
 times_file="$build/test-times.txt" # the last run's times, to start the slowest first
-rm -rf "$logs" "$tmproot"
-mkdir -p "$logs" "$tmproot"
+rm -rf "$logs"
+mkdir -p "$logs"
 
 # The tests: name, then the command's kind (bin, sh, mjs).
 names=(); kinds=()
@@ -156,7 +166,7 @@ start_test() {
 	[ "$san" = 1 ] && limit=$((limit * 2))
 	limit=$((limit * $(load_factor)))
 	seq_no=$((seq_no + 1))
-	local tag="run$$-$seq_no" tmp="$tmproot/$safe"
+	local tag="run$$-$seq_no" tmp="$tmproot/$i"
 	mkdir -p "$tmp"
 	local cmd=()
 	case "$kind" in
@@ -191,7 +201,7 @@ finish() {
 		fi
 	fi
 	[ -z "$left" ] || echo "   ($name left processes running; killed: $(echo $left))"
-	rm -rf "$tmproot/$safe"
+	rm -rf "$tmproot/${idx_of[$name]}"
 }
 
 # Stop everything on Ctrl-C or TERM.

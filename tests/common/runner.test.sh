@@ -13,7 +13,7 @@ trap 'pkill -f "sleep 100[123]" 2>/dev/null; rm -rf "$T"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 rc=0
-RUNNER_BUILD="$B" JOBS=3 TEST_TIMEOUT_SCALE=1 tests/run-tests.sh "$T/b" -- tests/common/runner/hang.sh \
+RUNNER_BUILD="$B" TEST_TMPROOT="$T/b/test-tmp" JOBS=3 TEST_TIMEOUT_SCALE=1 tests/run-tests.sh "$T/b" -- tests/common/runner/hang.sh \
 	tests/common/runner/leave.sh tests/common/runner/fail.sh >"$T/out" 2>&1 || rc=$?
 cat "$T/out"
 [ "$rc" = 1 ] || fail "runner exit $rc, want 1"

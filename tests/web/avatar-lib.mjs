@@ -119,11 +119,17 @@ export async function avatarRoom(name, room) {
     await r.context?.close();
     await r.daemon.stop();
   };
-  await r.daemon.start();
-  r.context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
-  r.context.on('request', (q) => {
-    if (!q.url().startsWith(r.daemon.base) && !q.url().startsWith(r.daemon.wsUrl)) r.foreign.push(q.url());
-  });
-  r.sub = await Subscriber.open(`${r.daemon.wsUrl}/`, room);
+  try {
+    await r.daemon.start();
+    r.context = await launchChromium(path.join(tmp, 'profile'), { width: 800, height: 600 });
+    r.context.on('request', (q) => {
+      if (!q.url().startsWith(r.daemon.base) && !q.url().startsWith(r.daemon.wsUrl)) r.foreign.push(q.url());
+    });
+    r.sub = await Subscriber.open(`${r.daemon.wsUrl}/`, room);
+  } catch (e) {
+    // the caller gets no room to close: what started must not hold the run until its timeout
+    await r.close().catch(() => {});
+    throw e;
+  }
   return r;
 }
