@@ -27,13 +27,13 @@ $(SCHEMA_LIB): $(SCHEMA_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # The dependency rule (README.md "Layout"): core does no I/O and sees only the C library's
-# pure parts, libm and its own headers; core/schema (the VRM importer in core/schema/vrm/
+# pure parts, libm, its own headers and xxhash.h (XXH3, compiled in: no library); core/schema (the VRM importer in core/schema/vrm/
 # included) adds jansson and <ctype.h>. Listed positively: an #include of anything not on
 # these lists fails `make check-layers`. <stdio.h> is there for snprintf, so the stdio
 # calls that do I/O are refused by name as well, and so are jansson's file readers and
 # writers: the schema library parses and dumps from and to memory, its callers do the I/O.
 CORE_SYS_HEADERS := assert.h float.h math.h stdarg.h stddef.h stdint.h stdio.h stdlib.h \
-                    string.h immintrin.h
+                    string.h immintrin.h xxhash.h
 SCHEMA_PUBLIC    := core/include/ponytail/schema.h core/include/ponytail/vrm_import.h
 CORE_OWN_HEADERS := $(patsubst core/include/%,%,$(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))) \
                     $(notdir $(wildcard core/src/*.h core/src/*.inc))

@@ -147,6 +147,11 @@ static pt_inst *lookup(const pt_world *w, pt_id id)
 	return &w->inst[w->slot_dense[s]];
 }
 
+pt_inst *pt_world_lookup(const pt_world *w, pt_id id)
+{
+	return lookup(w, id);
+}
+
 int pt_world_valid(const pt_world *w, pt_id id)
 {
 	return lookup(w, id) != NULL;

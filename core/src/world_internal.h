@@ -182,6 +182,9 @@ struct pt_world {
 extern const pt_solver_ops pt_verlet_ops;
 extern const pt_solver_ops pt_springbone_ops;
 
+/* The live instance id names, or NULL (a stale id). */
+pt_inst *pt_world_lookup(const pt_world *w, pt_id id);
+
 /* Steps dense instances [begin, end) by dt (world_step.c; prewarm steps one at a time). */
 void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end);
 /* The sampled pose carried t seconds along its velocities (pt_world_set_head_motion). */

@@ -161,4 +161,20 @@ uint32_t pt_world_teleports(const pt_world *w, pt_id id);
 uint64_t pt_world_hash(const pt_world *w);
 uint64_t pt_world_instance_hash(const pt_world *w, pt_id id);
 
+/* An instance's simulated state: what a step reads and writes besides its definition
+ * (core/README.md "State, snapshot and hash" gives the layout). pt_world_state_save
+ * writes it into buf (capacity cap; buf NULL: nothing written) and returns its size in
+ * bytes whatever cap is (0 for a stale id). pt_world_state_load puts a snapshot saved
+ * from an instance of the same definition into the instance `id`: from then on it steps
+ * bit for bit as the one saved did. Returns 1; 0 for a stale id; -1 when the bytes are
+ * not such a snapshot (size, version, solver or shape differ: the instance is then
+ * unchanged); -2 on allocation failure. */
+size_t pt_world_state_save(const pt_world *w, pt_id id, void *buf, size_t cap);
+int pt_world_state_load(pt_world *w, pt_id id, const void *buf, size_t n);
+
+/* XXH3-64 over the snapshot's bytes, then the parameters its definition set (the
+ * README's list): equal hashes mean the same state and the same next tick. 0 for a
+ * stale id. */
+uint64_t pt_world_state_hash(const pt_world *w, pt_id id);
+
 #endif

@@ -1,0 +1,172 @@
+/* An instance's simulated state as bytes: the snapshot a recording starts from
+ * (pt_world_state_save / pt_world_state_load) and the state hash every frame carries
+ * (pt_world_state_hash). core/README.md "State, snapshot and hash" documents the layout;
+ * this file is its one home, so the two can not drift apart.
+ *
+ * The snapshot holds what a step reads and writes besides the definition: the head's
+ * poses, clock and extrapolation, every point's position and previous position, every
+ * body bone's poses, and the spring bone's own (its head poses, teleport count and the
+ * three-vrm tails). Loaded into an instance made from the same definition, the next steps
+ * are bit for bit those of the instance it was saved from. The hash covers the snapshot
+ * and, after it, the parameters the definition set (the instance's gravity, wind,
+ * damping, iterations and the rest, its colliders, each point's rest length, direction,
+ * inverse mass and radius, each spring-bone joint's terms): equal hashes, equal next tick.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+/* header-only: XXH3 compiled into core, no library linked */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "springbone_lanes.h"
+#include "world_internal.h"
+
+enum { STATE_MAGIC = 0x31535450u /* "PTS1", little-endian */, STATE_VERSION = 1 };
+
+/* A cursor over the snapshot: counts when p is NULL (sizing), writes or reads otherwise,
+ * hashes when h is set. */
+typedef struct cur {
+	unsigned char *p;
+	const unsigned char *in;
+	size_t n, cap;
+	XXH3_state_t *h;
+	int bad; /* a read past the end */
+} cur;
+
+static void put(cur *c, const void *v, size_t k)
+{
+	if (c->h)
+		XXH3_64bits_update(c->h, v, k);
+	if (c->p && c->n + k <= c->cap)
+		memcpy(c->p + c->n, v, k);
+	c->n += k;
+}
+
+static void get(cur *c, void *v, size_t k)
+{
+	if (c->n + k > c->cap) {
+		c->bad = 1;
+		memset(v, 0, k);
+		return;
+	}
+	memcpy(v, c->in + c->n, k);
+	c->n += k;
+}
+
+/* The instance's dynamic state, in the documented order; `load` reads it instead. */
+static void walk_state(cur *c, const pt_world *w, pt_inst *in, int load)
+{
+	void (*io)(cur *, void *, size_t) = load ? get : (void (*)(cur *, void *, size_t))put;
+#define IO(x) io(c, (void *)&(x), sizeof(x))
+	int nodes = in->bones ? in->bones->nodes : 0;
+	pt_sb_data *d = in->solver == PT_SOLVER_SPRINGBONE ? in->solver_data : NULL;
+	int ntails = d && d->threevrm ? d->njoints : 0;
+	uint32_t head[6] = {STATE_MAGIC, STATE_VERSION, (uint32_t)in->solver,
+	                    (uint32_t)in->npoints, (uint32_t)nodes, (uint32_t)ntails};
+	if (load) {
+		uint32_t got[6];
+		get(c, got, sizeof got);
+		if (memcmp(got, head, sizeof head) != 0) {
+			c->bad = 1;
+			return;
+		}
+	} else {
+		put(c, head, sizeof head);
+	}
+	IO(in->head_prev), IO(in->head_target), IO(in->time), IO(in->teleports);
+	IO(in->extrapolate), IO(in->sampled), IO(in->sampled_v), IO(in->sampled_w);
+	IO(in->sampled_age), IO(in->sb_frames);
+	float *arrays[] = {w->x, w->y, w->z, w->px, w->py, w->pz};
+	for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++)
+		io(c, arrays[a] + in->offset, (size_t)in->npoints * sizeof(float));
+	for (int k = 0; k < nodes; k++) {
+		pt_bone_node *nd = &in->bones->node[k];
+		IO(nd->posed), IO(nd->prev), IO(nd->target);
+	}
+	if (d) {
+		IO(d->teleports), IO(d->pose_x), IO(d->pose_px), IO(d->tails_stale);
+		if (ntails) {
+			io(c, d->tail, (size_t)ntails * sizeof *d->tail);
+			io(c, d->ptail, (size_t)ntails * sizeof *d->ptail);
+		}
+	}
+#undef IO
+}
+
+/* pt_pose, pt_vec3, pt_collider_def and pt_sb_param are 4-byte members throughout: their
+ * bytes are their values (no padding to hash). */
+_Static_assert(sizeof(pt_pose) == 7 * 4, "pt_pose has padding");
+_Static_assert(sizeof(pt_collider_def) == 20 * 4, "pt_collider_def has padding");
+_Static_assert(sizeof(pt_sb_param) == 7 * 4, "pt_sb_param has padding");
+
+/* The parameters the definition set, after the snapshot in the hash. */
+static void walk_params(cur *c, const pt_world *w, const pt_inst *in)
+{
+	int32_t ints[] = {in->substeps, in->strand_count, in->collider_count,
+	                  (int32_t)in->teleport_mode, in->iterations, (int32_t)in->stretch,
+	                  (int32_t)in->sb_rate};
+	put(c, ints, sizeof ints);
+	float f[] = {in->teleport_distance, in->teleport_angle, in->wind_turbulence,
+	             in->wind_drag, in->damping, in->bend, in->stretch_stiffness,
+	             in->stretch_max_strain};
+	put(c, f, sizeof f);
+	put(c, &in->gravity, sizeof in->gravity);
+	put(c, &in->wind_velocity, sizeof in->wind_velocity);
+	put(c, &in->wind_seed, sizeof in->wind_seed);
+	put(c, in->colliders, (size_t)in->collider_count * sizeof *in->colliders);
+	const float *rest[] = {w->w, w->len, w->ux, w->uy, w->uz, w->rad};
+	for (size_t a = 0; a < sizeof rest / sizeof *rest; a++)
+		put(c, rest[a] + in->offset, (size_t)in->npoints * sizeof(float));
+	const pt_sb_data *d = in->solver == PT_SOLVER_SPRINGBONE ? in->solver_data : NULL;
+	if (d)
+		put(c, d->par, (size_t)d->njoints * sizeof *d->par);
+}
+
+size_t pt_world_state_save(const pt_world *w, pt_id id, void *buf, size_t cap)
+{
+	pt_inst *in = pt_world_lookup(w, id);
+	if (!in)
+		return 0;
+	cur c = {.p = buf, .cap = buf ? cap : 0};
+	walk_state(&c, w, in, 0);
+	return c.n;
+}
+
+int pt_world_state_load(pt_world *w, pt_id id, const void *buf, size_t n)
+{
+	pt_inst *in = pt_world_lookup(w, id);
+	if (!in)
+		return 0;
+	/* read into a scratch copy first: a snapshot that does not fit changes nothing */
+	size_t need = pt_world_state_save(w, id, NULL, 0);
+	if (n != need)
+		return -1;
+	unsigned char *keep = malloc(need);
+	if (!keep)
+		return -2;
+	pt_world_state_save(w, id, keep, need);
+	cur c = {.in = buf, .cap = n};
+	walk_state(&c, w, in, 1);
+	if (c.bad || c.n != n) {
+		cur back = {.in = keep, .cap = need};
+		walk_state(&back, w, in, 1);
+		free(keep);
+		return -1;
+	}
+	free(keep);
+	return 1;
+}
+
+uint64_t pt_world_state_hash(const pt_world *w, pt_id id)
+{
+	pt_inst *in = pt_world_lookup(w, id);
+	if (!in)
+		return 0;
+	XXH3_state_t st;
+	XXH3_64bits_reset(&st);
+	cur c = {.h = &st};
+	walk_state(&c, w, in, 0);
+	walk_params(&c, w, in);
+	return XXH3_64bits_digest(&st);
+}
