@@ -100,6 +100,37 @@ _Static_assert(sizeof(pt_pose) == 7 * 4, "pt_pose has padding");
 _Static_assert(sizeof(pt_collider_def) == 20 * 4, "pt_collider_def has padding");
 _Static_assert(sizeof(pt_sb_param) == 7 * 4, "pt_sb_param has padding");
 
+/* A collider with the members its shape and attachment ignore zeroed (radius_b -1 when
+ * it is not a capsule's own): two definitions that collide alike hash alike, whatever a
+ * document left in the ignored members (the JSON form does not carry them: SCHEMA.md). */
+static pt_collider_def meaningful(const pt_collider_def *c)
+{
+	pt_collider_def m;
+	memset(&m, 0, sizeof m);
+	m.shape = c->shape, m.attach = c->attach;
+	m.bone = c->attach == PT_ATTACH_BONE ? c->bone : (pt_bone)0;
+	m.radius_b = -1.0f;
+	switch (c->shape) {
+	case PT_SHAPE_SPHERE:
+	case PT_SHAPE_INSIDE_SPHERE:
+		m.center = c->center, m.radius = c->radius;
+		break;
+	case PT_SHAPE_ELLIPSOID:
+		m.center = c->center, m.radii = c->radii;
+		break;
+	case PT_SHAPE_CAPSULE:
+	case PT_SHAPE_INSIDE_CAPSULE:
+		m.a = c->a, m.b = c->b, m.radius = c->radius;
+		if (c->shape == PT_SHAPE_CAPSULE && c->radius_b >= 0.0f)
+			m.radius_b = c->radius_b;
+		break;
+	default: /* plane */
+		m.center = c->center, m.normal = c->normal;
+		break;
+	}
+	return m;
+}
+
 /* The parameters the definition set, after the snapshot in the hash. */
 static void walk_params(cur *c, const pt_world *w, const pt_inst *in)
 {
@@ -114,7 +145,10 @@ static void walk_params(cur *c, const pt_world *w, const pt_inst *in)
 	put(c, &in->gravity, sizeof in->gravity);
 	put(c, &in->wind_velocity, sizeof in->wind_velocity);
 	put(c, &in->wind_seed, sizeof in->wind_seed);
-	put(c, in->colliders, (size_t)in->collider_count * sizeof *in->colliders);
+	for (int k = 0; k < in->collider_count; k++) {
+		pt_collider_def m = meaningful(&in->colliders[k]);
+		put(c, &m, sizeof m);
+	}
 	const float *rest[] = {w->w, w->len, w->ux, w->uy, w->uz, w->rad};
 	for (size_t a = 0; a < sizeof rest / sizeof *rest; a++)
 		put(c, rest[a] + in->offset, (size_t)in->npoints * sizeof(float));
