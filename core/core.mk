@@ -34,11 +34,13 @@ $(SCHEMA_LIB): $(SCHEMA_OBJ)
 # writers: the schema library parses and dumps from and to memory, its callers do the I/O.
 CORE_SYS_HEADERS := assert.h float.h math.h stdarg.h stddef.h stdint.h stdio.h stdlib.h \
                     string.h immintrin.h xxhash.h
-SCHEMA_PUBLIC    := core/include/ponytail/schema.h core/include/ponytail/vrm_import.h
+SCHEMA_PUBLIC    := core/include/ponytail/schema.h core/include/ponytail/vrm_import.h \
+                    core/include/ponytail/record.h
 CORE_OWN_HEADERS := $(patsubst core/include/%,%,$(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))) \
                     $(notdir $(wildcard core/src/*.h core/src/*.inc))
 SCHEMA_HEADERS   := $(CORE_SYS_HEADERS) ctype.h jansson.h ponytail/schema.h ponytail/instance.h \
                     ponytail/types.h ponytail/vrm_import.h schema_internal.h \
+                    ponytail/record.h ponytail/world.h \
                     $(notdir $(wildcard core/schema/vrm/*.h))
 CORE_FILES       := $(wildcard core/src/*.c core/src/*.h core/src/*.inc) \
                     $(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))

@@ -11,6 +11,7 @@
 #include "cmdq.h"
 #include "config.h"
 #include "frame_ring.h"
+#include "record.h"
 #include "registry.h"
 #include "sim.h"
 #include "store.h"
@@ -23,6 +24,7 @@ typedef struct app_t {
 	cmdq_t *q;
 	sim_t *sim;
 	frame_ring_t *ring;
+	rec_t *rec; /* the rooms' recordings (record.h) */
 	int http_port, ws_port; /* bound ports (differ from cfg when it said 0) */
 	int ws_ready;           /* the WebSocket listener is up */
 	int draining;           /* atomic: shutdown started; /readyz answers 503 */

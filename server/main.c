@@ -79,8 +79,11 @@ int main(int argc, char **argv)
 	app.reg = registry_create();
 	app.q = cmdq_create(POSE_INBOX);
 	app.ring = frame_ring_create(cfg.max_instances);
-	app.sim = app.ring && app.q ? sim_create(&sc, app.q, app.ring) : NULL;
-	if (!app.reg || !app.q || !app.ring || !app.sim) {
+	app.rec = rec_create(cfg.record_seconds, (size_t)cfg.record_max_mb << 20, cfg.tick_hz,
+	                     cfg.substeps);
+	sc.rec = app.rec;
+	app.sim = app.ring && app.q && app.rec ? sim_create(&sc, app.q, app.ring) : NULL;
+	if (!app.reg || !app.q || !app.ring || !app.rec || !app.sim) {
 		snprintf(err, sizeof err, "out of memory");
 		goto fail;
 	}
@@ -120,6 +123,7 @@ fail:
 	ws_shutdown(ws); /* error "shutdown", close 1012 */
 	store_close(app.store);
 	sim_destroy(app.sim);
+	rec_destroy(app.rec);
 	frame_ring_destroy(app.ring);
 	cmdq_destroy(app.q);
 	registry_destroy(app.reg);

@@ -74,6 +74,7 @@ static const route_t routes[] = {
     {"GET", "/v1/instances/{id}/avatar", h_avatar_get, R_BIG, "GET /v1/instances/{id}/avatar"},
     {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
      "POST /v1/import/vrm"},
+    {"GET", "/v1/rooms/{room}/recording", h_room_recording, 0, "GET /v1/rooms/{room}/recording"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
@@ -86,7 +87,10 @@ enum { N_ROUTES = sizeof routes / sizeof routes[0] };
 
 /* 1 when path matches pattern; *id receives the {id} segment (0 if it is not a positive
  * decimal below 2^63, which the caller answers with 400). */
-static int match(const char *pattern, const char *path, uint64_t *id, int *bad_id)
+/* {room}: one path segment, copied into room (PT_NAME_MAX bytes; a longer one is cut to
+ * "" with *long_room set, a name no room has). */
+static int match(const char *pattern, const char *path, uint64_t *id, int *bad_id,
+                 char *room, int *long_room)
 {
 	if (strcmp(pattern, "*") == 0)
 		return strncmp(path, "/v1/", 4) != 0 && strcmp(path, "/v1") != 0;
@@ -102,6 +106,16 @@ static int match(const char *pattern, const char *path, uint64_t *id, int *bad_i
 			*bad_id = !ok || v == 0;
 			*id = *bad_id ? 0 : v;
 			pattern += 4;
+			path += n;
+			continue;
+		}
+		if (strncmp(pattern, "{room}", 6) == 0) {
+			size_t n = strcspn(path, "/");
+			if (n == 0)
+				return 0;
+			*long_room = n >= PT_NAME_MAX;
+			snprintf(room, PT_NAME_MAX, "%.*s", *long_room ? 0 : (int)n, path);
+			pattern += 6;
 			path += n;
 			continue;
 		}
@@ -126,6 +140,8 @@ typedef struct ctx_t {
 	int big; /* holds one of the BIG_INFLIGHT slots until completion */
 	int64_t t0;
 	char allow[80]; /* methods of the matched path (405) */
+	char room[PT_NAME_MAX]; /* the route's {room}, "" when it has none */
+	int long_room;
 } ctx_t;
 
 static enum MHD_Result send_resp(struct MHD_Connection *c, ctx_t *x, resp_t *rs, const char *method,
@@ -280,7 +296,7 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 	for (int i = 0; i < N_ROUTES; i++) {
 		uint64_t id = 0;
 		int bad = 0;
-		if (!match(routes[i].pattern, url, &id, &bad))
+		if (!match(routes[i].pattern, url, &id, &bad, x->room, &x->long_room))
 			continue;
 		path_hit = 1;
 		if (strcmp(routes[i].method, m) == 0) {
@@ -430,6 +446,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	            .id = x->id,
 	            .room = room,
 	            .include = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "include"),
+	            .path_room = x->room,
+	            .last = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "last"),
 	            .route_room = route_room,
 	            .body = x->body,
 	            .body_len = x->len,

@@ -43,6 +43,7 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring)
 		s->cfg.workers = FRAME_MAX_WORKERS;
 	s->q = q;
 	s->ring = ring;
+	s->rec = cfg->rec;
 	s->dt = 1.0f / (float)cfg->tick_hz;
 	for (int c = 0; c < FRAME_CODINGS; c++)
 		for (int r = 0; r < FRAME_RATES; r++) {
@@ -73,6 +74,7 @@ void sim_destroy(sim_t *s)
 		if (s->inst[i].id) {
 			sim_enc_destroy(&s->inst[i]);
 			meta_unref(s->inst[i].meta);
+			free(s->inst[i].rec_def);
 		}
 	for (int i = 0; i < s->nev; i++) {
 		meta_unref(s->ev[i].meta);
@@ -265,6 +267,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	s->order_dirty = 1;
 	metrics_set(&metrics.instances, (uint64_t)s->nindex);
 	sim_push_event(s, PTP_EVENT_ADDED, meta_ref(m), NULL);
+	simrec_create(s, in, def, head);
 	return CMD_OK;
 }
 
@@ -304,6 +307,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 		in->drive_origin = s->tick + 1;
 	s->ndriven += (drv->enabled != 0) - (in->driver.enabled != 0);
 	in->driver = *drv;
+	simrec_update(s, in, def, in->meta->room);
 	sim_push_event(s, PTP_EVENT_CHANGED, meta_ref(m), in->meta); /* the old meta moves */
 	in->meta = m;
 	return CMD_OK;
@@ -312,6 +316,7 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 static void inst_delete(sim_t *s, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
+	simrec_delete(s, in);
 	pt_world_destroy_instance(s->world, in->pid);
 	sim_enc_destroy(in);
 	s->ndriven -= in->driver.enabled != 0;
@@ -361,6 +366,7 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 		return CMD_OK;
 	case CMD_RESET:
 		pt_world_reset_instance(s->world, s->inst[slot].pid);
+		simrec_id(&s->inst[slot], PT_REC_RESET);
 		sim_enc_force_key(&s->inst[slot]);
 		sim_push_event(s, PTP_EVENT_RESET, meta_ref(s->inst[slot].meta), NULL);
 		return CMD_OK;
@@ -444,9 +450,13 @@ static void apply_poses(sim_t *s)
 			continue;
 		/* Bones are held by core until the next pose of theirs: set them now (the
 		 * newest of this tick's wins, as for the head). */
-		for (int b = 0; b < p[i].nbones; b++)
+		for (int b = 0; b < p[i].nbones; b++) {
 			pt_world_set_bone_pose(s->world, in->pid, p[i].bones[b].bone,
 			                       p[i].bones[b].pose);
+			if (in->rec)
+				pt_rec_put_bone(rec_stage(in->rec), in->id, p[i].bones[b].bone,
+				                p[i].bones[b].pose);
+		}
 		if (!in->has_pose) /* the first since the last applied: what its frame answers */
 			in->first_arrival_ns = p[i].arrival_ns;
 		in->pose = p[i].pose;
@@ -478,16 +488,20 @@ static void apply_poses(sim_t *s)
 		in->applied_arrival_ns = 0;
 		if (in->driver.enabled) {
 			pt_world_set_head(s->world, in->pid, in->drive_pose);
+			simrec_head(in, in->drive_pose);
 		} else if (in->has_pose) {
 			/* Held until a newer one arrives: a silent client's head stays put (or, with
 			 * velocities, is extrapolated from its arrival for at most 50 ms). The step
 			 * about to run ends now, so it starts dt ago: the pose's age then. */
-			if (in->moving)
-				pt_world_set_head_motion(
-				    s->world, in->pid, in->pose, in->v, in->w,
-				    (float)((double)(sim_mono_ns() - in->arrival_ns) * 1e-9 - s->dt));
-			else
+			if (in->moving) {
+				float age = (float)((double)(sim_mono_ns() - in->arrival_ns) * 1e-9 - s->dt);
+				pt_world_set_head_motion(s->world, in->pid, in->pose, in->v, in->w, age);
+				if (in->rec)
+					pt_rec_put_motion(rec_stage(in->rec), in->id, in->pose, in->v, in->w, age);
+			} else {
 				pt_world_set_head(s->world, in->pid, in->pose);
+				simrec_head(in, in->pose);
+			}
 			in->has_pose = 0;
 			in->last_seq = in->pending_seq;
 			in->applied_arrival_ns = in->first_arrival_ns;
@@ -536,6 +550,7 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	s->tick++;
 	sim_publish(s, deadline_ns);
 	pool_rest(s->pool); /* the tick's last pool_run was the encode pass */
+	simrec_end_tick(s);
 	if (s->poses_applied) {
 		/* admitted -> published, in the server: the rest of a pose's latency is the
 		 * network, the fan-out and the client (server/README.md, Latency) */

@@ -23,6 +23,7 @@
 #include "cmdq.h"
 #include "driver.h"
 #include "frame_ring.h"
+#include "record.h"
 #include "ponytail/instance.h"
 
 typedef struct sim_config_t {
@@ -36,6 +37,7 @@ typedef struct sim_config_t {
 	                        * (pool.h); 0: the scheduler places them */
 	int realtime;          /* 1-99: SCHED_FIFO priority of the tick thread and workers
 	                        * while the ticks keep up; 0: normal scheduling */
+	rec_t *rec;            /* the recordings (record.h), borrowed; NULL: none kept */
 } sim_config_t;
 
 typedef struct sim_t sim_t;

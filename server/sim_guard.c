@@ -25,6 +25,7 @@ void sim_guard_reset(sim_t *s, int slot, const char *found_by)
 {
 	sim_inst_t *in = &s->inst[slot];
 	pt_world_reset_instance(s->world, in->pid);
+	simrec_id(in, PT_REC_RESET);
 	sim_enc_force_key(in);
 	sim_push_event(s, PTP_EVENT_RESET, meta_ref(in->meta), NULL);
 	in->nonfinite = 0;

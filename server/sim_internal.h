@@ -8,6 +8,7 @@
 
 #include "ponytail/world.h"
 #include "pool.h"
+#include "record.h"
 #include "ptp/strand.h"
 #include "shared_limits.h"
 #include "sim.h"
@@ -42,6 +43,9 @@ typedef struct sim_inst_t {
 	 * compact grid's head position, so the codings cannot share an encoder). */
 	ptp_encoder_t *enc[FRAME_CODINGS][FRAME_RATES];
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
+	rec_room_t *rec;   /* its room's recording (record.h), NULL when not recorded */
+	char *rec_def;     /* its definition's JSON form, for its records */
+	size_t rec_def_len;
 } sim_inst_t;
 
 typedef struct id_slot_t {
@@ -93,6 +97,7 @@ struct sim_t {
 	int nev, cap_ev;
 	cmd_t *backlog;  /* taken from the queue, not applied yet (over budget) */
 	frame_set_t *fs; /* the frame set being filled (during sim_publish) */
+	rec_t *rec;      /* the recordings (record.h), NULL when off; borrowed */
 	int realtime_on; /* the pool runs under SCHED_FIFO (cfg.realtime, until it falls behind) */
 
 	/* Work handed out during pool_run (SIM_FOR_SLOTS, step_part): the next block or
@@ -140,6 +145,23 @@ int sim_slot_of(const sim_t *s, uint64_t id);
 /* Queues an instance event for the next tick's publish; takes the caller's references
  * (old: CHANGED only, else NULL). sim.c. */
 void sim_push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t *old);
+
+/* sim_record.c: the recordings' hooks, each made where sim.c makes the call into core it
+ * records (record.h). */
+void simrec_create(sim_t *s, sim_inst_t *in, const pt_instance_def *def, pt_pose head);
+void simrec_update(sim_t *s, sim_inst_t *in, const pt_instance_def *def, const char *old_room);
+void simrec_delete(sim_t *s, sim_inst_t *in); /* before the slot is cleared */
+void simrec_end_tick(sim_t *s);               /* after sim_publish */
+static inline void simrec_id(sim_inst_t *in, pt_rec_type t)
+{
+	if (in->rec)
+		pt_rec_put_id(rec_stage(in->rec), t, in->id);
+}
+static inline void simrec_head(sim_inst_t *in, pt_pose p)
+{
+	if (in->rec)
+		pt_rec_put_head(rec_stage(in->rec), in->id, p);
+}
 
 /* sim_guard.c (see there): 1 when the n points are all finite. */
 int sim_points_finite(const pt_vec3 *p, int n);

@@ -40,4 +40,7 @@ int cmd_load(int argc, char **argv);
  * out (clients/cli/vmc*.c). */
 int cmd_vmc(int argc, char **argv);
 
+/* ponytail replay RECORDING [--verify]: re-simulate a room's recording (clients/cli/replay.c). */
+int cmd_replay(int argc, char **argv);
+
 #endif

@@ -20,6 +20,7 @@ static const struct command {
     {"stream", cmd_stream, "publish head poses (a motion, a JSONL file or stdin) over WebSocket"},
     {"watch", cmd_watch, "print or record an instance's or a room's frames as JSON lines"},
     {"load", cmd_load, "load generator: many publishers and subscribers, one report"},
+    {"replay", cmd_replay, "re-simulate a room's recording: its frames, or --verify its hashes"},
     {"vmc", cmd_vmc, "bridge a VMC tracker (OSC over UDP) to an instance's head"},
 };
 

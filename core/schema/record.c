@@ -1,0 +1,515 @@
+/* Recordings (ponytail/record.h): the byte format of core/RECORDING.md, written, read
+ * with every length checked, and replayed into a world. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ponytail/record.h"
+#include "ponytail/schema.h"
+
+static const char MAGIC[8] = {'P', 'T', 'R', 'E', 'C', 'O', 'R', 'D'};
+enum { REC_HEAD = 8, POSE_BYTES = 28 };
+
+/* ---- writing ---- */
+
+void pt_rec_buf_free(pt_rec_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof *b);
+}
+
+void pt_rec_buf_put(pt_rec_buf *b, const void *v, size_t k)
+{
+	if (b->failed || k == 0)
+		return;
+	if (b->n + k > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->n + k)
+			cap *= 2;
+		unsigned char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = 1;
+			return;
+		}
+		b->p = p, b->cap = cap;
+	}
+	memcpy(b->p + b->n, v, k);
+	b->n += k;
+}
+
+#define put pt_rec_buf_put
+
+static void put_u32(pt_rec_buf *b, uint32_t v) { put(b, &v, 4); }
+static void put_u64(pt_rec_buf *b, uint64_t v) { put(b, &v, 8); }
+static void put_pose(pt_rec_buf *b, pt_pose p)
+{
+	float f[7] = {p.p.x, p.p.y, p.p.z, p.q.x, p.q.y, p.q.z, p.q.w};
+	put(b, f, sizeof f);
+}
+static void put_vec(pt_rec_buf *b, pt_vec3 v)
+{
+	float f[3] = {v.x, v.y, v.z};
+	put(b, f, sizeof f);
+}
+
+static void record(pt_rec_buf *b, pt_rec_type t, size_t len)
+{
+	unsigned char h[4] = {(unsigned char)t, 0, 0, 0};
+	put(b, h, 4);
+	put_u32(b, (uint32_t)len);
+}
+
+void pt_rec_put_header(pt_rec_buf *b, const pt_rec_info *info)
+{
+	size_t room = strnlen(info->room, PT_NAME_MAX - 1);
+	put(b, MAGIC, 8);
+	put_u32(b, PT_REC_VERSION);
+	put_u32(b, (uint32_t)(PT_REC_HEADER_BYTES + room));
+	put(b, &info->tick_hz, 8);
+	put_u32(b, (uint32_t)info->substeps);
+	put_u32(b, (uint32_t)room);
+	put_u64(b, info->first_tick);
+	put_u64(b, info->last_tick);
+	put(b, info->room, room);
+}
+
+void pt_rec_put_snapshot(pt_rec_buf *b, uint64_t id, const char *def_json, size_t def_len,
+                         const void *state, size_t state_len)
+{
+	record(b, PT_REC_SNAPSHOT, 8 + 4 + def_len + 4 + state_len);
+	put_u64(b, id);
+	put_u32(b, (uint32_t)def_len);
+	put(b, def_json, def_len);
+	put_u32(b, (uint32_t)state_len);
+	put(b, state, state_len);
+}
+
+void pt_rec_put_create(pt_rec_buf *b, uint64_t id, pt_pose head, const char *def_json,
+                       size_t def_len)
+{
+	record(b, PT_REC_CREATE, 8 + POSE_BYTES + def_len);
+	put_u64(b, id);
+	put_pose(b, head);
+	put(b, def_json, def_len);
+}
+
+void pt_rec_put_update(pt_rec_buf *b, uint64_t id, const char *def_json, size_t def_len)
+{
+	record(b, PT_REC_UPDATE, 8 + def_len);
+	put_u64(b, id);
+	put(b, def_json, def_len);
+}
+
+void pt_rec_put_id(pt_rec_buf *b, pt_rec_type type, uint64_t id)
+{
+	record(b, type, 8);
+	put_u64(b, id);
+}
+
+void pt_rec_put_head(pt_rec_buf *b, uint64_t id, pt_pose pose)
+{
+	record(b, PT_REC_HEAD, 8 + POSE_BYTES);
+	put_u64(b, id);
+	put_pose(b, pose);
+}
+
+void pt_rec_put_motion(pt_rec_buf *b, uint64_t id, pt_pose pose, pt_vec3 v, pt_vec3 w,
+                       float age_s)
+{
+	record(b, PT_REC_MOTION, 8 + POSE_BYTES + 28);
+	put_u64(b, id);
+	put_pose(b, pose);
+	put_vec(b, v);
+	put_vec(b, w);
+	put(b, &age_s, 4);
+}
+
+void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose)
+{
+	record(b, PT_REC_BONE, 8 + 4 + POSE_BYTES);
+	put_u64(b, id);
+	put_u32(b, (uint32_t)bone);
+	put_pose(b, pose);
+}
+
+void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
+                     const uint64_t *hashes)
+{
+	record(b, PT_REC_STEP, 8 + 4 + (size_t)n * 16);
+	put_u64(b, tick);
+	put_u32(b, n);
+	for (uint32_t k = 0; k < n; k++) {
+		put_u64(b, ids[k]);
+		put_u64(b, hashes[k]);
+	}
+}
+
+/* ---- reading ---- */
+
+static uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static pt_pose get_pose(const unsigned char *p)
+{
+	float f[7];
+	memcpy(f, p, sizeof f);
+	return (pt_pose){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}};
+}
+static pt_vec3 get_vec(const unsigned char *p)
+{
+	float f[3];
+	memcpy(f, p, sizeof f);
+	return pt_v3(f[0], f[1], f[2]);
+}
+
+int pt_rec_open(pt_rec_reader *r, const void *buf, size_t n, pt_rec_info *info, char *msg,
+                size_t msg_cap)
+{
+	const unsigned char *p = buf;
+	memset(r, 0, sizeof *r);
+	memset(info, 0, sizeof *info);
+	if (n < 12 || memcmp(p, MAGIC, 8) != 0) {
+		snprintf(msg, msg_cap, "offset 0: not a Ponytail recording (no PTRECORD magic)");
+		return -1;
+	}
+	info->version = get_u32(p + 8);
+	if (info->version != PT_REC_VERSION) {
+		snprintf(msg, msg_cap, "offset 8: version %u; this reader reads version %d",
+		         info->version, PT_REC_VERSION);
+		return -1;
+	}
+	if (n < PT_REC_HEADER_BYTES) {
+		snprintf(msg, msg_cap, "offset %zu: truncated header (%d bytes needed)", n,
+		         PT_REC_HEADER_BYTES);
+		return -1;
+	}
+	uint32_t hdr = get_u32(p + 12), room = get_u32(p + 28);
+	memcpy(&info->tick_hz, p + 16, 8);
+	info->substeps = (int)get_u32(p + 24);
+	info->first_tick = get_u64(p + 32);
+	info->last_tick = get_u64(p + 40);
+	if (room >= PT_NAME_MAX || hdr != PT_REC_HEADER_BYTES + room) {
+		snprintf(msg, msg_cap, "offset 12: header of %u bytes with a room of %u bytes", hdr,
+		         room);
+		return -1;
+	}
+	if (n < hdr) {
+		snprintf(msg, msg_cap, "offset %zu: truncated header (%u bytes needed)", n, hdr);
+		return -1;
+	}
+	if (!(info->tick_hz >= 1.0 && info->tick_hz <= 1000.0) || info->substeps < 1 ||
+	    info->substeps > PT_MAX_SUBSTEPS) {
+		snprintf(msg, msg_cap, "offset 16: tick rate %g Hz or substeps %d out of range",
+		         info->tick_hz, info->substeps);
+		return -1;
+	}
+	memcpy(info->room, p + PT_REC_HEADER_BYTES, room);
+	r->p = p, r->n = n, r->at = hdr;
+	return 0;
+}
+
+/* The smallest payload of each type (its fixed part); -1: the payload is exactly that. */
+static const struct {
+	size_t min;
+	int exact;
+} SIZES[PT_REC_TYPES] = {
+    [PT_REC_SNAPSHOT] = {16, 0}, [PT_REC_CREATE] = {8 + POSE_BYTES, 0},
+    [PT_REC_UPDATE] = {8, 0},    [PT_REC_DELETE] = {8, 1},
+    [PT_REC_RESET] = {8, 1},     [PT_REC_HEAD] = {8 + POSE_BYTES, 1},
+    [PT_REC_MOTION] = {8 + POSE_BYTES + 28, 1}, [PT_REC_BONE] = {12 + POSE_BYTES, 1},
+    [PT_REC_STEP] = {12, 0},
+};
+
+int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
+{
+	memset(ev, 0, sizeof *ev);
+	if (r->at == r->n)
+		return 0;
+	size_t at = r->at, left = r->n - at;
+	ev->offset = at;
+	if (left < REC_HEAD) {
+		snprintf(msg, msg_cap, "offset %zu: truncated record header (%zu of 8 bytes)", at, left);
+		return -1;
+	}
+	const unsigned char *h = r->p + at;
+	unsigned type = h[0];
+	size_t len = get_u32(h + 4);
+	if (type == 0 || type >= PT_REC_TYPES || h[1] || h[2] || h[3]) {
+		snprintf(msg, msg_cap, "offset %zu: unknown record type %u", at, type);
+		return -1;
+	}
+	if (len > left - REC_HEAD) {
+		snprintf(msg, msg_cap, "offset %zu: truncated record (%zu payload bytes, %zu left)", at,
+		         len, left - REC_HEAD);
+		return -1;
+	}
+	if (len < SIZES[type].min || (SIZES[type].exact && len != SIZES[type].min)) {
+		snprintf(msg, msg_cap, "offset %zu: record of type %u with a payload of %zu bytes", at,
+		         type, len);
+		return -1;
+	}
+	const unsigned char *p = h + REC_HEAD;
+	ev->type = (pt_rec_type)type;
+	if (type != PT_REC_STEP)
+		ev->id = get_u64(p);
+	switch (ev->type) {
+	case PT_REC_SNAPSHOT: {
+		size_t dl = get_u32(p + 8);
+		if (dl > len - 16 || get_u32(p + 12 + dl) != len - 16 - dl) {
+			snprintf(msg, msg_cap, "offset %zu: snapshot lengths do not add up", at);
+			return -1;
+		}
+		ev->def_json = (const char *)p + 12, ev->def_len = dl;
+		ev->state = p + 16 + dl, ev->state_len = len - 16 - dl;
+		break;
+	}
+	case PT_REC_CREATE:
+		ev->pose = get_pose(p + 8);
+		ev->def_json = (const char *)p + 8 + POSE_BYTES, ev->def_len = len - 8 - POSE_BYTES;
+		break;
+	case PT_REC_UPDATE:
+		ev->def_json = (const char *)p + 8, ev->def_len = len - 8;
+		break;
+	case PT_REC_HEAD:
+		ev->pose = get_pose(p + 8);
+		break;
+	case PT_REC_MOTION:
+		ev->pose = get_pose(p + 8);
+		ev->v = get_vec(p + 8 + POSE_BYTES);
+		ev->w = get_vec(p + 20 + POSE_BYTES);
+		memcpy(&ev->age_s, p + 32 + POSE_BYTES, 4);
+		break;
+	case PT_REC_BONE: {
+		uint32_t b = get_u32(p + 8);
+		if (b >= PT_BONE_COUNT) {
+			snprintf(msg, msg_cap, "offset %zu: bone %u out of range", at, b);
+			return -1;
+		}
+		ev->bone = (pt_bone)b;
+		ev->pose = get_pose(p + 12);
+		break;
+	}
+	case PT_REC_STEP:
+		ev->tick = get_u64(p);
+		ev->n = get_u32(p + 8);
+		if ((size_t)ev->n * 16 != len - 12) {
+			snprintf(msg, msg_cap, "offset %zu: step of %u instances in %zu bytes", at, ev->n,
+			         len);
+			return -1;
+		}
+		ev->entries = p + 12;
+		break;
+	default:
+		break;
+	}
+	r->at = at + REC_HEAD + len;
+	return 1;
+}
+
+void pt_rec_step_entry(const pt_rec_event *ev, uint32_t k, uint64_t *id, uint64_t *hash)
+{
+	*id = get_u64(ev->entries + 16 * (size_t)k);
+	*hash = get_u64(ev->entries + 16 * (size_t)k + 8);
+}
+
+/* ---- replay ---- */
+
+typedef struct rid {
+	uint64_t id;
+	pt_id pid;
+} rid;
+
+struct pt_replay {
+	pt_world *w;
+	float dt;
+	int substeps;
+	rid *ids; /* sorted by id */
+	int n, cap;
+};
+
+pt_replay *pt_replay_create(const pt_rec_info *info, pt_kernel kernel)
+{
+	pt_replay *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	/* the daemon's world (server/sim.c): prewarm at its tick and substeps */
+	pt_world_def wd = pt_world_def_default();
+	wd.prewarm_tick_hz = (float)info->tick_hz;
+	wd.prewarm_substeps = info->substeps;
+	wd.kernel = kernel;
+	r->w = pt_world_create(&wd);
+	r->dt = 1.0f / (float)info->tick_hz;
+	r->substeps = info->substeps;
+	if (!r->w) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void pt_replay_destroy(pt_replay *r)
+{
+	if (!r)
+		return;
+	pt_world_destroy(r->w);
+	free(r->ids);
+	free(r);
+}
+
+pt_world *pt_replay_world(const pt_replay *r) { return r->w; }
+int pt_replay_count(const pt_replay *r) { return r->n; }
+uint64_t pt_replay_id_at(const pt_replay *r, int i) { return r->ids[i].id; }
+
+static int find(const pt_replay *r, uint64_t id)
+{
+	int lo = 0, hi = r->n;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->n && r->ids[lo].id == id ? lo : -(lo + 1);
+}
+
+pt_id pt_replay_find(const pt_replay *r, uint64_t id)
+{
+	int k = find(r, id);
+	return k >= 0 ? r->ids[k].pid : (pt_id){0, 0};
+}
+
+/* The definition of a record: its JSON read and checked as the daemon's documents are. */
+static int parse_def(const pt_rec_event *ev, pt_instance_def *def, char *msg, size_t cap)
+{
+	pt_error e;
+	json_t *doc = pt_schema_read_buffer(ev->def_json, ev->def_len, &e);
+	int rc = doc ? pt_schema_parse(doc, def, NULL, &e) : -1;
+	json_decref(doc);
+	if (rc != 0)
+		snprintf(msg, cap, "offset %zu: the definition of instance %llu: %s%s%s", ev->offset,
+		         (unsigned long long)ev->id, e.field, e.field[0] ? ": " : "", e.message);
+	return rc;
+}
+
+static int add(pt_replay *r, uint64_t id, pt_id pid)
+{
+	int k = find(r, id);
+	if (k >= 0) {
+		pt_world_destroy_instance(r->w, r->ids[k].pid);
+		r->ids[k].pid = pid;
+		return 0;
+	}
+	k = -k - 1;
+	if (r->n == r->cap) {
+		int nc = r->cap ? 2 * r->cap : 16;
+		rid *ni = realloc(r->ids, (size_t)nc * sizeof *ni);
+		if (!ni)
+			return -1;
+		r->ids = ni, r->cap = nc;
+	}
+	memmove(&r->ids[k + 1], &r->ids[k], (size_t)(r->n - k) * sizeof *r->ids);
+	r->ids[k] = (rid){id, pid};
+	r->n++;
+	return 0;
+}
+
+static int make(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
+{
+	pt_instance_def def;
+	if (!pt_instance_def_init(&def)) {
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
+	int rc = parse_def(ev, &def, msg, cap);
+	pt_pose head = ev->type == PT_REC_CREATE ? ev->pose : (pt_pose){{0, 0, 0}, {0, 0, 0, 1}};
+	pt_id pid = rc == 0 ? pt_world_create_instance(r->w, &def, head) : (pt_id){0, 0};
+	pt_instance_def_fini(&def);
+	if (rc != 0)
+		return -1;
+	if (pt_id_is_null(pid) || add(r, ev->id, pid) != 0) {
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
+	if (ev->type == PT_REC_SNAPSHOT &&
+	    pt_world_state_load(r->w, pid, ev->state, ev->state_len) != 1) {
+		snprintf(msg, cap, "offset %zu: the state of instance %llu does not fit its definition",
+		         ev->offset, (unsigned long long)ev->id);
+		return -1;
+	}
+	return 0;
+}
+
+int pt_replay_apply(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
+{
+	if (ev->type == PT_REC_SNAPSHOT || ev->type == PT_REC_CREATE)
+		return make(r, ev, msg, cap);
+	if (ev->type == PT_REC_STEP) {
+		pt_world_step(r->w, r->dt, r->substeps);
+		return 0;
+	}
+	int k = find(r, ev->id);
+	if (k < 0) {
+		snprintf(msg, cap, "offset %zu: no instance %llu in the recording at this point",
+		         ev->offset, (unsigned long long)ev->id);
+		return -1;
+	}
+	pt_id pid = r->ids[k].pid;
+	switch (ev->type) {
+	case PT_REC_UPDATE: {
+		pt_instance_def def;
+		if (!pt_instance_def_init(&def)) {
+			snprintf(msg, cap, "out of memory");
+			return -1;
+		}
+		int rc = parse_def(ev, &def, msg, cap);
+		if (rc == 0 && pt_world_update_instance(r->w, pid, &def) != 1) {
+			snprintf(msg, cap, "out of memory");
+			rc = -1;
+		}
+		pt_instance_def_fini(&def);
+		return rc;
+	}
+	case PT_REC_DELETE:
+		pt_world_destroy_instance(r->w, pid);
+		memmove(&r->ids[k], &r->ids[k + 1], (size_t)(r->n - k - 1) * sizeof *r->ids);
+		r->n--;
+		return 0;
+	case PT_REC_RESET:
+		pt_world_reset_instance(r->w, pid);
+		return 0;
+	case PT_REC_HEAD:
+		pt_world_set_head(r->w, pid, ev->pose);
+		return 0;
+	case PT_REC_MOTION:
+		pt_world_set_head_motion(r->w, pid, ev->pose, ev->v, ev->w, ev->age_s);
+		return 0;
+	case PT_REC_BONE:
+		pt_world_set_bone_pose(r->w, pid, ev->bone, ev->pose);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int pt_replay_mismatch(const pt_replay *r, const pt_rec_event *step)
+{
+	for (uint32_t k = 0; k < step->n; k++) {
+		uint64_t id, hash;
+		pt_rec_step_entry(step, k, &id, &hash);
+		pt_id pid = pt_replay_find(r, id);
+		if (pt_id_is_null(pid) || pt_world_state_hash(r->w, pid) != hash)
+			return (int)k;
+	}
+	return step->n == (uint32_t)r->n ? -1 : (int)step->n;
+}

@@ -1,0 +1,240 @@
+/* Per-room rings of recorded segments (record.h). */
+#include "record.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+typedef struct seg_t {
+	uint64_t first_tick; /* its snapshots are the state after this tick */
+	pt_rec_buf b;
+	struct seg_t *next; /* newer */
+} seg_t;
+
+struct rec_room_t {
+	char name[PT_NAME_MAX];
+	int members; /* instances in it (sim thread) */
+	/* sim thread: this tick's records and hashes */
+	pt_rec_buf stage;
+	uint64_t *ids, *hashes;
+	uint32_t nh, cap_h;
+	int want_snapshot;
+	/* under the recorder's mutex */
+	seg_t *oldest, *newest;
+	size_t bytes;
+	uint64_t last_tick;
+	int readable; /* members > 0, for readers */
+	rec_room_t *next;
+};
+
+struct rec_t {
+	int seconds, tick_hz, substeps;
+	size_t max_bytes;
+	uint64_t seg_ticks;
+	pthread_mutex_t mu;
+	rec_room_t *rooms;
+};
+
+rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps)
+{
+	rec_t *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->seconds = seconds, r->max_bytes = max_bytes_per_room;
+	r->tick_hz = tick_hz, r->substeps = substeps;
+	r->seg_ticks = (uint64_t)REC_SEGMENT_S * (uint64_t)tick_hz;
+	pthread_mutex_init(&r->mu, NULL);
+	return r;
+}
+
+static void free_segs(seg_t *s)
+{
+	while (s) {
+		seg_t *n = s->next;
+		pt_rec_buf_free(&s->b);
+		free(s);
+		s = n;
+	}
+}
+
+void rec_destroy(rec_t *r)
+{
+	if (!r)
+		return;
+	for (rec_room_t *rm = r->rooms, *n; rm; rm = n) {
+		n = rm->next;
+		free_segs(rm->oldest);
+		pt_rec_buf_free(&rm->stage);
+		free(rm->ids), free(rm->hashes), free(rm);
+	}
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}
+
+rec_room_t *rec_room_join(rec_t *r, const char *room)
+{
+	if (!r || r->seconds <= 0)
+		return NULL;
+	rec_room_t *rm = r->rooms;
+	while (rm && strcmp(rm->name, room) != 0)
+		rm = rm->next;
+	if (!rm) {
+		rm = calloc(1, sizeof *rm);
+		if (!rm) {
+			LOG(LOG_ERROR, "record: out of memory: room '%s' is not recorded", room);
+			return NULL;
+		}
+		snprintf(rm->name, sizeof rm->name, "%s", room);
+		pthread_mutex_lock(&r->mu);
+		rm->next = r->rooms;
+		r->rooms = rm;
+		pthread_mutex_unlock(&r->mu);
+	}
+	rm->members++;
+	return rm;
+}
+
+void rec_room_leave(rec_t *r, rec_room_t *rm)
+{
+	if (rm && rm->members > 0)
+		rm->members--;
+	(void)r;
+}
+
+pt_rec_buf *rec_stage(rec_room_t *rm) { return rm ? &rm->stage : NULL; }
+
+void rec_hash(rec_room_t *rm, uint64_t id, uint64_t hash)
+{
+	if (!rm)
+		return;
+	if (rm->nh == rm->cap_h) {
+		uint32_t nc = rm->cap_h ? 2 * rm->cap_h : 16;
+		uint64_t *ni = realloc(rm->ids, nc * sizeof *ni);
+		if (ni)
+			rm->ids = ni;
+		uint64_t *nh = ni ? realloc(rm->hashes, nc * sizeof *nh) : NULL;
+		if (!nh) {
+			rm->stage.failed = 1; /* the segment ends at this tick (below) */
+			return;
+		}
+		rm->hashes = nh, rm->cap_h = nc;
+	}
+	rm->ids[rm->nh] = id, rm->hashes[rm->nh] = hash;
+	rm->nh++;
+}
+
+/* Under the mutex: the room's segments past what it keeps. */
+static void trim(rec_t *r, rec_room_t *rm, uint64_t tick)
+{
+	uint64_t keep = (uint64_t)r->seconds * (uint64_t)r->tick_hz;
+	while (rm->oldest && rm->oldest->next &&
+	       (rm->oldest->next->first_tick + keep <= tick || rm->bytes > r->max_bytes)) {
+		seg_t *o = rm->oldest;
+		rm->oldest = o->next;
+		rm->bytes -= o->b.n;
+		pt_rec_buf_free(&o->b);
+		free(o);
+	}
+}
+
+int rec_end_tick(rec_t *r, uint64_t tick)
+{
+	if (!r || r->seconds <= 0)
+		return 0;
+	int due = 0;
+	pthread_mutex_lock(&r->mu);
+	for (rec_room_t **pp = &r->rooms, *rm; (rm = *pp);) {
+		if (rm->members == 0 && rm->stage.n == 0) { /* empty: its recording goes too */
+			*pp = rm->next;
+			free_segs(rm->oldest);
+			pt_rec_buf_free(&rm->stage);
+			free(rm->ids), free(rm->hashes), free(rm);
+			continue;
+		}
+		pp = &rm->next;
+		pt_rec_put_step(&rm->stage, tick, rm->nh, rm->ids, rm->hashes);
+		rm->nh = 0;
+		if (!rm->newest) { /* a new room: it began with this tick's creates */
+			rm->oldest = rm->newest = calloc(1, sizeof *rm->newest);
+			if (rm->newest)
+				rm->newest->first_tick = tick - 1;
+			else
+				rm->stage.failed = 1;
+		}
+		seg_t *s = rm->newest;
+		if (!rm->stage.failed && s) {
+			size_t before = s->b.n;
+			pt_rec_buf_put(&s->b, rm->stage.p, rm->stage.n);
+			rm->bytes += s->b.n - before;
+		}
+		if (rm->stage.failed || !s || s->b.failed) {
+			/* out of memory: the room starts over at the next snapshot */
+			LOG(LOG_ERROR, "record: out of memory: room '%s' starts a new recording", rm->name);
+			free_segs(rm->oldest);
+			rm->oldest = rm->newest = NULL, rm->bytes = 0;
+		}
+		rm->stage.n = 0, rm->stage.failed = 0;
+		rm->last_tick = tick;
+		rm->readable = rm->members > 0 && rm->oldest != NULL;
+		s = rm->newest;
+		if (rm->members > 0 &&
+		    (!s || tick >= s->first_tick + r->seg_ticks || s->b.n > r->max_bytes / 4)) {
+			seg_t *ns = calloc(1, sizeof *ns);
+			if (ns) {
+				ns->first_tick = tick;
+				if (rm->newest)
+					rm->newest->next = ns;
+				else
+					rm->oldest = ns;
+				rm->newest = ns;
+				rm->want_snapshot = 1;
+				due = 1;
+			}
+		}
+		trim(r, rm, tick);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return due;
+}
+
+int rec_wants_snapshot(const rec_room_t *rm) { return rm && rm->want_snapshot; }
+
+void rec_snapshots_done(rec_t *r)
+{
+	for (rec_room_t *rm = r ? r->rooms : NULL; rm; rm = rm->next)
+		rm->want_snapshot = 0;
+}
+
+int rec_read(rec_t *r, const char *room, double last_s, unsigned char **out, size_t *n)
+{
+	*out = NULL, *n = 0;
+	if (!r || r->seconds <= 0)
+		return -1;
+	pthread_mutex_lock(&r->mu);
+	rec_room_t *rm = r->rooms;
+	while (rm && strcmp(rm->name, room) != 0)
+		rm = rm->next;
+	if (!rm || !rm->readable || !rm->oldest) {
+		pthread_mutex_unlock(&r->mu);
+		return -1;
+	}
+	double back = last_s * r->tick_hz;
+	uint64_t from = (double)rm->last_tick > back ? rm->last_tick - (uint64_t)back : 0;
+	seg_t *start = rm->oldest;
+	for (seg_t *s = rm->oldest; s; s = s->next)
+		if (s->first_tick <= from)
+			start = s;
+	pt_rec_info info = {.tick_hz = r->tick_hz, .substeps = r->substeps,
+	                    .first_tick = start->first_tick, .last_tick = rm->last_tick};
+	snprintf(info.room, sizeof info.room, "%s", rm->name);
+	pt_rec_buf b = {0};
+	pt_rec_put_header(&b, &info);
+	for (seg_t *s = start; s; s = s->next)
+		pt_rec_buf_put(&b, s->b.p, s->b.n);
+	pthread_mutex_unlock(&r->mu);
+	*out = b.p, *n = b.n;
+	return b.failed ? -2 : 0;
+}
