@@ -25,6 +25,7 @@ typedef struct app_t {
 	sim_t *sim;
 	frame_ring_t *ring;
 	rec_t *rec; /* the rooms' recordings (record.h) */
+	rec_disk_t *rec_disk; /* --record DIR's writer, NULL without */
 	int http_port, ws_port; /* bound ports (differ from cfg when it said 0) */
 	int ws_ready;           /* the WebSocket listener is up */
 	int draining;           /* atomic: shutdown started; /readyz answers 503 */

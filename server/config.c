@@ -102,6 +102,8 @@ static const option_t options[] = {
      "s from SIGTERM to exit: readiness 503 at once, writes refused, then close (exit 1 beyond)"},
     {"record-seconds", "PONYTAIL_RECORD_SECONDS", OPT_INT, F(record_seconds), 0, 3600, "300", 0,
      "s of each room's inputs kept for GET /v1/rooms/{room}/recording (0 = off)"},
+    {"record", "PONYTAIL_RECORD", OPT_STR, F(record_dir), 0, CONFIG_STR_MAX - 1, "", 0,
+     "directory: every room's recording written there continuously (ROOM.TICK.ptrec)"},
     {"record-max-mb", "PONYTAIL_RECORD_MAX_MB", OPT_INT, F(record_max_mb), 1, 4096, "64", 0,
      "MiB one room's recording may hold; past it the room keeps fewer seconds"},
     {"log-level", "PONYTAIL_LOG_LEVEL", OPT_LEVEL, F(log_level), 0, 0, "info", 0,

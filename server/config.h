@@ -53,6 +53,7 @@ typedef struct config_t {
 	int drain_timeout;     /* s from SIGTERM to exit at the latest (exit 1 beyond) */
 	int record_seconds;    /* s of each room's inputs kept for GET .../recording, 0 = off */
 	int record_max_mb;     /* MiB a room's recording may hold (it then keeps less time) */
+	char record_dir[CONFIG_STR_MAX]; /* --record DIR: every room's recording on disk, "" = no */
 	int log_level;         /* LOG_DEBUG .. LOG_ERROR (log.h) */
 } config_t;
 

@@ -79,8 +79,17 @@ int main(int argc, char **argv)
 	app.reg = registry_create();
 	app.q = cmdq_create(POSE_INBOX);
 	app.ring = frame_ring_create(cfg.max_instances);
+	if (cfg.record_dir[0]) {
+		if (cfg.record_seconds == 0) {
+			snprintf(err, sizeof err, "--record %s needs --record-seconds > 0", cfg.record_dir);
+			goto fail;
+		}
+		app.rec_disk = rec_disk_start(cfg.record_dir, cfg.tick_hz, cfg.substeps, err, sizeof err);
+		if (!app.rec_disk)
+			goto fail;
+	}
 	app.rec = rec_create(cfg.record_seconds, (size_t)cfg.record_max_mb << 20, cfg.tick_hz,
-	                     cfg.substeps);
+	                     cfg.substeps, app.rec_disk);
 	sc.rec = app.rec;
 	app.sim = app.ring && app.q && app.rec ? sim_create(&sc, app.q, app.ring) : NULL;
 	if (!app.reg || !app.q || !app.ring || !app.rec || !app.sim) {
@@ -124,6 +133,7 @@ fail:
 	store_close(app.store);
 	sim_destroy(app.sim);
 	rec_destroy(app.rec);
+	rec_disk_stop(app.rec_disk); /* after the sim: what its last tick wrote is on disk */
 	frame_ring_destroy(app.ring);
 	cmdq_destroy(app.q);
 	registry_destroy(app.reg);

@@ -36,9 +36,11 @@ struct rec_t {
 	uint64_t seg_ticks;
 	pthread_mutex_t mu;
 	rec_room_t *rooms;
+	rec_disk_t *disk;
 };
 
-rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps)
+rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps,
+                  rec_disk_t *disk)
 {
 	rec_t *r = calloc(1, sizeof *r);
 	if (!r)
@@ -46,6 +48,7 @@ rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int subst
 	r->seconds = seconds, r->max_bytes = max_bytes_per_room;
 	r->tick_hz = tick_hz, r->substeps = substeps;
 	r->seg_ticks = (uint64_t)REC_SEGMENT_S * (uint64_t)tick_hz;
+	r->disk = disk;
 	pthread_mutex_init(&r->mu, NULL);
 	return r;
 }
@@ -169,6 +172,8 @@ int rec_end_tick(rec_t *r, uint64_t tick)
 			size_t before = s->b.n;
 			pt_rec_buf_put(&s->b, rm->stage.p, rm->stage.n);
 			rm->bytes += s->b.n - before;
+			rec_disk_put(r->disk, rm->name, s->first_tick, before == 0, rm->stage.p,
+			             rm->stage.n);
 		}
 		if (rm->stage.failed || !s || s->b.failed) {
 			/* out of memory: the room starts over at the next snapshot */

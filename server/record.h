@@ -28,9 +28,12 @@ enum { REC_SEGMENT_S = 10 };
 
 typedef struct rec_t rec_t;
 typedef struct rec_room_t rec_room_t;
+typedef struct rec_disk_t rec_disk_t;
 
-/* seconds 0: recording off (every call below then does nothing; rec_room answers NULL). */
-rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps);
+/* seconds 0: recording off (every call below then does nothing; rec_room answers NULL).
+ * disk (borrowed, NULL for none): where every room's records go as well. */
+rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps,
+                  rec_disk_t *disk);
 void rec_destroy(rec_t *r); /* NULL ok */
 
 /* Sim thread. The room of that name (made on first use), one more instance in it; NULL
@@ -54,5 +57,17 @@ void rec_snapshots_done(rec_t *r);
  * the caller frees). Returns 0; -1 when the room has no instances (or recording is off);
  * -2 out of memory. */
 int rec_read(rec_t *r, const char *room, double last_s, unsigned char **out, size_t *n);
+
+/* record_disk.c, ponytaild --record DIR: a thread that appends each room's records to
+ * DIR/ROOM.TICK.ptrec (ROOM with anything but [A-Za-z0-9._-] as %XX; TICK the first tick),
+ * one file per room from its first segment on, a valid recording at every record's end
+ * (its header's last tick 0: not known). If the disk falls 256 MiB behind, the rooms whose
+ * records are dropped start a new file at their next segment. rec_disk_put is called
+ * from the sim thread (under the recorder's mutex) with a room's bytes of one tick, which
+ * begin a segment when `starts`. */
+rec_disk_t *rec_disk_start(const char *dir, int tick_hz, int substeps, char *err, size_t errlen);
+void rec_disk_put(rec_disk_t *d, const char *room, uint64_t first_tick, int starts,
+                  const void *bytes, size_t n);
+void rec_disk_stop(rec_disk_t *d); /* writes what is queued, closes, joins; NULL ok */
 
 #endif

@@ -25,6 +25,7 @@
 #include "../../server/metrics.c"
 #include "../../server/pool.c"
 #include "../../server/record.c"
+#include "../../server/record_disk.c"
 #include "../../server/sim.c"
 #include "../../server/sim_record.c"
 #include "../../server/sim_frame.c"

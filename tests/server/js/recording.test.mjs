@@ -6,10 +6,10 @@
 // The replay must then agree with every state hash the daemon recorded, and its points at
 // a tick must be those the daemon's REST frame gave for that tick, bit for bit. Bad
 // requests and bad files are refused naming the field or the byte offset.
-// timeout: 180 (two daemons' worth of REST and a replay; a loaded sanitizer build)
+// timeout: 180 (13 s of a room past its first segment, REST, replays; a loaded sanitizer build)
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Client } from './client.mjs';
@@ -19,7 +19,8 @@ import { BIN, bearer, def, request, sleep, startDaemon, tempDir, until } from '.
 const CLI = join(dirname(BIN), 'ponytail');
 const tmp = tempDir();
 let d;
-before(async () => { d = await startDaemon({ args: ['--record-seconds', '60'] }); });
+const disk = join(tmp, 'disk');
+before(async () => { d = await startDaemon({ args: ['--record-seconds', '60', '--record', disk] }); });
 after(() => d.cleanup());
 
 async function recording(room, query = '') {
@@ -129,6 +130,41 @@ test('a room with poses, bones, a driver, patches, resets and moves replays to e
   assert.equal(replay(join(tmp, 'short.ptrec'), '--verify').status, 0);
 });
 
+test('a recording that begins at a later segment starts from its snapshots and replays to every hash', async () => {
+  const imp = await fetch(`${d.http}/v1/import/vrm`, {
+    method: 'POST', headers: { 'Content-Type': 'model/gltf-binary' },
+    body: readFileSync('tests/fixtures/vrm/body_avatar_1.vrm'),
+  });
+  const body = await create({ ...(await imp.json()).definition, name: 'seg-body', room: 'seg' });
+  const pony = await create(def({ name: 'seg-pony', room: 'seg', driver: { motion: 'nod', amplitude: 25, period: 0.9 } }));
+  const first = (await request(d.http, 'GET', `/v1/instances/${pony.id}/frame`)).json.tick;
+  const c = await Client.open(d.ws, { minor: 3 });
+  c.send({ type: 'authorize', instance_id: BigInt(body.id), token: body.token });
+  // past the first segment (10 s of ticks), posing the body all the while
+  let k = 0;
+  for (;;) {
+    k++;
+    c.send({ type: 'head_pose', instance_id: BigInt(body.id), seq: k, client_time_us: 0n, flags: 2 | 4,
+      p: [0, 1.55, 0.1 * Math.sin(k / 6)], q: rot(0.5 * Math.sin(k / 10)), w: [0, 1.5, 0],
+      bones: [{ bone: 12, p: [0.2, 1.3, 0], q: rot(Math.sin(k / 5)) }, { bone: 1, p: [0, 0.95, 0], q: rot(0.2 * Math.cos(k / 7)) }] });
+    await sleep(30);
+    if (k % 20) continue;
+    const now = (await request(d.http, 'GET', `/v1/instances/${pony.id}/frame`)).json.tick;
+    if (now > first + 12 * 60) break;
+  }
+  c.close();
+  const rec = await recording('seg', '?last=1');
+  assert.equal(rec.status, 200);
+  const from = Number(rec.bytes.readBigUInt64LE(32));
+  assert.ok(from > first + 60, `the recording starts at a later segment (tick ${from}; the room began at ${first})`);
+  assert.equal(rec.bytes[rec.bytes.readUInt32LE(12)], 1, 'its first record is a SNAPSHOT');
+  const file = join(tmp, 'seg.ptrec');
+  writeFileSync(file, rec.bytes);
+  const v = replay(file, '--verify');
+  assert.equal(v.status, 0, v.stderr);
+  assert.match(v.stderr, /all \d+ state hashes agree/);
+});
+
 test('bad requests name the field; bad files name the offset', async () => {
   await create(def({ name: 'x', room: 'bad' }));
   await sleep(100);
@@ -169,3 +205,21 @@ test('bad requests name the field; bad files name the offset', async () => {
   }
   assert.ok(execFileSync(CLI, ['replay', '--help'], { encoding: 'utf8' }).includes('--verify'));
 });
+
+test('--record DIR: every room on disk, a file a replay verifies, the same records as the daemon answers', async () => {
+  const mem = (await recording('rec')).bytes; // the first test's room, all of it
+  await d.stop();
+  const files = readdirSync(disk).filter((f) => f.startsWith('rec.'));
+  assert.equal(files.length, 1, `one file for room rec: ${readdirSync(disk)}`);
+  assert.ok(readdirSync(disk).some((f) => f.startsWith('seg.')), 'and one for room seg');
+  const file = join(disk, files[0]);
+  const v = replay(file, '--verify');
+  assert.equal(v.status, 0, v.stderr);
+  const bytes = readFileSync(file);
+  assert.equal(bytes.readBigUInt64LE(32), mem.readBigUInt64LE(32), 'both begin at the room\'s first tick');
+  // after the headers (same room: same length), the daemon's answer is a prefix of the file
+  const h = mem.readUInt32LE(12);
+  assert.ok(bytes.length >= mem.length);
+  assert.ok(bytes.subarray(h, mem.length).equals(mem.subarray(h)), 'the same records');
+});
+
