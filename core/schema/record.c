@@ -19,10 +19,12 @@ void pt_rec_buf_free(pt_rec_buf *b)
 	memset(b, 0, sizeof *b);
 }
 
-void pt_rec_buf_put(pt_rec_buf *b, const void *v, size_t k)
+/* Room for k more bytes at the end (grown by doubling): where to write them, or NULL
+ * (failed set) when out of memory. */
+static unsigned char *reserve(pt_rec_buf *b, size_t k)
 {
-	if (b->failed || k == 0)
-		return;
+	if (b->failed)
+		return NULL;
 	if (b->n + k > b->cap) {
 		size_t cap = b->cap ? b->cap : 4096;
 		while (cap < b->n + k)
@@ -30,34 +32,59 @@ void pt_rec_buf_put(pt_rec_buf *b, const void *v, size_t k)
 		unsigned char *p = realloc(b->p, cap);
 		if (!p) {
 			b->failed = 1;
-			return;
+			return NULL;
 		}
 		b->p = p, b->cap = cap;
 	}
-	memcpy(b->p + b->n, v, k);
+	unsigned char *at = b->p + b->n;
 	b->n += k;
+	return at;
+}
+
+void pt_rec_buf_put(pt_rec_buf *b, const void *v, size_t k)
+{
+	unsigned char *at = k ? reserve(b, k) : NULL;
+	if (at)
+		memcpy(at, v, k);
 }
 
 #define put pt_rec_buf_put
 
 static void put_u32(pt_rec_buf *b, uint32_t v) { put(b, &v, 4); }
 static void put_u64(pt_rec_buf *b, uint64_t v) { put(b, &v, 8); }
-static void put_pose(pt_rec_buf *b, pt_pose p)
+
+/* Fixed-size records are written in one piece: a record's head and fields at offsets. */
+static unsigned char *record_at(pt_rec_buf *b, pt_rec_type t, size_t len)
+{
+	unsigned char *at = reserve(b, REC_HEAD + len);
+	if (at) {
+		uint32_t l = (uint32_t)len;
+		at[0] = (unsigned char)t, at[1] = at[2] = at[3] = 0;
+		memcpy(at + 4, &l, 4);
+	}
+	return at ? at + REC_HEAD : NULL;
+}
+
+static void pose_at(unsigned char *at, pt_pose p)
 {
 	float f[7] = {p.p.x, p.p.y, p.p.z, p.q.x, p.q.y, p.q.z, p.q.w};
-	put(b, f, sizeof f);
-}
-static void put_vec(pt_rec_buf *b, pt_vec3 v)
-{
-	float f[3] = {v.x, v.y, v.z};
-	put(b, f, sizeof f);
+	memcpy(at, f, sizeof f);
 }
 
 static void record(pt_rec_buf *b, pt_rec_type t, size_t len)
 {
-	unsigned char h[4] = {(unsigned char)t, 0, 0, 0};
-	put(b, h, 4);
-	put_u32(b, (uint32_t)len);
+	record_at(b, t, 0);
+	if (!b->failed) { /* the payload follows through put: the length is the real one */
+		uint32_t l = (uint32_t)len;
+		memcpy(b->p + b->n - 4, &l, 4);
+	}
+}
+
+static void put_pose(pt_rec_buf *b, pt_pose p)
+{
+	unsigned char *at = reserve(b, POSE_BYTES);
+	if (at)
+		pose_at(at, p);
 }
 
 void pt_rec_put_header(pt_rec_buf *b, const pt_rec_info *info)
@@ -103,45 +130,54 @@ void pt_rec_put_update(pt_rec_buf *b, uint64_t id, const char *def_json, size_t 
 
 void pt_rec_put_id(pt_rec_buf *b, pt_rec_type type, uint64_t id)
 {
-	record(b, type, 8);
-	put_u64(b, id);
+	unsigned char *at = record_at(b, type, 8);
+	if (at)
+		memcpy(at, &id, 8);
 }
 
 void pt_rec_put_head(pt_rec_buf *b, uint64_t id, pt_pose pose)
 {
-	record(b, PT_REC_HEAD, 8 + POSE_BYTES);
-	put_u64(b, id);
-	put_pose(b, pose);
+	unsigned char *at = record_at(b, PT_REC_HEAD, 8 + POSE_BYTES);
+	if (at) {
+		memcpy(at, &id, 8);
+		pose_at(at + 8, pose);
+	}
 }
 
 void pt_rec_put_motion(pt_rec_buf *b, uint64_t id, pt_pose pose, pt_vec3 v, pt_vec3 w,
                        float age_s)
 {
-	record(b, PT_REC_MOTION, 8 + POSE_BYTES + 28);
-	put_u64(b, id);
-	put_pose(b, pose);
-	put_vec(b, v);
-	put_vec(b, w);
-	put(b, &age_s, 4);
+	unsigned char *at = record_at(b, PT_REC_MOTION, 8 + POSE_BYTES + 28);
+	if (at) {
+		float f[7] = {v.x, v.y, v.z, w.x, w.y, w.z, age_s};
+		memcpy(at, &id, 8);
+		pose_at(at + 8, pose);
+		memcpy(at + 8 + POSE_BYTES, f, sizeof f);
+	}
 }
 
 void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose)
 {
-	record(b, PT_REC_BONE, 8 + 4 + POSE_BYTES);
-	put_u64(b, id);
-	put_u32(b, (uint32_t)bone);
-	put_pose(b, pose);
+	unsigned char *at = record_at(b, PT_REC_BONE, 8 + 4 + POSE_BYTES);
+	if (at) {
+		uint32_t bn = (uint32_t)bone;
+		memcpy(at, &id, 8);
+		memcpy(at + 8, &bn, 4);
+		pose_at(at + 12, pose);
+	}
 }
 
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
                      const uint64_t *hashes)
 {
-	record(b, PT_REC_STEP, 8 + 4 + (size_t)n * 16);
-	put_u64(b, tick);
-	put_u32(b, n);
+	unsigned char *at = record_at(b, PT_REC_STEP, 8 + 4 + (size_t)n * 16);
+	if (!at)
+		return;
+	memcpy(at, &tick, 8);
+	memcpy(at + 8, &n, 4);
 	for (uint32_t k = 0; k < n; k++) {
-		put_u64(b, ids[k]);
-		put_u64(b, hashes[k]);
+		memcpy(at + 12 + 16 * (size_t)k, &ids[k], 8);
+		memcpy(at + 20 + 16 * (size_t)k, &hashes[k], 8);
 	}
 }
 

@@ -12,6 +12,7 @@
  * damping, iterations and the rest, its colliders, each point's rest length, direction,
  * inverse mass and radius, each spring-bone joint's terms): equal hashes, equal next tick.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,19 +26,46 @@
 enum { STATE_MAGIC = 0x31535450u /* "PTS1", little-endian */, STATE_VERSION = 1 };
 
 /* A cursor over the snapshot: counts when p is NULL (sizing), writes or reads otherwise,
- * hashes when h is set. */
+ * hashes when `hashing`: the bytes in blocks of STATE_BLOCK, each block after the first
+ * starting with the previous block's XXH3-64 (little-endian u64), the hash that of the
+ * last block (one-shot XXH3 on a block: the streaming API's cost per call was most of
+ * the hash's, the fields being many and small). */
+enum { STATE_BLOCK = 4096 };
 typedef struct cur {
 	unsigned char *p;
 	const unsigned char *in;
 	size_t n, cap;
-	XXH3_state_t *h;
+	int hashing;
+	size_t fill;
 	int bad; /* a read past the end */
+	unsigned char blk[STATE_BLOCK];
 } cur;
 
-static void put(cur *c, const void *v, size_t k)
+static void put_slow(cur *c, const unsigned char *b, size_t k)
 {
-	if (c->h)
-		XXH3_64bits_update(c->h, v, k);
+	while (k > 0) {
+		size_t m = STATE_BLOCK - c->fill < k ? STATE_BLOCK - c->fill : k;
+		memcpy(c->blk + c->fill, b, m);
+		c->fill += m, b += m, k -= m;
+		if (c->fill == STATE_BLOCK) {
+			uint64_t h = XXH3_64bits(c->blk, STATE_BLOCK);
+			memcpy(c->blk, &h, 8);
+			c->fill = 8;
+		}
+	}
+}
+
+static inline void put(cur *c, const void *v, size_t k)
+{
+	if (c->hashing) {
+		if (k < STATE_BLOCK - c->fill) { /* most fields: a copy of a known size */
+			memcpy(c->blk + c->fill, v, k);
+			c->fill += k;
+		} else {
+			put_slow(c, v, k);
+		}
+		return;
+	}
 	if (c->p && c->n + k <= c->cap)
 		memcpy(c->p + c->n, v, k);
 	c->n += k;
@@ -131,7 +159,8 @@ static pt_collider_def meaningful(const pt_collider_def *c)
 	return m;
 }
 
-/* The parameters the definition set, after the snapshot in the hash. */
+/* The parameters the definition set: hashed when it changes (pt_state_params_refresh),
+ * that hash first in the state hash's bytes. */
 static void walk_params(cur *c, const pt_world *w, const pt_inst *in)
 {
 	int32_t ints[] = {in->substeps, in->strand_count, in->collider_count,
@@ -162,7 +191,9 @@ size_t pt_world_state_save(const pt_world *w, pt_id id, void *buf, size_t cap)
 	pt_inst *in = pt_world_lookup(w, id);
 	if (!in)
 		return 0;
-	cur c = {.p = buf, .cap = buf ? cap : 0};
+	cur c;
+	memset(&c, 0, offsetof(cur, blk));
+	c.p = buf, c.cap = buf ? cap : 0;
 	walk_state(&c, w, in, 0);
 	return c.n;
 }
@@ -180,10 +211,14 @@ int pt_world_state_load(pt_world *w, pt_id id, const void *buf, size_t n)
 	if (!keep)
 		return -2;
 	pt_world_state_save(w, id, keep, need);
-	cur c = {.in = buf, .cap = n};
+	cur c;
+	memset(&c, 0, offsetof(cur, blk));
+	c.in = buf, c.cap = n;
 	walk_state(&c, w, in, 1);
 	if (c.bad || c.n != n) {
-		cur back = {.in = keep, .cap = need};
+		cur back;
+		memset(&back, 0, offsetof(cur, blk));
+		back.in = keep, back.cap = need;
 		walk_state(&back, w, in, 1);
 		free(keep);
 		return -1;
@@ -192,15 +227,23 @@ int pt_world_state_load(pt_world *w, pt_id id, const void *buf, size_t n)
 	return 1;
 }
 
+/* Sets in's params_hash (world_internal.h) after its definition changed. */
+void pt_state_params_refresh(pt_world *w, pt_inst *in)
+{
+	cur c;
+	c.hashing = 1, c.fill = 0;
+	walk_params(&c, w, in);
+	w->cold[in - w->inst].params_hash = XXH3_64bits(c.blk, c.fill);
+}
+
 uint64_t pt_world_state_hash(const pt_world *w, pt_id id)
 {
 	pt_inst *in = pt_world_lookup(w, id);
 	if (!in)
 		return 0;
-	XXH3_state_t st;
-	XXH3_64bits_reset(&st);
-	cur c = {.h = &st};
+	cur c;
+	c.hashing = 1, c.fill = 0;
+	put(&c, &w->cold[in - w->inst].params_hash, 8);
 	walk_state(&c, w, in, 0);
-	walk_params(&c, w, in);
-	return XXH3_64bits_digest(&st);
+	return XXH3_64bits(c.blk, c.fill);
 }

@@ -364,6 +364,7 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	in->head_target = head;
 	w->pool_count += n;
 	w->slot_dense[slot] = w->count++;
+	pt_state_params_refresh(w, in);
 	rest_and_prewarm(w, in);
 	return 1;
 }
@@ -470,6 +471,7 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		load_topology(w, in, def);
 		if (in->ops->update_params)
 			in->ops->update_params(in, def);
+		pt_state_params_refresh(w, in);
 		return 1;
 	}
 	/* Topology change: reserve first so a failure leaves the instance untouched. */

@@ -149,6 +149,7 @@ static inline uint8_t *pt_inst_collider_order(const pt_inst *in, int s)
 typedef struct pt_inst_cold {
 	uint32_t slot; /* slot index owning this instance */
 	float prewarm_s;
+	uint64_t params_hash; /* of the parameters its definition set (state.c) */
 } pt_inst_cold;
 
 struct pt_world {
@@ -181,6 +182,10 @@ struct pt_world {
 
 extern const pt_solver_ops pt_verlet_ops;
 extern const pt_solver_ops pt_springbone_ops;
+
+/* state.c: the hash of in's parameters, kept in its cold record; after every change of
+ * its definition (create, update). */
+void pt_state_params_refresh(pt_world *w, pt_inst *in);
 
 /* The live instance id names, or NULL (a stale id). */
 pt_inst *pt_world_lookup(const pt_world *w, pt_id id);
