@@ -39,6 +39,8 @@ enum {
 	              * application/octet-stream), capped by --max-avatar instead */
 	R_BIG = 32,  /* holds up to --max-avatar bytes in memory (an avatar coming or going):
 	              * at most BIG_INFLIGHT such requests at once, else 503 */
+	R_REC = 64,  /* with R_BODY: the body is a recording (application/vnd.ponytail.recording
+	              * or application/octet-stream), capped by --max-avatar */
 };
 
 /* Requests holding an avatar file at once: memory stays below BIG_INFLIGHT * --max-avatar
@@ -75,6 +77,7 @@ static const route_t routes[] = {
     {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
      "POST /v1/import/vrm"},
     {"GET", "/v1/rooms/{room}/recording", h_room_recording, 0, "GET /v1/rooms/{room}/recording"},
+    {"POST", "/v1/replay", h_replay, R_BODY | R_REC | R_BIG, "POST /v1/replay"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
     {"GET", "/healthz", h_healthz, 0, "GET /healthz"},
@@ -256,9 +259,11 @@ static int media_ok(const char *ct, int flags)
 	if (!ct)
 		return 0;
 	size_t n = strcspn(ct, "; \t");
-	if (flags & R_GLB)
-		return (n == 17 && strncasecmp(ct, "model/gltf-binary", 17) == 0) ||
-		       (n == 24 && strncasecmp(ct, "application/octet-stream", 24) == 0);
+	if (flags & (R_GLB | R_REC))
+		return (n == 24 && strncasecmp(ct, "application/octet-stream", 24) == 0) ||
+		       ((flags & R_GLB) && n == 17 && strncasecmp(ct, "model/gltf-binary", 17) == 0) ||
+		       ((flags & R_REC) && n == 34 &&
+		        strncasecmp(ct, "application/vnd.ponytail.recording", 34) == 0);
 	return (n == 16 && strncasecmp(ct, "application/json", 16) == 0) ||
 	       ((flags & R_MERGE) && n == 28 &&
 	        strncasecmp(ct, "application/merge-patch+json", 28) == 0);
@@ -267,7 +272,7 @@ static int media_ok(const char *ct, int flags)
 /* The largest body route flags allow: --max-avatar for GLB bodies, else --max-body. */
 static int body_cap(const app_t *app, int flags)
 {
-	return (flags & R_GLB) ? app->cfg->max_avatar : app->cfg->max_body;
+	return (flags & (R_GLB | R_REC)) ? app->cfg->max_avatar : app->cfg->max_body;
 }
 
 /* 1 when the Allow list "GET, HEAD, PUT" names method. */
@@ -351,8 +356,9 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 		if (!media_ok(ct, r->flags)) {
 			resp_error(rs, 415, NULL, "expected Content-Type: %s%s, got '%s'",
-			           (r->flags & R_GLB) ? "model/gltf-binary or application/octet-stream"
-			                              : "application/json",
+			           (r->flags & R_GLB)   ? "model/gltf-binary or application/octet-stream"
+			           : (r->flags & R_REC) ? "application/vnd.ponytail.recording or application/octet-stream"
+			                                : "application/json",
 			           (r->flags & R_MERGE) ? " or application/merge-patch+json" : "",
 			           ct ? ct : "");
 			return 1;
@@ -362,7 +368,7 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)body_cap(app, r->flags)) {
 			resp_error(rs, 413, NULL, "body of %s bytes; at most %d%s", cl,
 			           body_cap(app, r->flags),
-			           (r->flags & R_GLB) ? " (--max-avatar)" : "");
+			           (r->flags & (R_GLB | R_REC)) ? " (--max-avatar)" : "");
 			return 1;
 		}
 	}
@@ -448,6 +454,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	            .include = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "include"),
 	            .path_room = x->room,
 	            .last = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "last"),
+	            .rate = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "rate"),
 	            .route_room = route_room,
 	            .body = x->body,
 	            .body_len = x->len,

@@ -23,6 +23,7 @@ typedef struct req_t {
 	const char *include;    /* ?include= (list: "bones"), NULL when absent */
 	const char *path_room;  /* the route's {room} ("" when none or longer than a name) */
 	const char *last;       /* ?last= (recording), NULL when absent */
+	const char *rate;       /* ?rate= (replay), NULL when absent */
 	const char *route_room; /* the room a proxy routed by: ?room=, else X-Ponytail-Room */
 	const char *body;       /* NUL-terminated, body_len bytes (NULL when empty) */
 	size_t body_len;
@@ -79,6 +80,7 @@ void h_import_vrm(const req_t *rq, resp_t *rs);
 
 /* rest_system.c */
 void h_room_recording(const req_t *rq, resp_t *rs); /* rest_record.c */
+void h_replay(const req_t *rq, resp_t *rs);         /* rest_record.c */
 void h_healthz(const req_t *rq, resp_t *rs);
 void h_readyz(const req_t *rq, resp_t *rs);
 void h_metrics(const req_t *rq, resp_t *rs);

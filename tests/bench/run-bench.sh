@@ -105,6 +105,12 @@ if [ "${PT_BENCH_CALLGRIND:-1}" != 0 ]; then
 		cg core.avatar.callgrind_instr_per_joint_substep \
 			"reduced scene: 100 bench_avatar whole avatars (200 joints, 20 colliders, head + 15 bone poses a tick) x 30 steps, 4 substeps, inside pt_world_step" \
 			'bench_step*' "$build/bench/bench_avatar" --callgrind 100 30
+		cg server.tick.callgrind_instr_per_instance_tick \
+			"the daemon's tick (tick_once: poses, step, publish, records), 1,000 driven verlet instances (12 points) in rooms of 20, recording off, 30 ticks" \
+			'tick_once' "$build/bench/bench_record" tick off 1000 30
+		cg server.record.callgrind_instr_per_instance_tick \
+			"same, recording on (the state hash, each pose's record, each tick's hashes)" \
+			'tick_once' "$build/bench/bench_record" tick on 1000 30
 		# bench_proto times its encoder in time_encode (one pass with PTP_BENCH_REPS=1);
 		# its "proto: T ticks ..., P points/frame" line gives the T x P points encoded.
 		cg proto.callgrind_instr_per_point_encoded \
