@@ -8,10 +8,22 @@
 
 #include "log.h"
 
+/* A segment's bytes live in fixed chunks taken from and given back to the recorder's
+ * free list: appending never copies what a segment holds (a growing buffer's realloc did,
+ * megabytes on the tick thread), and the memory of dropped segments is used again rather
+ * than returned to malloc in pieces that leave the process's resident size climbing. */
+enum { CHUNK_BYTES = 64 << 10, FREE_CHUNKS_MAX = 256 };
+typedef struct seg_chunk_t {
+	struct seg_chunk_t *next;
+	size_t n;
+	unsigned char b[CHUNK_BYTES];
+} seg_chunk_t;
+
 typedef struct seg_t {
 	uint64_t first_tick; /* its snapshots are the state after this tick */
-	pt_rec_buf b;
-	struct seg_t *next; /* newer */
+	seg_chunk_t *head, *tail;
+	size_t n;            /* bytes */
+	struct seg_t *next;  /* newer */
 } seg_t;
 
 struct rec_room_t {
@@ -37,6 +49,8 @@ struct rec_t {
 	pthread_mutex_t mu;
 	rec_room_t *rooms;
 	rec_disk_t *disk;
+	seg_chunk_t *free_chunks; /* under mu */
+	int nfree;
 };
 
 rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int substeps,
@@ -53,14 +67,47 @@ rec_t *rec_create(int seconds, size_t max_bytes_per_room, int tick_hz, int subst
 	return r;
 }
 
-static void free_segs(seg_t *s)
+/* Under the mutex (or at destroy): the segments from s on, their chunks to the free list. */
+static void free_segs(rec_t *r, seg_t *s)
 {
 	while (s) {
 		seg_t *n = s->next;
-		pt_rec_buf_free(&s->b);
+		for (seg_chunk_t *c = s->head, *cn; c; c = cn) {
+			cn = c->next;
+			if (r->nfree < FREE_CHUNKS_MAX) {
+				c->next = r->free_chunks, r->free_chunks = c, r->nfree++;
+			} else {
+				free(c);
+			}
+		}
 		free(s);
 		s = n;
 	}
+}
+
+/* Under the mutex: appends k bytes to segment s. 0, or -1 out of memory. */
+static int seg_put(rec_t *r, seg_t *s, const unsigned char *v, size_t k)
+{
+	while (k > 0) {
+		seg_chunk_t *c = s->tail;
+		if (!c || c->n == CHUNK_BYTES) {
+			c = r->free_chunks;
+			if (c)
+				r->free_chunks = c->next, r->nfree--;
+			else if (!(c = malloc(sizeof *c)))
+				return -1;
+			c->next = NULL, c->n = 0;
+			if (s->tail)
+				s->tail->next = c;
+			else
+				s->head = c;
+			s->tail = c;
+		}
+		size_t m = CHUNK_BYTES - c->n < k ? CHUNK_BYTES - c->n : k;
+		memcpy(c->b + c->n, v, m);
+		c->n += m, s->n += m, v += m, k -= m;
+	}
+	return 0;
 }
 
 void rec_destroy(rec_t *r)
@@ -69,9 +116,13 @@ void rec_destroy(rec_t *r)
 		return;
 	for (rec_room_t *rm = r->rooms, *n; rm; rm = n) {
 		n = rm->next;
-		free_segs(rm->oldest);
+		free_segs(r, rm->oldest);
 		pt_rec_buf_free(&rm->stage);
 		free(rm->ids), free(rm->hashes), free(rm);
+	}
+	for (seg_chunk_t *c = r->free_chunks, *cn; c; c = cn) {
+		cn = c->next;
+		free(c);
 	}
 	pthread_mutex_destroy(&r->mu);
 	free(r);
@@ -137,9 +188,9 @@ static void trim(rec_t *r, rec_room_t *rm, uint64_t tick)
 	       (rm->oldest->next->first_tick + keep <= tick || rm->bytes > r->max_bytes)) {
 		seg_t *o = rm->oldest;
 		rm->oldest = o->next;
-		rm->bytes -= o->b.n;
-		pt_rec_buf_free(&o->b);
-		free(o);
+		rm->bytes -= o->n;
+		o->next = NULL;
+		free_segs(r, o);
 	}
 }
 
@@ -152,7 +203,7 @@ int rec_end_tick(rec_t *r, uint64_t tick)
 	for (rec_room_t **pp = &r->rooms, *rm; (rm = *pp);) {
 		if (rm->members == 0 && rm->stage.n == 0) { /* empty: its recording goes too */
 			*pp = rm->next;
-			free_segs(rm->oldest);
+			free_segs(r, rm->oldest);
 			pt_rec_buf_free(&rm->stage);
 			free(rm->ids), free(rm->hashes), free(rm);
 			continue;
@@ -168,17 +219,19 @@ int rec_end_tick(rec_t *r, uint64_t tick)
 				rm->stage.failed = 1;
 		}
 		seg_t *s = rm->newest;
-		if (!rm->stage.failed && s) {
-			size_t before = s->b.n;
-			pt_rec_buf_put(&s->b, rm->stage.p, rm->stage.n);
-			rm->bytes += s->b.n - before;
-			rec_disk_put(r->disk, rm->name, s->first_tick, before == 0, rm->stage.p,
-			             rm->stage.n);
+		int failed = rm->stage.failed || !s;
+		if (!failed) {
+			size_t before = s->n;
+			failed = seg_put(r, s, rm->stage.p, rm->stage.n) != 0;
+			rm->bytes += s->n - before;
+			if (!failed)
+				rec_disk_put(r->disk, rm->name, s->first_tick, before == 0, rm->stage.p,
+				             rm->stage.n);
 		}
-		if (rm->stage.failed || !s || s->b.failed) {
+		if (failed) {
 			/* out of memory: the room starts over at the next snapshot */
 			LOG(LOG_ERROR, "record: out of memory: room '%s' starts a new recording", rm->name);
-			free_segs(rm->oldest);
+			free_segs(r, rm->oldest);
 			rm->oldest = rm->newest = NULL, rm->bytes = 0;
 		}
 		rm->stage.n = 0, rm->stage.failed = 0;
@@ -186,7 +239,7 @@ int rec_end_tick(rec_t *r, uint64_t tick)
 		rm->readable = rm->members > 0 && rm->oldest != NULL;
 		s = rm->newest;
 		if (rm->members > 0 &&
-		    (!s || tick >= s->first_tick + r->seg_ticks || s->b.n > r->max_bytes / 4)) {
+		    (!s || tick >= s->first_tick + r->seg_ticks || s->n > r->max_bytes / 4)) {
 			seg_t *ns = calloc(1, sizeof *ns);
 			if (ns) {
 				ns->first_tick = tick;
@@ -235,10 +288,16 @@ int rec_read(rec_t *r, const char *room, double last_s, unsigned char **out, siz
 	pt_rec_info info = {.tick_hz = r->tick_hz, .substeps = r->substeps,
 	                    .first_tick = start->first_tick, .last_tick = rm->last_tick};
 	snprintf(info.room, sizeof info.room, "%s", rm->name);
-	pt_rec_buf b = {0};
+	/* one allocation of the whole answer: the copy under the mutex never reallocates */
+	size_t total = PT_REC_HEADER_BYTES + strlen(info.room);
+	for (seg_t *s = start; s; s = s->next)
+		total += s->n;
+	pt_rec_buf b = {.p = malloc(total), .cap = total};
+	b.failed = !b.p;
 	pt_rec_put_header(&b, &info);
 	for (seg_t *s = start; s; s = s->next)
-		pt_rec_buf_put(&b, s->b.p, s->b.n);
+		for (seg_chunk_t *c = s->head; c; c = c->next)
+			pt_rec_buf_put(&b, c->b, c->n);
 	pthread_mutex_unlock(&r->mu);
 	*out = b.p, *n = b.n;
 	return b.failed ? -2 : 0;

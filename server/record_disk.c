@@ -14,14 +14,14 @@
 
 enum { DISK_QUEUE_MAX = 256 << 20 }; /* bytes waiting for the disk before rooms drop some */
 
-typedef struct chunk_t {
+typedef struct disk_chunk_t {
 	char room[PT_NAME_MAX];
 	uint64_t first_tick; /* segment start, for a file that starts here */
 	int starts;          /* the chunk begins a segment (its snapshots come first) */
 	size_t n;
-	struct chunk_t *next;
+	struct disk_chunk_t *next;
 	unsigned char bytes[];
-} chunk_t;
+} disk_chunk_t;
 
 typedef struct file_t {
 	char room[PT_NAME_MAX];
@@ -36,7 +36,7 @@ struct rec_disk_t {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	chunk_t *head, **tail;
+	disk_chunk_t *head, **tail;
 	size_t queued;
 	int stop;
 	file_t *files; /* writer thread only */
@@ -58,7 +58,7 @@ static void file_name(char *out, size_t cap, const char *dir, const char *room, 
 	snprintf(out, cap, "%s/%s%s.%llu.ptrec", dir, k ? "" : "%", safe, (unsigned long long)tick);
 }
 
-static void write_chunk(rec_disk_t *d, chunk_t *c)
+static void write_chunk(rec_disk_t *d, disk_chunk_t *c)
 {
 	file_t *f = d->files;
 	while (f && strcmp(f->room, c->room) != 0)
@@ -119,7 +119,7 @@ static void *writer(void *arg)
 			pthread_cond_wait(&d->cv, &d->mu);
 		if (!d->head)
 			break;
-		chunk_t *c = d->head;
+		disk_chunk_t *c = d->head;
 		d->head = c->next;
 		if (!d->head)
 			d->tail = &d->head;
@@ -170,7 +170,7 @@ void rec_disk_put(rec_disk_t *d, const char *room, uint64_t first_tick, int star
 	pthread_mutex_lock(&d->mu);
 	int full = d->queued + n > DISK_QUEUE_MAX;
 	pthread_mutex_unlock(&d->mu);
-	chunk_t *c = full ? NULL : malloc(sizeof *c + n);
+	disk_chunk_t *c = full ? NULL : malloc(sizeof *c + n);
 	if (!c) {
 		/* the file of that room cannot go on: the writer starts a new one at the room's
 		 * next segment; marked by a chunk with nothing in it */

@@ -17,7 +17,11 @@ const DURATION = Number(process.argv[2] || process.env.DURATION || 60);
 const SLOPE_LIMIT_KIB_MIN = Number(process.env.SOAK_SLOPE_KIB_MIN || 1024);
 const OVERRUN_LIMIT_PCT = Number(process.env.SOAK_OVERRUN_PCT || 1);
 const TIMING = process.env.SOAK_TIMING === '1';
-const d = await startDaemon({ args: ['--write-rate', '0'] });
+/* Recordings keep 1 s (of 300 by default; the daemon keeps whole 10 s segments, so 1 to 11
+ * s): each room's ring reaches its most in the first 20 s, so the second half's slope
+ * measures leaks, not the retention filling up (at 300 s it is about 5 MiB/min of this
+ * churn's records). SOAK_RECORD_S changes it (0: no recordings). */
+const d = await startDaemon({ args: ['--write-rate', '0', '--record-seconds', process.env.SOAK_RECORD_S ?? '1'] });
 const fail = [];
 const rnd = (n) => Math.floor(Math.random() * n);
 
