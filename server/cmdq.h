@@ -43,6 +43,7 @@ typedef struct cmd_frame_t {
 	double t;      /* tick / tick_hz, s */
 	pt_pose head;  /* head pose used for that tick */
 	uint32_t last_seq;
+	uint64_t state_hash; /* pt_world_state_hash after that tick */
 	int strand_count;
 	int points[SERVER_MAX_STRANDS];
 	int n;        /* points in xyz */

@@ -95,6 +95,7 @@ typedef struct frame_snap_t {
 	int refs; /* atomic; frame_snap_unref */
 	uint64_t id, tick;
 	uint32_t last_seq;
+	uint64_t state_hash; /* pt_world_state_hash after the tick (REST "state_hash") */
 	pt_pose head;
 	int strand_count;
 	uint8_t points[PTP_MAX_STRANDS]; /* per strand, root included */
@@ -116,6 +117,8 @@ typedef struct frame_entry_t {
 	inst_meta_t *meta;         /* held by the frame set */
 	uint64_t born_tick;        /* first tick of this instance (and shape) in this slot */
 	uint32_t last_seq;         /* newest head_pose seq applied */
+	uint64_t state_hash;       /* pt_world_state_hash after this tick: every key record
+	                            * of a 1.4 connection carries it (PROTOCOL.md 6) */
 	int64_t pose_arrival_ns;   /* sim_mono_ns() arrival of the oldest pose this tick's
 	                            * record answers (several may have come since the last
 	                            * tick; the newest is applied), 0 = none: the fan-out

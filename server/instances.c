@@ -337,6 +337,7 @@ static inst_status_t frame_from_snap(const app_t *app, frame_snap_t *snap, cmd_f
 	out->t = (double)snap->tick / app->cfg->tick_hz;
 	out->head = snap->head;
 	out->last_seq = snap->last_seq;
+	out->state_hash = snap->state_hash;
 	out->strand_count = snap->strand_count;
 	for (int i = 0; i < snap->strand_count; i++)
 		out->points[i] = snap->points[i];

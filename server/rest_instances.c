@@ -1,7 +1,9 @@
 /* REST handlers for /v1/instances: each translates one request into a call of the door
  * (instances.h) and its result into an answer. No store, registry or queue access here.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,7 +192,8 @@ static json_t *vec(const float *v, int n)
 }
 
 /* The frame JSON (server/README.md "The frame JSON"): {"id", "tick", "t", "last_seq",
- * "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}. */
+ * "state_hash", "head": {"p", "q"}, "strands": [[[x,y,z]...]...]}; state_hash as 16
+ * lowercase hex digits (a JSON number would lose bits in JavaScript). */
 static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 {
 	json_t *strands = json_array();
@@ -209,11 +212,14 @@ static json_t *frame_json(uint64_t id, const cmd_frame_t *f)
 	}
 	const pt_pose *h = &f->head;
 	float p[3] = {h->p.x, h->p.y, h->p.z}, q[4] = {h->q.x, h->q.y, h->q.z, h->q.w};
+	char hash[17];
 	if (!strands)
 		return NULL;
-	return json_pack("{s:I,s:I,s:f,s:I,s:{s:o,s:o},s:o}", "id", (json_int_t)id, "tick",
+	snprintf(hash, sizeof hash, "%016" PRIx64, f->state_hash);
+	return json_pack("{s:I,s:I,s:f,s:I,s:s,s:{s:o,s:o},s:o}", "id", (json_int_t)id, "tick",
 	                 (json_int_t)f->tick, "t", f->t, "last_seq", (json_int_t)f->last_seq,
-	                 "head", "p", vec(p, 3), "q", vec(q, 4), "strands", strands);
+	                 "state_hash", hash, "head", "p", vec(p, 3), "q", vec(q, 4), "strands",
+	                 strands);
 }
 
 /* Answered from the newest published frame when the sim keeps a snapshot of the

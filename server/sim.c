@@ -348,6 +348,7 @@ static cmd_result_t read_frame(sim_t *s, int slot, cmd_frame_t *f)
 		sim_guard_reset(s, slot, "a REST frame read");
 		f->n = pt_world_read_points(s->world, in->pid, f->xyz, n);
 	}
+	f->state_hash = pt_world_state_hash(s->world, in->pid);
 	return CMD_OK;
 }
 

@@ -125,7 +125,7 @@ static void fanout(ws_t *ws, const frame_set_t *fs)
 static size_t encode_batch_c(ws_t *ws, conn_t *c, uint64_t tick, int64_t time_us,
                              uint16_t count, size_t rl)
 {
-	ptp_batch_c_t b = {0, 0, count, ws->recs, rl};
+	ptp_batch_c_t b = {0, 0, count, ws->recs, rl, (uint8_t)c->minor};
 	size_t needed = 0;
 	ptp_err_t e = ptp_batch_clock_delta(&c->clock, tick, time_us, &b.tick_gap, &b.time_dev);
 	if (e == PTP_OK)
@@ -141,6 +141,33 @@ static size_t encode_batch_c(ws_t *ws, conn_t *c, uint64_t tick, int64_t time_us
 	c->clock.tick = tick;
 	c->clock.time_us = time_us;
 	return needed;
+}
+
+/* Copies one shared record into a connection's batch at out (room for len + the hash):
+ * as encoded, or for a connection of 1.4 or later, a key record with the instance's
+ * state hash appended (PROTOCOL.md 6, 11.2). The records are encoded once for every
+ * minor, so the older minors' bytes stay exactly what they were. Returns the bytes
+ * written, 0 when the record could not be sent (logged; cannot happen within the
+ * server's point limit). */
+static size_t copy_record(const conn_t *c, int coding, const uint8_t *rec, uint32_t len,
+                          const frame_entry_t *e, uint8_t *out, size_t cap)
+{
+	if (c->minor >= PTP_MINOR_HASH) {
+		size_t n = 0;
+		ptp_err_t err =
+		    coding == FRAME_COMPACT
+		        ? ptp_record_c_add_hash(rec, len, e->state_hash, out, cap, &n)
+		        : ptp_record_add_hash(rec, len, e->state_hash, out, cap, &n);
+		if (err == PTP_OK)
+			return n;
+		if (err != PTP_EINVAL) { /* EINVAL: not a key record, sent as it is */
+			LOG(LOG_ERROR, "instance %llu: no state hash in its keyframe (%s)",
+			    (unsigned long long)e->id, ptp_err_name(err));
+			return 0;
+		}
+	}
+	memcpy(out, rec, len);
+	return len;
 }
 
 /* Builds and writes the next frame_batch message of the newest tick, if any. */
@@ -200,14 +227,16 @@ static int write_batch(ws_t *ws, conn_t *c)
 			frame_ring_request_key(ws->app->ring, e->id, cd, st);
 			continue;
 		}
-		if (count > 0 && (rl + len > WS_BATCH_BYTES || count == 65535)) {
+		/* room for a 1.4 key record's state hash */
+		size_t most = len + (c->minor >= PTP_MINOR_HASH ? PTP_STATE_HASH_SIZE : 0);
+		if (count > 0 && (rl + most > WS_BATCH_BYTES || count == 65535)) {
 			c->cursor_phase = phase,
 			c->cursor_pos = pos, c->cursor_ri = ri; /* continues in the next message */
 			break;
 		}
-		if (rl + len > ws->recs_cap) {
+		if (rl + most > ws->recs_cap) {
 			size_t nc = ws->recs_cap ? ws->recs_cap * 2 : 64 * 1024;
-			while (nc < rl + len)
+			while (nc < rl + most)
 				nc *= 2;
 			uint8_t *n = realloc(ws->recs, nc);
 			if (!n)
@@ -215,8 +244,10 @@ static int write_batch(ws_t *ws, conn_t *c)
 			ws->recs = n;
 			ws->recs_cap = nc;
 		}
-		memcpy(ws->recs + rl, rec, len);
-		rl += len;
+		size_t put = copy_record(c, cd, rec, len, e, ws->recs + rl, ws->recs_cap - rl);
+		if (!put)
+			continue;
+		rl += put;
 		count++;
 		c->last_sent[slot] = t32;
 		c->last_stream[slot] = (uint8_t)st;
@@ -231,7 +262,7 @@ static int write_batch(ws_t *ws, conn_t *c)
 	} else {
 		ptp_msg_t m = {.type = PTP_FRAME_BATCH, .minor = (uint8_t)c->minor};
 		m.u.frame_batch =
-		    (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl};
+		    (ptp_frame_batch_t){T, fs->server_time_us, (uint16_t)count, ws->recs, rl, 0};
 		n = conn_encode_msg(ws, &m);
 	}
 	if (!n)

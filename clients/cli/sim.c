@@ -46,8 +46,10 @@ static const char usage_text[] =
     "--tick-hz HZ     ticks per second, [1, 1000]. Default: the bake file's, else 60\n"
     "--substeps K     substeps per tick, [1, 16]; overrides the instance's \"substeps\".\n"
     "                 Default: the instance's, else the bake file's, else 4\n"
-    "--format F       jsonl (default): {\"tick\",\"t\",\"head\":{\"p\",\"q\"},\"strands\":\n"
-    "                 [[[x,y,z],...],...]} per line, world metres, strands[s][0] = anchor;\n"
+    "--format F       jsonl (default): {\"tick\",\"t\",\"state_hash\",\"head\":{\"p\",\"q\"},\n"
+    "                 \"strands\":[[[x,y,z],...],...]} per line, world metres, strands[s][0]\n"
+    "                 = anchor; state_hash: the instance's state hash after the tick (16\n"
+    "                 hex digits; the daemon's REST frame has the same for the same inputs);\n"
     "                 csv: header tick,t,strand,point,x,y,z then one row per point\n";
 /* split in two: C11 compilers need only support 4095-byte string literals */
 static const char usage_summary[] =
@@ -217,7 +219,9 @@ static int run(const sim_opts *o, pt_instance_def *def, sim_poses *poses, long t
 		if (o->summary)
 			sim_metrics_add(m, (int)k, &head, pts);
 		else
-			sim_write_frame(stdout, o->format, (int)k, t, &head, &lay, pts);
+			sim_write_frame(stdout, o->format, (int)k, t,
+			                o->format == SIM_FORMAT_CSV ? 0 : pt_world_state_hash(w, id),
+			                &head, &lay, pts);
 	}
 	if (o->summary)
 		sim_metrics_print(m, stdout, substeps);

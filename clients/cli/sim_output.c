@@ -1,4 +1,5 @@
 /* Frame writers and summary metrics for `ponytail sim` (see sim_output.h). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +40,8 @@ void sim_write_header(FILE *out, sim_format fmt)
 		fputs("tick,t,strand,point,x,y,z\n", out);
 }
 
-void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pose *head,
-                     const sim_layout *lay, const pt_vec3 *pts)
+void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, uint64_t state_hash,
+                     const pt_pose *head, const sim_layout *lay, const pt_vec3 *pts)
 {
 	if (fmt == SIM_FORMAT_CSV) {
 		for (int s = 0; s < lay->strands; s++)
@@ -58,7 +59,8 @@ void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pos
 	}
 	float hp[3] = {head->p.x, head->p.y, head->p.z};
 	float hq[4] = {head->q.x, head->q.y, head->q.z, head->q.w};
-	fprintf(out, "{\"tick\":%d,\"t\":%.9g,\"head\":{\"p\":", tick, t);
+	fprintf(out, "{\"tick\":%d,\"t\":%.9g,\"state_hash\":\"%016" PRIx64 "\",\"head\":{\"p\":", tick,
+	        t, state_hash);
 	sim_put_vec(out, hp, 3);
 	fputs(",\"q\":", out);
 	sim_put_vec(out, hq, 4);

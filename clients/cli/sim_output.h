@@ -3,6 +3,7 @@
 #ifndef PONYTAIL_CLI_SIM_OUTPUT_H
 #define PONYTAIL_CLI_SIM_OUTPUT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ponytail/instance.h"
@@ -26,10 +27,12 @@ void sim_put_vec(FILE *out, const float *v, int n);
 /* CSV: the header line "tick,t,strand,point,x,y,z". JSON lines: nothing. */
 void sim_write_header(FILE *out, sim_format fmt);
 
-/* One frame: the frame JSON (server/README.md) {"tick", "t", "head": {"p", "q"}, "strands"}
- * on one line, or one CSV row per point. Non-finite coordinates are written as null / nan. */
-void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, const pt_pose *head,
-                     const sim_layout *lay, const pt_vec3 *pts);
+/* One frame: the frame JSON (server/README.md) {"tick", "t", "state_hash", "head": {"p",
+ * "q"}, "strands"} on one line (state_hash: pt_world_state_hash after the tick, 16
+ * lowercase hex digits), or one CSV row per point (no hash). Non-finite coordinates are
+ * written as null / nan. */
+void sim_write_frame(FILE *out, sim_format fmt, int tick, double t, uint64_t state_hash,
+                     const pt_pose *head, const sim_layout *lay, const pt_vec3 *pts);
 
 typedef struct sim_metrics {
 	const pt_instance_def *def; /* borrowed */

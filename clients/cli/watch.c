@@ -1,6 +1,7 @@
 /* `ponytail watch`: subscribes to instances or a room and prints (or records) every frame
  * as the frame JSON (server/README.md "The frame JSON"), one line each, with a live status
  * line on stderr (fps, delivery latency, kB/s) when stderr is a terminal. */
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +25,9 @@ static const char usage_text[] =
     "  {\"id\", \"tick\", \"t\", \"last_seq\", \"head\": {\"p\", \"q\"}, \"strands\": "
     "[[[x,y,z],...],...]}\n"
     "with world positions in metres, strands[s][0] the anchor (the frame JSON of\n"
-    "server/README.md, plus the instance id and the last applied pose seq). On a\n"
+    "server/README.md, plus the instance id and the last applied pose seq). Frames\n"
+    "decoded from a keyframe carry \"state_hash\" after \"last_seq\" (16 hex digits,\n"
+    "the REST frame's; protocol 1.4 daemons send it, once a second by default). On a\n"
     "terminal, stderr shows a live line: frames per second, delivery latency (tick\n"
     "deadline to receipt), kB/s.\n"
     "\n"
@@ -66,8 +69,11 @@ static void write_frame(FILE *out, const ptc_frame_t *f)
 {
 	float q[4] = {(float)f->head_q[0], (float)f->head_q[1], (float)f->head_q[2],
 	              (float)f->head_q[3]};
-	fprintf(out, "{\"id\":%llu,\"tick\":%llu,\"t\":%.9g,\"last_seq\":%u,\"head\":{\"p\":",
+	fprintf(out, "{\"id\":%llu,\"tick\":%llu,\"t\":%.9g,\"last_seq\":%u,",
 	        (unsigned long long)f->id, (unsigned long long)f->tick, f->t, f->last_seq);
+	if (f->has_hash) /* keyframes, from protocol 1.4 on */
+		fprintf(out, "\"state_hash\":\"%016" PRIx64 "\",", f->state_hash);
+	fputs("\"head\":{\"p\":", out);
 	sim_put_vec(out, f->head_p, 3);
 	fputs(",\"q\":", out);
 	sim_put_vec(out, q, 4);

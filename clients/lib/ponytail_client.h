@@ -102,6 +102,9 @@ typedef struct ptc_frame_t {
 	                           latency is ptc_pose_latency_us() */
 	int64_t delivery_us; /* receipt minus the tick deadline (clock offset from ping/pong),
 	                        or -1 before the first pong */
+	int has_hash;        /* protocol 1.4 and a keyframe record: state_hash was sent */
+	uint64_t state_hash; /* the instance's state hash after this tick (the REST frame's
+	                        "state_hash"), when has_hash */
 } ptc_frame_t;
 
 /* An instance_event: kind is PTP_EVENT_ADDED, _REMOVED, _CHANGED or _RESET. */

@@ -212,6 +212,8 @@ static void on_batch(ptc_conn_t *c, const ptp_frame_batch_t *b, int64_t now)
 		f.id = r.id;
 		f.last_seq = r.last_seq;
 		f.key = (r.flags & PTP_RECORD_KEY) != 0;
+		f.has_hash = r.has_hash;
+		f.state_hash = r.state_hash;
 		memcpy(f.head_p, r.head_p, sizeof f.head_p);
 		ptp_quat16_unpack(&r.head_q, f.head_q);
 		f.shape = in ? &in->shape : NULL;

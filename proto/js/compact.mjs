@@ -8,7 +8,7 @@
 //   clock.advance(b);                       // every batch, in order
 //   for (const rec of b.records) decoders.get(rec.id).applyCompact(clock.tick, rec.step, rec);
 
-import { E, HEADER_SIZE, MAJOR, MAX_PAYLOAD, BitReader, fail, unzigzag } from './wire.mjs';
+import { E, HEADER_SIZE, MAJOR, MAX_PAYLOAD, MINOR, MINOR_HASH, BitReader, fail, unzigzag } from './wire.mjs';
 import { StrandDecoder } from './strand.mjs';
 
 export const FRAME_BATCH_C = 0x87;
@@ -39,8 +39,10 @@ function varint(r) {
 
 const unzigzag64 = (u) => ((u & 1n) ? -((u >> 1n) + 1n) : u >> 1n);
 
-// One record: {id, flags (key, abs, dropped component), step (flags bits 2..5 + 1), body}.
-function record(r) {
+// One record: {id, flags (key, abs, dropped component), step (flags bits 2..5 + 1), body},
+// and in a batch of minor >= 4 a key record's state_hash (BigInt), the body's last 8
+// bytes (PROTOCOL.md 11.2), which `body` then leaves out.
+function record(r, minor) {
   const hi = varint(r), lo = varint(r);
   if (hi >= TWO32 || lo >= TWO32) fail(E.RANGE);
   if (r.pos >= r.end) fail(E.TRUNC);
@@ -51,8 +53,14 @@ function record(r) {
   if (len > 65535n) fail(E.RANGE);
   const n = Number(len);
   if (n > r.end - r.pos) fail(E.TRUNC);
-  const body = r.b.subarray(r.pos, r.pos + n);
+  let body = r.b.subarray(r.pos, r.pos + n);
   r.pos += n;
+  if (minor >= MINOR_HASH && flags & 1) {
+    if (n < 8) fail(E.TRUNC); // the hash cut short
+    const state_hash = new DataView(body.buffer, body.byteOffset + n - 8, 8).getBigUint64(0, true);
+    body = body.subarray(0, n - 8);
+    return { id: (hi << 32n) | lo, flags, step, body, state_hash };
+  }
   return { id: (hi << 32n) | lo, flags, step, body };
 }
 
@@ -67,7 +75,8 @@ export function decodeBatchC(bytes) {
   if (payload > MAX_PAYLOAD) fail(E.TOOBIG);
   if (payload > bytes.length - HEADER_SIZE) fail(E.TRUNC);
   if (payload < bytes.length - HEADER_SIZE) fail(E.LENGTH);
-  const minor = bytes[3], strict = minor <= MINOR_COMPACT;
+  // strict up to this module's minor (3 has 1.2's layout, 4 adds the state hash)
+  const minor = bytes[3], strict = minor <= MINOR;
   if (strict && bytes[5] !== 0) fail(E.FLAGS);
   if (bytes[4] !== FRAME_BATCH_C) fail(E.TYPE);
   const r = { b: bytes, pos: HEADER_SIZE, end: bytes.length };
@@ -78,7 +87,7 @@ export function decodeBatchC(bytes) {
   if (count > 65535n) fail(E.LIMIT);
   if (Number(count) * 4 > r.end - r.pos) fail(E.COUNT);
   const records = [];
-  for (let i = 0n; i < count; i++) records.push(record(r));
+  for (let i = 0n; i < count; i++) records.push(record(r, minor));
   if (strict && r.pos !== r.end) fail(E.TRAILING);
   return { type: 'frame_batch_c', header_minor: minor, tick_gap: tickGap, time_dev: timeDev, records };
 }

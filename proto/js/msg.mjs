@@ -8,7 +8,7 @@
 
 import {
   E, HEADER_SIZE, MAJOR, MAX_IDS, MAX_NAME, MAX_PAYLOAD, MAX_STRANDS, MAX_STRANDS_1_2, MAX_POINTS, MAX_TEXT,
-  MAX_TOKEN, MINOR, RECORD_MIN, Reader, Writer, fail,
+  MAX_TOKEN, MINOR, MINOR_HASH, RECORD_MIN, Reader, Writer, fail,
 } from './wire.mjs';
 
 export const TYPES = Object.freeze({
@@ -218,15 +218,24 @@ function record(io, m) {
   io.i16s(m.head_q, 'c', 3);
   const c = m.head_q.c;
   io.check(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] <= QUAT16_SCALE * QUAT16_SCALE, E.RANGE);
+  // 1.4: a key record's data ends with the instance's state hash, a u64 (PROTOCOL.md 6);
+  // `state_hash` (BigInt) holds it, `data` the strand data alone
   if (io.writing) {
     const data = typeof m.data === 'string' ? hexToBytes(m.data) : m.data ?? new Uint8Array(0);
-    io.check(data.length <= 0xffff, E.LIMIT);
-    io.w.u16(data.length);
+    const hashed = m.state_hash !== undefined;
+    io.check(!hashed || (m.flags ?? 0) & RECORD_KEY, E.INVAL);
+    io.check(data.length + (hashed ? 8 : 0) <= 0xffff, E.LIMIT);
+    io.w.u16(data.length + (hashed ? 8 : 0));
     io.w.bytes(data);
+    if (hashed) io.u64(m, 'state_hash');
   } else {
-    m.data_len = io.r.u16();
-    m.data = io.r.bytes(m.data_len);
-    delete m.data_len;
+    const n = io.r.u16();
+    m.data = io.r.bytes(n);
+    if (io.minor >= MINOR_HASH && m.flags & RECORD_KEY) {
+      if (n < 8) fail(E.TRUNC); // the hash cut short
+      m.state_hash = new DataView(m.data.buffer, m.data.byteOffset + n - 8, 8).getBigUint64(0, true);
+      m.data = m.data.subarray(0, n - 8);
+    }
   }
 }
 
@@ -335,7 +344,7 @@ const WALKS = {
       for (const r of m.records) {
         if (r instanceof Uint8Array) {
           const rr = new Reader(r);
-          record(new DecIO(rr, true), {});
+          record(new DecIO(rr, true, io.minor), {});
           io.check(rr.left === 0, E.INVAL);
           io.w.bytes(r);
         } else {

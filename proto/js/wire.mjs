@@ -2,7 +2,8 @@
 // LSB-first bit streams with Exp-Golomb codes. Mirrors proto/src/wire.c and bits.c.
 
 export const MAJOR = 1;
-export const MINOR = 3;
+export const MINOR = 4;
+export const MINOR_HASH = 4; // from 1.4 on a key record carries the state hash
 export const HEADER_SIZE = 10;
 export const MAX_PAYLOAD = 1 << 20;
 export const MAX_CLIENT_MESSAGE = 4096;

@@ -24,8 +24,9 @@ static uint64_t get_varint(ptp_reader_t *r)
 	return v;
 }
 
-/* One record's framing: id, flags (bits 2..5: step - 1), body length and body. */
-static ptp_err_t parse_record(ptp_reader_t *r, ptp_record_c_t *out)
+/* One record's framing: id, flags (bits 2..5: step - 1), body length and body; in a
+ * batch of minor >= PTP_MINOR_HASH a key record's body ends with the state hash. */
+static ptp_err_t parse_record(ptp_reader_t *r, int minor, ptp_record_c_t *out)
 {
 	uint64_t len, hi, lo;
 	/* the id as its two halves: a daemon's ids are generation << 32 | slot + 1, both
@@ -43,18 +44,38 @@ static ptp_err_t parse_record(ptp_reader_t *r, ptp_record_c_t *out)
 		ptp_reader_fail(r, PTP_ERANGE);
 	out->body_len = (uint16_t)len;
 	out->body = r->err == PTP_OK ? ptp_get_bytes(r, (size_t)len) : NULL;
+	out->has_hash = 0;
+	out->state_hash = 0;
+	if (r->err == PTP_OK && minor >= PTP_MINOR_HASH && (out->flags & PTP_RECORD_KEY)) {
+		ptp_reader_t h;
+		if (out->body_len < PTP_STATE_HASH_SIZE) {
+			ptp_reader_fail(r, PTP_ETRUNC); /* the hash cut short */
+			return r->err;
+		}
+		out->body_len = (uint16_t)(out->body_len - PTP_STATE_HASH_SIZE);
+		ptp_reader_init(&h, out->body + out->body_len, PTP_STATE_HASH_SIZE);
+		out->state_hash = ptp_get_u64(&h);
+		out->has_hash = 1;
+	}
 	return r->err;
 }
 
-static ptp_err_t parse_records(ptp_reader_t *r, uint16_t count)
+static ptp_err_t parse_records(ptp_reader_t *r, int minor, uint16_t count)
 {
 	if (!ptp_reader_need(r, count, PTP_RECORD_C_MIN))
 		return r->err;
 	for (int i = 0; i < count && r->err == PTP_OK; i++) {
 		ptp_record_c_t rec;
-		parse_record(r, &rec);
+		parse_record(r, minor, &rec);
 	}
 	return r->err;
+}
+
+/* The minor a batch's header says: 1.2's layout (PTP_MINOR_COMPACT) unless the
+ * connection's minor adds to it. */
+static uint8_t batch_minor(uint8_t minor)
+{
+	return minor >= PTP_MINOR_HASH ? minor : PTP_MINOR_COMPACT;
 }
 
 ptp_err_t ptp_batch_c_decode(const uint8_t *buf, size_t len, ptp_batch_c_t *out)
@@ -66,12 +87,13 @@ ptp_err_t ptp_batch_c_decode(const uint8_t *buf, size_t len, ptp_batch_c_t *out)
 	ptp_err_t he = ptp_header_check(buf, len, &payload);
 	if (he != PTP_OK)
 		return he;
-	strict = buf[3] <= PTP_MINOR_COMPACT;
+	strict = buf[3] <= PTP_MINOR; /* 3: 1.2's layout (never sent) */
 	if (strict && buf[5] != 0)
 		return PTP_EFLAGS;
 	if (buf[4] != PTP_FRAME_BATCH_C)
 		return PTP_ETYPE;
 	memset(out, 0, sizeof *out);
+	out->minor = buf[3];
 	ptp_reader_init(&r, buf + PTP_HEADER_SIZE, payload);
 	out->tick_gap = get_varint(&r);
 	if (r.err == PTP_OK && out->tick_gap > ((uint64_t)1 << 32))
@@ -84,7 +106,7 @@ ptp_err_t ptp_batch_c_decode(const uint8_t *buf, size_t len, ptp_batch_c_t *out)
 	if (r.err != PTP_OK)
 		return r.err;
 	out->records = r.p;
-	if (parse_records(&r, out->count) != PTP_OK)
+	if (parse_records(&r, out->minor, out->count) != PTP_OK)
 		return r.err;
 	out->records_len = (size_t)(r.p - out->records);
 	if (strict && r.left != 0)
@@ -97,10 +119,13 @@ ptp_err_t ptp_batch_c_encode(const ptp_batch_c_t *b, uint8_t *buf, size_t cap, s
 	uint8_t head[32];
 	size_t n = 0, total;
 	ptp_reader_t r;
+	uint8_t minor = batch_minor(b->minor);
 	if (b->tick_gap > ((uint64_t)1 << 32))
 		return PTP_ERANGE;
+	if (b->minor > PTP_MINOR)
+		return PTP_EINVAL;
 	ptp_reader_init(&r, b->records, b->records ? b->records_len : 0);
-	if (parse_records(&r, b->count) != PTP_OK || r.left != 0)
+	if (parse_records(&r, minor, b->count) != PTP_OK || r.left != 0)
 		return PTP_EINVAL;
 	n += ptp_uvarint_put(head + n, b->tick_gap);
 	n += ptp_uvarint_put(head + n, ptp_zigzag64(b->time_dev));
@@ -112,7 +137,7 @@ ptp_err_t ptp_batch_c_encode(const ptp_batch_c_t *b, uint8_t *buf, size_t cap, s
 		return PTP_ETOOBIG;
 	if (!buf || cap < total)
 		return PTP_ENOSPACE;
-	buf[0] = 'P', buf[1] = 'T', buf[2] = PTP_MAJOR, buf[3] = PTP_MINOR_COMPACT;
+	buf[0] = 'P', buf[1] = 'T', buf[2] = PTP_MAJOR, buf[3] = minor;
 	buf[4] = PTP_FRAME_BATCH_C, buf[5] = 0;
 	for (int i = 0; i < 4; i++)
 		buf[6 + i] = (uint8_t)((total - PTP_HEADER_SIZE) >> (8 * i));
@@ -141,13 +166,42 @@ ptp_err_t ptp_record_c_set_step(uint8_t *rec, size_t len, unsigned step)
 	return PTP_OK;
 }
 
+ptp_err_t ptp_record_c_add_hash(const uint8_t *rec, size_t len, uint64_t hash, uint8_t *out,
+                                size_t cap, size_t *needed)
+{
+	ptp_reader_t r;
+	ptp_writer_t w;
+	ptp_record_c_t c;
+	uint8_t v[10];
+	size_t head;
+	if (!rec)
+		return PTP_EINVAL;
+	ptp_reader_init(&r, rec, len);
+	if (parse_record(&r, PTP_MINOR_COMPACT, &c) != PTP_OK || r.left != 0 ||
+	    !(c.flags & PTP_RECORD_KEY))
+		return PTP_EINVAL;
+	if (c.body_len > PTP_RECORD_C_MAX_BODY - PTP_STATE_HASH_SIZE)
+		return PTP_ERANGE;
+	/* id varints and flags as they are (the body_len varint before the body is in its
+	 * shortest form, so its size is known), then the longer body's length */
+	head = (size_t)(c.body - rec) - ptp_uvarint_put(v, c.body_len);
+	ptp_writer_init(&w, out, cap);
+	ptp_put_bytes(&w, rec, head);
+	ptp_put_bytes(&w, v, ptp_uvarint_put(v, (uint64_t)c.body_len + PTP_STATE_HASH_SIZE));
+	ptp_put_bytes(&w, c.body, c.body_len);
+	ptp_put_u64(&w, hash);
+	if (needed)
+		*needed = w.len;
+	return ptp_writer_result(&w);
+}
+
 int ptp_record_c_next(const ptp_batch_c_t *b, size_t *offset, ptp_record_c_t *out)
 {
 	ptp_reader_t r;
 	if (!b->records || *offset >= b->records_len)
 		return 0;
 	ptp_reader_init(&r, b->records + *offset, b->records_len - *offset);
-	if (parse_record(&r, out) != PTP_OK)
+	if (parse_record(&r, b->minor, out) != PTP_OK)
 		return 0;
 	*offset = b->records_len - r.left;
 	return 1;

@@ -297,13 +297,36 @@ static void io_record(io_t *io, ptp_record_t *m)
 		sum += (int64_t)m->head_q.c[i] * m->head_q.c[i];
 	}
 	io_check(io, sum <= (int64_t)QUAT16_SCALE * QUAT16_SCALE, PTP_ERANGE);
-	io_u16(io, &m->data_len);
 	if (io->writing) {
+		/* 1.4: a key record's data ends with the state hash (PROTOCOL.md 6) */
+		uint16_t wire = m->data_len;
 		io_check(io, m->data_len == 0 || m->data, PTP_EINVAL);
+		io_check(io, !m->has_hash || (m->flags & PTP_RECORD_KEY), PTP_EINVAL);
+		io_check(io, !m->has_hash || m->data_len <= 65535 - PTP_STATE_HASH_SIZE, PTP_ELIMIT);
+		if (m->has_hash && io_ok(io))
+			wire = (uint16_t)(m->data_len + PTP_STATE_HASH_SIZE);
+		io_u16(io, &wire);
 		if (io_ok(io))
 			ptp_put_bytes(&io->w, m->data, m->data_len);
+		if (m->has_hash)
+			io_u64(io, &m->state_hash);
 	} else {
+		io_u16(io, &m->data_len);
 		m->data = ptp_get_bytes(&io->r, m->data_len);
+		m->has_hash = 0;
+		m->state_hash = 0;
+		if (io->minor >= PTP_MINOR_HASH && (m->flags & PTP_RECORD_KEY) && io_ok(io)) {
+			/* the hash's 8 bytes are the data's last: fewer is a field cut short */
+			if (m->data_len < PTP_STATE_HASH_SIZE) {
+				io_fail(io, PTP_ETRUNC);
+				return;
+			}
+			m->data_len = (uint16_t)(m->data_len - PTP_STATE_HASH_SIZE);
+			ptp_reader_t h;
+			ptp_reader_init(&h, m->data + m->data_len, PTP_STATE_HASH_SIZE);
+			m->state_hash = ptp_get_u64(&h);
+			m->has_hash = 1;
+		}
 	}
 }
 
@@ -347,6 +370,7 @@ static void io_frame_batch(io_t *io, ptp_frame_batch_t *m)
 			return;
 		m->records = start;
 		m->records_len = (size_t)(io->r.p - start);
+		m->minor = (uint8_t)io->minor;
 	}
 }
 
@@ -540,12 +564,35 @@ ptp_err_t ptp_record_encode(const ptp_record_t *r, uint8_t *buf, size_t cap, siz
 	return ptp_writer_result(&io.w);
 }
 
+ptp_err_t ptp_record_add_hash(const uint8_t *rec, size_t len, uint64_t hash, uint8_t *out,
+                              size_t cap, size_t *needed)
+{
+	ptp_writer_t w;
+	size_t data_len;
+	if (!rec || len < PTP_RECORD_MIN || !(rec[8] & PTP_RECORD_KEY))
+		return PTP_EINVAL;
+	data_len = (size_t)rec[31] | (size_t)rec[32] << 8;
+	if (len != PTP_RECORD_MIN + data_len)
+		return PTP_EINVAL;
+	if (data_len > 65535 - PTP_STATE_HASH_SIZE)
+		return PTP_ELIMIT;
+	ptp_writer_init(&w, out, cap);
+	ptp_put_bytes(&w, rec, 31);
+	ptp_put_u16(&w, (uint16_t)(data_len + PTP_STATE_HASH_SIZE));
+	ptp_put_bytes(&w, rec + PTP_RECORD_MIN, data_len);
+	ptp_put_u64(&w, hash);
+	if (needed)
+		*needed = w.len;
+	return ptp_writer_result(&w);
+}
+
 int ptp_record_next(const ptp_frame_batch_t *b, size_t *offset, ptp_record_t *out)
 {
 	io_t io;
 	if (!b->records || *offset >= b->records_len)
 		return 0;
 	memset(&io, 0, sizeof io);
+	io.minor = b->minor;
 	ptp_reader_init(&io.r, b->records + *offset, b->records_len - *offset);
 	io_record(&io, out);
 	if (io.r.err != PTP_OK)

@@ -124,6 +124,24 @@ const valid = {
     type: 'frame_batch', header_minor: 2, tick: 18n, server_time_us: 300000n,
     records: [{ ...record(4n, 9, Uint8Array.of(1, 0)), step: 6 }, record(5n, 9, Uint8Array.of(1, 0))],
   },
+  // 1.4: a key record's data ends with the instance's state hash (PROTOCOL.md 6); the
+  // same records at 1.3 (frame_batch_hash_v3) are the bytes they always were
+  frame_batch_hash: {
+    type: 'frame_batch', header_minor: 4, tick: 12n, server_time_us: 200000n,
+    records: [
+      { id: 1n, flags: 1, last_seq: 0, head_p: [0, 1.5, 0], head_q: identity, data: Uint8Array.of(1, 0xee, 0xff, 0xfb, 0x7f, 0x30), state_hash: 0x0123456789abcdefn },
+      record((1n << 32n) | 2n, 77, Uint8Array.of(2, 0, 0)),
+      { ...record(3n, 78, Uint8Array.of(1, 0)), flags: 1, step: 2, state_hash: 0xfedcba9876543210n },
+    ],
+  },
+  frame_batch_hash_v3: {
+    type: 'frame_batch', header_minor: 3, tick: 12n, server_time_us: 200000n,
+    records: [
+      { id: 1n, flags: 1, last_seq: 0, head_p: [0, 1.5, 0], head_q: identity, data: Uint8Array.of(1, 0xee, 0xff, 0xfb, 0x7f, 0x30) },
+      record((1n << 32n) | 2n, 77, Uint8Array.of(2, 0, 0)),
+      { ...record(3n, 78, Uint8Array.of(1, 0)), flags: 1, step: 2 },
+    ],
+  },
   instance_added: { type: 'instance_event', kind: 'added', instance_id: 1n, tick: 1n, name: 'alice', room: 'lobby', shape: twin },
   instance_changed: {
     type: 'instance_event', kind: 'changed', instance_id: 1n, tick: 99n, name: '', room: '',
@@ -193,6 +211,7 @@ const invalid = {
   pose_bones_trailing: [setLen(Uint8Array.of(...poseBones, 0), poseBones.length - 9), 'trailing', 'a byte after the last bone at the decoder\'s own minor'],
   ids_count_over_bytes: [patch(bytesOf('keyframe_request'), 10, 3), 'count', 'count 3, bytes for 2 ids'],
   ids_count_over_limit: [setLen(Uint8Array.of(...bytesOf('subscribe_room').subarray(0, 16), 0x01, 0x01), 8), 'limit', '257 ids (limit 256)'],
+  record_hash_cut: [patch(batch, 3, 4), 'truncated', 'a 1.3 batch\'s key record (6 bytes of data) in a header minor 4 batch: the state hash, the last 8 bytes of a 1.4 key record\'s data, is cut short'],
   record_step_v1: [patch(bytesOf('frame_batch_step'), 3, 1), 'flags', 'a 1.2 record step (flags bits 1..5) in a header minor 1 batch'],
   subscribe_rate_45: [patch(bytesOf('subscribe_rate'), bytesOf('subscribe_rate').length - 1, 45), 'range', 'rate_hz 45: only 0, 60, 30, 20 or 10'],
   subscribe_rate_cut: [setLen(bytesOf('subscribe_rate').subarray(0, bytesOf('subscribe_rate').length - 1), bytesOf('subscribe_rate').length - 11),
@@ -282,6 +301,8 @@ const compactInvalid = {
   batch_c_body_cut: [batchC({ len: uvarint(3) }), 'truncated', 'body_len 3, two bytes left'],
   batch_c_trailing: [batchC({ tail: [0] }), 'trailing', 'a byte after the last record at header minor 2'],
   batch_c_reserved: [batchC({ reserved: 1 }), 'flags', 'reserved header byte 1 at header minor 2'],
+  batch_c_hash_cut: [batchC({ minor: 4 }), 'truncated', 'header minor 4: the key record (flags bit 0) has a 2-byte body, too short for the state hash its last 8 bytes hold from 1.4 on'],
+  batch_c_trailing_v4: [batchC({ minor: 4, flags: [0x02], tail: [0] }), 'trailing', 'a byte after the last record at header minor 4 (strict up to the decoder\'s own minor)'],
 };
 for (const [name, [b, error]] of Object.entries(compactInvalid)) {
   let got = 'ok';

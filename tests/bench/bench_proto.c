@@ -91,7 +91,7 @@ static __attribute__((noinline)) double time_decode(const ptp_shape_t *shape,
 	ptp_decoder_t *d = ptp_decoder_create(shape);
 	double t0 = bench_now(), t;
 	for (int k = 1; k <= ticks; k++) {
-		ptp_frame_batch_t b = {0, 0, 1, records + (size_t)(k - 1) * REC_CAP, REC_CAP};
+		ptp_frame_batch_t b = {0, 0, 1, records + (size_t)(k - 1) * REC_CAP, REC_CAP, 0};
 		ptp_record_t r;
 		size_t off = 0;
 		ptp_record_next(&b, &off, &r);

@@ -118,7 +118,7 @@ static int measure(const scene_t *sc, const char *suffix)
 		int64_t time_us = 1700000000000000 + (int64_t)((tick - 3599) * 1000000 / TICK_HZ);
 		float hp[3], hq[4];
 		size_t len = 0, blen = 0;
-		ptp_batch_c_t b = {0, 0, 1, rec, 0}, got;
+		ptp_batch_c_t b = {0, 0, 1, rec, 0, 0}, got;
 		ptp_record_c_t r;
 		ptp_head_c_t head;
 		size_t off = 0;
@@ -147,7 +147,7 @@ static int measure(const scene_t *sc, const char *suffix)
 		fails += head.last_seq != (uint32_t)k;
 		k_err = fmax(k_err, max_dist(out, xyz, sc->n));
 		if (k >= 1000) {
-			ptp_batch_c_t kb = {0, 0, 1, krec, 0};
+			ptp_batch_c_t kb = {0, 0, 1, krec, 0, 0};
 			size_t ko = 0;
 			fails += ptp_encoder_record_c(ek, k == 1000, ID, krec, sizeof krec,
 			                              &kb.records_len) != PTP_OK;
@@ -200,7 +200,7 @@ static int measure_stride(const scene_t *sc, int stride)
 		const float *xyz = sc->frames + (size_t)(k - 1) * 3 * sc->n;
 		float hp[3], hq[4];
 		size_t len = 0, off = 0;
-		ptp_batch_c_t b = {0, 0, 1, rec, 0};
+		ptp_batch_c_t b = {0, 0, 1, rec, 0, 0};
 		ptp_record_c_t r;
 		pose_of(&sc->heads[k - 1], hp, hq);
 		fails += ptp_encoder_tick(ec, hp, hq, xyz, (size_t)sc->n) != PTP_OK;

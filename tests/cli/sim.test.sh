@@ -75,7 +75,7 @@ lines = out.splitlines()
 assert len(lines) == 5, len(lines)
 for k, line in enumerate(lines):
     f = json.loads(line)
-    assert set(f) == {'tick', 't', 'head', 'strands'}, f.keys()
+    assert set(f) == {'tick', 't', 'state_hash', 'head', 'strands'}, f.keys()  # state_hash: sim_hash.test.sh
     assert f['tick'] == k and abs(f['t'] - k / 60) < 1e-9, (f['tick'], f['t'])
     assert f['head'] == {'p': [0, 1.5, 0], 'q': [0, 0, 0, 1]}, f['head']
     assert [len(s) for s in f['strands']] == [12, 5]

@@ -27,10 +27,12 @@ read -r C TC < <(create "$T/c.json")
 [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] || { fail "create"; finish stream_watch; exit 1; }
 
 # check_frames N IDS...: $T/out holds N JSON lines for those ids, each a README.md frame
-# whose strand roots sit at head.p + rotate(head.q, anchor) of instance A's shape.
+# whose strand roots sit at head.p + rotate(head.q, anchor) of instance A's shape; a
+# frame decoded from a keyframe (each instance's first: a new subscription's) carries
+# "state_hash" (protocol 1.4), 16 lowercase hex digits.
 check_frames() {
 	python3 - "$T/out" "$@" <<'PY' || fail "frames: $(head -c 400 "$T/out")"
-import json, sys
+import json, re, sys
 path, n, ids = sys.argv[1], int(sys.argv[2]), {int(x) for x in sys.argv[3:]}
 lines = open(path).read().splitlines()
 assert len(lines) == n, f"{len(lines)} lines, want {n}"
@@ -44,8 +46,10 @@ def rot(q, v):
 last = {}
 for line in lines:
     f = json.loads(line)
-    assert set(f) == {"id", "tick", "t", "last_seq", "head", "strands"}, f.keys()
+    assert set(f) - {"state_hash"} == {"id", "tick", "t", "last_seq", "head", "strands"}, f.keys()
     assert f["id"] in ids, f["id"]
+    assert f["id"] in last or "state_hash" in f, f"the first frame of {f['id']} is no keyframe: {f.keys()}"
+    assert "state_hash" not in f or re.fullmatch("[0-9a-f]{16}", f["state_hash"]), f["state_hash"]
     assert abs(f["t"] - f["tick"] / 60) < 1e-6
     assert f["tick"] > last.get(f["id"], -1)
     last[f["id"]] = f["tick"]

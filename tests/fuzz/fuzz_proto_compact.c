@@ -44,7 +44,7 @@ static void frame(int tick, float *pts, float hp[3], float hq[4])
 
 static ptp_record_c_t parse(const uint8_t *buf, size_t len)
 {
-	ptp_batch_c_t b = {0, 0, 1, buf, len};
+	ptp_batch_c_t b = {0, 0, 1, buf, len, 0};
 	ptp_record_c_t r;
 	size_t off = 0;
 	if (!ptp_record_c_next(&b, &off, &r))

@@ -45,7 +45,7 @@ static void setup(void)
 	size_t n;
 	ptp_decoder_t *d;
 	ptp_record_t r;
-	ptp_frame_batch_t b = {0, 0, 1, next_rec, 0};
+	ptp_frame_batch_t b = {0, 0, 1, next_rec, 0, 0};
 	size_t off = 0;
 	shape.strand_count = 3;
 	for (int s = 0; s < 3; s++) {
@@ -77,7 +77,7 @@ static void setup(void)
 
 static ptp_record_t parse(const uint8_t *buf)
 {
-	ptp_frame_batch_t b = {0, 0, 1, buf, 4096};
+	ptp_frame_batch_t b = {0, 0, 1, buf, 4096, 0};
 	ptp_record_t r;
 	size_t off = 0;
 	ptp_record_next(&b, &off, &r);

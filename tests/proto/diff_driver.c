@@ -43,7 +43,7 @@ static uint8_t *read_exact(uint32_t n)
 
 static int parse_record(const uint8_t *b, size_t n, ptp_record_t *r)
 {
-	ptp_frame_batch_t fb = {0, 0, 1, b, n};
+	ptp_frame_batch_t fb = {0, 0, 1, b, n, 0};
 	size_t off = 0;
 	return ptp_record_next(&fb, &off, r) && off == n;
 }

@@ -35,7 +35,8 @@ def decode_batch(b):
     need(length <= 1 << 20, 'too_big')
     need(length <= len(b) - 10, 'truncated')
     need(length == len(b) - 10, 'length')
-    strict = b[3] <= 2
+    minor = b[3]
+    strict = minor <= 4  # this document's minor (3: 1.2's layout, never sent)
     need(not strict or b[5] == 0, 'flags')
     need(b[4] == 0x87, 'unknown_type')
     gap, pos = varint(b, 10)
@@ -57,7 +58,11 @@ def decode_batch(b):
         need(n <= 65535, 'range')
         need(pos + n <= len(b), 'truncated')
         # flags bits 2..5: the stream's step - 1 (PROTOCOL.md 11.2)
-        recs.append({'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'step': (fl >> 2 & 15) + 1, 'body': b[pos:pos + n]})
+        rec = {'id': hi << 32 | lo, 'flags': fl & ~0x3c, 'step': (fl >> 2 & 15) + 1, 'body': b[pos:pos + n]}
+        if minor >= 4 and fl & 1:  # 1.4: a key record's body ends with the u64 state hash
+            need(n >= 8, 'truncated')
+            rec['body'], rec['state_hash'] = b[pos:pos + n - 8], int.from_bytes(b[pos + n - 8:pos + n], 'little')
+        recs.append(rec)
         pos += n
     need(not strict or pos == len(b), 'trailing')
     return gap, dev, recs

@@ -99,7 +99,7 @@ static void test_worked_example(void **state)
 	n += (size_t)(b.n + 7) / 8;
 	assert_int_equal(len, n);
 	assert_memory_equal(rec, want, n);
-	r = (ptp_record_c_t){((uint64_t)1 << 32) | 5, rec[2], rec + 4, rec[3], 1};
+	r = (ptp_record_c_t){((uint64_t)1 << 32) | 5, rec[2], rec + 4, rec[3], 1, 0, 0};
 	assert_int_equal(ptp_decoder_apply_c(d, 1, 1, &r, &head, out, 2), PTP_OK);
 	assert_memory_equal(out, pts, sizeof pts);
 	assert_int_equal(head.last_seq, 7);
@@ -121,7 +121,7 @@ static void test_worked_example(void **state)
 	n += (size_t)(b.n + 7) / 8;
 	assert_int_equal(len, n);
 	assert_memory_equal(rec, want, n);
-	r = (ptp_record_c_t){3, rec[2], rec + 4, rec[3], 1};
+	r = (ptp_record_c_t){3, rec[2], rec + 4, rec[3], 1, 0, 0};
 	assert_int_equal(ptp_decoder_apply_c(d, 2, 1, &r, &head, out, 2), PTP_OK);
 	assert_int_equal(head.last_seq, 8);
 	/* a reset forgets the history: the same delta is no_key */
@@ -186,7 +186,7 @@ static void test_record_framing(void **state)
 	}
 	{
 		/* a newer minor's reserved bits and trailing bytes are ignored */
-		uint8_t msg[] = {'P', 'T', 1, 3, PTP_FRAME_BATCH_C, 9, 9, 0, 0, 0, 0, 0, 1,
+		uint8_t msg[] = {'P', 'T', 1, PTP_MINOR + 1, PTP_FRAME_BATCH_C, 9, 9, 0, 0, 0, 0, 0, 1,
 		                 0x01, 0x05, 0x3c, 0x01, 0xaa, 0xee};
 		ptp_batch_c_t b;
 		ptp_record_c_t r;
@@ -201,7 +201,7 @@ static void test_record_framing(void **state)
 		/* the step (PROTOCOL.md 11.2): set by ptp_record_c_set_step, read back by
 		 * ptp_record_c_next, kept out of flags; 0 and 17 are refused */
 		uint8_t rec[] = {0x81, 0x01, 0x05, 0xc3, 0x01, 0xaa};
-		ptp_batch_c_t b = {0, 0, 1, rec, sizeof rec};
+		ptp_batch_c_t b = {0, 0, 1, rec, sizeof rec, 0};
 		ptp_record_c_t r;
 		size_t off = 0;
 		assert_int_equal(ptp_record_c_set_step(rec, sizeof rec, 6), PTP_OK);
@@ -264,7 +264,7 @@ static void test_head_prediction(void **state)
 			pts[k] = hp[k], pts[3 + k] = hp[k] + (k == 2);
 		assert_int_equal(ptp_encoder_tick_c(e, (uint32_t)i, hp, hq, pts, 2), PTP_OK);
 		assert_int_equal(ptp_encoder_record_c(e, 0, 1, rec, sizeof rec, &len), PTP_OK);
-		r = (ptp_record_c_t){1, rec[2], rec + 4, rec[3], 1};
+		r = (ptp_record_c_t){1, rec[2], rec + 4, rec[3], 1, 0, 0};
 		assert_int_equal(ptp_decoder_apply_c(d, (uint64_t)i + 1, 1, &r, &head, out, 2),
 		                 PTP_OK);
 		for (int k = 0; k < 3; k++) {

@@ -229,7 +229,7 @@ static json_t *cv_run(const cg_stream_t *c, const json_t *v)
 		for (int pass = 0; pass < passes; pass++) {
 			json_t *step = writing ? json_object() : (json_t *)json_array_get(vsteps, (size_t)si);
 			cg_send_t how = pass == 0 ? t->send : CG_DELTA;
-			ptp_batch_c_t b = {0, 0, 1, rec, 0};
+			ptp_batch_c_t b = {0, 0, 1, rec, 0, 0};
 			assert_non_null(step);
 			si++;
 			if (writing) {

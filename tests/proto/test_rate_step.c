@@ -50,7 +50,7 @@ static void record_with_step(const ptp_encoder_t *e, int step, uint8_t *rec, siz
 	if (step > 1)
 		rec[8] |= (uint8_t)((step - 1) << 1); /* what server/sim_frame.c does */
 	ptp_msg_t m = {.type = PTP_FRAME_BATCH, .minor = 2};
-	m.u.frame_batch = (ptp_frame_batch_t){6, 0, 1, rec, n};
+	m.u.frame_batch = (ptp_frame_batch_t){6, 0, 1, rec, n, 0};
 	assert_int_equal(ptp_msg_encode(&m, msg, msgcap, &len), PTP_OK);
 	ptp_msg_t d;
 	assert_int_equal(ptp_msg_decode(msg, len, &d), PTP_OK);
@@ -120,7 +120,7 @@ static void test_step_bits(void **state)
 	r.step = 32;
 	assert_int_equal(ptp_record_encode(&r, buf, sizeof buf, &n), PTP_OK);
 	assert_int_equal(buf[8], 31 << 1);
-	ptp_frame_batch_t b = {1, 0, 1, buf, n};
+	ptp_frame_batch_t b = {1, 0, 1, buf, n, 0};
 	ptp_record_t back;
 	assert_int_equal(ptp_record_next(&b, &off, &back), 1);
 	assert_int_equal(back.step, 32);

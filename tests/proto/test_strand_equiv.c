@@ -227,7 +227,7 @@ static void check_records(ptp_encoder_t *e, ref_encoder_t *r, int tick, uint8_t 
 
 static int parse(const uint8_t *buf, size_t n, ptp_record_t *rec)
 {
-	ptp_frame_batch_t fb = {0, 0, 1, buf, n};
+	ptp_frame_batch_t fb = {0, 0, 1, buf, n, 0};
 	size_t off = 0;
 	return ptp_record_next(&fb, &off, rec);
 }

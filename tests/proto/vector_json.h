@@ -105,6 +105,8 @@ static json_t *vj_record(const ptp_record_t *r)
 	json_object_set_new(o, "head_p", vj_fs(r->head_p, 3));
 	json_object_set_new(o, "head_q", q);
 	json_object_set_new(o, "data", json_string(hex));
+	if (r->has_hash) /* 1.4 key records */
+		json_object_set_new(o, "state_hash", vj_u64(r->state_hash));
 	free(hex);
 	return o;
 }
@@ -374,6 +376,8 @@ static int vj_get_records(const json_t *o, ptp_frame_batch_t *b, vj_arena_t *are
 		if (!vj_hex(hex, data, rec.data_len))
 			return 0;
 		rec.data = data;
+		rec.has_hash = json_object_get(r, "state_hash") != NULL;
+		rec.state_hash = vj_get_u64(r, "state_hash");
 		if (ptp_record_encode(&rec, buf + len, 65536 - len, &need) != PTP_OK)
 			return 0;
 		len += need;

@@ -126,7 +126,7 @@ static const uint8_t *data_of(const fx_t *f, const frame_entry_t *e)
 /* Parses the compact record at off/len of e's buffer. */
 static ptp_record_c_t compact_rec(const fx_t *f, const frame_entry_t *e, uint32_t off, uint32_t len)
 {
-	ptp_batch_c_t one = {0, 0, 1, data_of(f, e) + off, len};
+	ptp_batch_c_t one = {0, 0, 1, data_of(f, e) + off, len, 0};
 	ptp_record_c_t r;
 	size_t o = 0;
 	assert_true(ptp_record_c_next(&one, &o, &r));
@@ -216,7 +216,7 @@ static void test_compact_streams_per_rate(void **state)
 		uint64_t T = f->fs->tick;
 		/* the classic 60 Hz stream of the same tick */
 		const frame_rec_t *cr = &e->rec[FRAME_CLASSIC][0];
-		ptp_frame_batch_t cb = {T, 0, 1, data_of(f, e) + cr->off, cr->len};
+		ptp_frame_batch_t cb = {T, 0, 1, data_of(f, e) + cr->off, cr->len, 0};
 		ptp_record_t crec;
 		size_t co = 0;
 		assert_true(cr->len > 0);

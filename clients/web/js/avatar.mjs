@@ -83,7 +83,7 @@ resize();
 
 // ---- the room's avatars ------------------------------------------------------------------
 
-const link = new Link({ location, wsOverride: params.ws, clientName: 'ponytail-avatar', minor: 3 });
+const link = new Link({ location, wsOverride: params.ws, clientName: 'ponytail-avatar', minor: 4 });
 const avatars = new Map(); // key -> {key, rig, latest, tick, gone}
 const localFiles = new Map(); // key -> bytes of an avatar this page uploaded
 let own = null; // {key, token, name, sample, warnings, seqFrom}: the avatar this page steers

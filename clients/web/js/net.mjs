@@ -64,7 +64,8 @@ const nowUs = () => BigInt(Math.round((performance.timeOrigin + performance.now(
 // pong {rtt}.
 export class Link extends EventTarget {
   // minor: the highest protocol minor the page speaks (hello); 2 lets a head pose carry
-  // body bones, 3 receives instances of more than 32 strands. Messages are written at the
+  // body bones, 3 receives instances of more than 32 strands, 4 a state hash with each
+  // keyframe record (decoded, unused by the pages). Messages are written at the
   // minor the welcome settled.
   constructor({ location: loc, wsOverride = null, clientName = 'ponytail-web', minor = 0 } = {}) {
     super();

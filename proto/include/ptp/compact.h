@@ -38,6 +38,10 @@ typedef struct ptp_batch_c_t {
 	uint16_t count;
 	const uint8_t *records; /* borrowed */
 	size_t records_len;
+	uint8_t minor; /* the header's minor: encode writes PTP_MINOR_COMPACT for 0 (and 3:
+	                * 1.2's layout), else 4..PTP_MINOR for a connection of that minor,
+	                * whose key records carry the state hash (PTP_MINOR_HASH); decode
+	                * sets it, and ptp_record_c_next reads the records as of it */
 } ptp_batch_c_t;
 
 /* One compact record, borrowed from its batch. */
@@ -47,6 +51,9 @@ typedef struct ptp_record_c_t {
 	const uint8_t *body;    /* head block, strand blocks, padding (a bit stream) */
 	uint16_t body_len;
 	uint8_t step; /* 1..16: the stream's tick step (flags bits 2..5 + 1) */
+	uint8_t has_hash;    /* batch minor >= PTP_MINOR_HASH and PTP_RECORD_KEY: the body's
+	                      * last 8 bytes were the state hash (not in body/body_len) */
+	uint64_t state_hash; /* the instance's state hash after this tick, when has_hash */
 } ptp_record_c_t;
 
 /* The head pose a compact record decodes to. */
@@ -91,6 +98,13 @@ ptp_err_t ptp_encoder_record_c(const ptp_encoder_t *enc, int key, uint64_t id, u
  * ptp_encoder_record_c (flags bits 2..5; the server's per-viewer rates, PROTOCOL.md 11.2).
  * PTP_EINVAL for a step out of range or bytes that do not start a record. */
 ptp_err_t ptp_record_c_set_step(uint8_t *rec, size_t len, unsigned step);
+
+/* The 1.4 form of a compact key record (ptp_record_add_hash's twin): rec[0, len), one
+ * whole record with PTP_RECORD_KEY set, copied to out with `hash` appended to its body
+ * (body_len + 8, its varint re-written). PTP_EINVAL when rec is not one whole record or
+ * not flagged key, PTP_ERANGE when the body would pass PTP_RECORD_C_MAX_BODY. */
+ptp_err_t ptp_record_c_add_hash(const uint8_t *rec, size_t len, uint64_t hash, uint8_t *out,
+                                size_t cap, size_t *needed);
 
 /* Applies a compact record of batch tick `tick`; `step` is the stream's tick step (the
  * record's: rec->step; 1 at the full rate): a delta needs the record of tick - step

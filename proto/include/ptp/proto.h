@@ -17,7 +17,9 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 3,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 4,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR_HASH = 4,            /* the minor from which key records carry the state hash */
+	PTP_STATE_HASH_SIZE = 8,       /* bytes of a record's state hash (a u64) */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
 	PTP_MAX_CLIENT_MESSAGE = 4096, /* largest client->server message the server accepts */
@@ -175,7 +177,11 @@ typedef struct ptp_quat16_t {
 	int16_t c[3];    /* the other three, each in [-32767, 32767] */
 } ptp_quat16_t;
 
-/* One instance's frame inside a FRAME_BATCH (fixed 33 bytes + data). */
+/* One instance's frame inside a FRAME_BATCH (fixed 33 bytes + data). In a message of
+ * minor >= PTP_MINOR_HASH a record with PTP_RECORD_KEY set carries the instance's state
+ * hash in the last 8 bytes of its wire data (its data_len counts them; PROTOCOL.md 6):
+ * decoded, they are state_hash (has_hash 1) and data/data_len are the strand data alone.
+ * Encoding, has_hash 1 (which needs PTP_RECORD_KEY) appends it the same way. */
 typedef struct ptp_record_t {
 	uint64_t id;         /* instance id (core: generation << 32 | slot + 1) */
 	uint8_t flags;       /* PTP_RECORD_KEY; other bits zero */
@@ -186,7 +192,11 @@ typedef struct ptp_record_t {
 	float head_p[3];     /* head position used for this tick, m, finite */
 	ptp_quat16_t head_q; /* head orientation used for this tick */
 	const uint8_t *data; /* strand data (ptp/strand.h), borrowed */
-	uint16_t data_len;   /* bytes of data */
+	uint16_t data_len;   /* bytes of data (without the state hash) */
+	uint8_t has_hash;    /* since 1.4: state_hash was sent (every key record of a 1.4
+	                      * message has one; none before 1.4) */
+	uint64_t state_hash; /* the instance's state hash after this tick (core's
+	                      * pt_world_state_hash), when has_hash */
 } ptp_record_t;
 
 typedef struct ptp_hello_t {
@@ -258,6 +268,10 @@ typedef struct ptp_frame_batch_t {
 	uint16_t count;         /* records */
 	const uint8_t *records; /* count records back to back, borrowed */
 	size_t records_len;     /* bytes */
+	uint8_t minor;          /* decode: the header's minor (ptp_record_next reads the
+	                         * records as of that minor: key records carry a state hash
+	                         * from PTP_MINOR_HASH on); ignored when encoding (the
+	                         * message's minor is ptp_msg_t.minor) */
 } ptp_frame_batch_t;
 
 typedef struct ptp_instance_event_t {
@@ -318,10 +332,20 @@ ptp_err_t ptp_msg_decode(const uint8_t *buf, size_t len, ptp_msg_t *out);
  * would report for such a message (PTP_EFLOAT, PTP_ELIMIT, ...). Never writes past cap. */
 ptp_err_t ptp_msg_encode(const ptp_msg_t *m, uint8_t *buf, size_t cap, size_t *needed);
 
-/* Frame records. ptp_record_encode writes one record (PTP_RECORD_MIN + data_len bytes),
- * same conventions as ptp_msg_encode. A server encodes each instance's record once per
- * tick and concatenates the records a connection subscribed to into frame_batch.records. */
+/* Frame records. ptp_record_encode writes one record (PTP_RECORD_MIN + data_len bytes,
+ * + 8 with has_hash), same conventions as ptp_msg_encode. A server encodes each
+ * instance's record once per tick and concatenates the records a connection subscribed
+ * to into frame_batch.records. */
 ptp_err_t ptp_record_encode(const ptp_record_t *r, uint8_t *buf, size_t cap, size_t *needed);
+
+/* The 1.4 form of an encoded key record: rec[0, len) (exactly one record as a 1.0-1.3
+ * message holds it, PTP_RECORD_KEY set) copied to out with `hash` appended to its data
+ * (data_len + 8), for a connection of minor >= PTP_MINOR_HASH; same buffer conventions
+ * as ptp_record_encode (*needed = len + 8). PTP_EINVAL when rec is not one whole record
+ * or its key flag is clear (such a record is sent unchanged in every minor), PTP_ELIMIT
+ * when its data_len would pass 65535. Bytes copied, nothing re-encoded. */
+ptp_err_t ptp_record_add_hash(const uint8_t *rec, size_t len, uint64_t hash, uint8_t *out,
+                              size_t cap, size_t *needed);
 
 /* Iterates the records of a decoded batch: start with *offset = 0; returns 1 and fills
  * *out while records remain (already validated by ptp_msg_decode), 0 at the end. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 
 import {
-  BatchClock, CompactDecoder, FRAME_BATCH_C, decodeBatchC, decodeMessage, hexToBytes,
+  BatchClock, CompactDecoder, FRAME_BATCH_C, MINOR, decodeBatchC, decodeMessage, hexToBytes,
 } from '../../../proto/js/ponytail-proto.mjs';
 
 const dir = join(process.env.PT_ROOT ?? process.cwd(), 'proto', 'vectors', 'compact');
@@ -78,7 +78,7 @@ test('frame_batch_c framing errors', () => {
   assert.deepEqual(s.records.map((r) => [r.flags, r.step]), [[0x03, 6], [0x00, 16]]);
   assert.equal(decodeBatchC(batch([0, 0, 1, 0x01, 0x05, 0xc3, 0x00])).records[0].step, 1);
   // a newer minor: the reserved header byte and trailing bytes are ignored
-  const b = decodeBatchC(batch([0, 0, 1, 0x01, 0x05, 0x3c, 0x01, 0xaa, 0xee], 3, 9));
+  const b = decodeBatchC(batch([0, 0, 1, 0x01, 0x05, 0x3c, 0x01, 0xaa, 0xee], MINOR + 1, 9));
   assert.equal(b.records[0].id, (1n << 32n) | 5n);
   assert.equal(b.records[0].flags, 0);
   assert.equal(b.records[0].step, 16);
