@@ -338,7 +338,7 @@ static void encode_part(void *ctx, int w, int n)
 		 * reference to the same meta is kept instead of dropped and taken again (two
 		 * atomic operations on a line of its own, per instance and tick) */
 		frame_entry_t *e = &s->fs->entries[slot];
-		const sim_inst_t *in = &s->inst[slot];
+		sim_inst_t *in = &s->inst[slot];
 		inst_meta_t *kept = in->id && e->meta == in->meta ? e->meta : NULL;
 		if (kept)
 			e->meta = NULL;
@@ -352,9 +352,8 @@ static void encode_part(void *ctx, int w, int n)
 		e->last_seq = in->last_seq;
 		e->pose_arrival_ns = in->applied_arrival_ns;
 		/* every instance's, watched or not: REST frames and 1.4 keyframes carry it, and
-		 * a recording checks its replay against it (~3,400 instructions, 0.3 us, for a
-		 * 12-point ponytail; ~27,000, 3 us, for 480 points: server/README.md) */
-		e->state_hash = pt_world_state_hash(s->world, in->pid);
+		 * a recording holds it for its replay to check (server/README.md: its cost) */
+		e->state_hash = in->state_hash = pt_world_state_hash(s->world, in->pid);
 		if (gather_one(s, sc, slot, sc->xyz[np], &pend[np]) && ++np == PTP_TICK_MANY_MAX) {
 			encode_pending(s, sc, &s->fs->bufs[w], pend, np);
 			np = 0;

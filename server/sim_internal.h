@@ -43,6 +43,7 @@ typedef struct sim_inst_t {
 	 * compact grid's head position, so the codings cannot share an encoder). */
 	ptp_encoder_t *enc[FRAME_CODINGS][FRAME_RATES];
 	inst_meta_t *meta; /* current name/room/shape; the table holds one reference */
+	uint64_t state_hash; /* after the last tick (the encode pass, sim_frame.c) */
 	rec_room_t *rec;   /* its room's recording (record.h), NULL when not recorded */
 	char *rec_def;     /* its definition's JSON form, for its records */
 	size_t rec_def_len;

@@ -98,7 +98,7 @@ void simrec_end_tick(sim_t *s)
 	for (int i = 0; i < s->nindex; i++) {
 		sim_inst_t *in = &s->inst[s->index[i].slot];
 		if (in->rec)
-			rec_hash(in->rec, in->id, pt_world_state_hash(s->world, in->pid));
+			rec_hash(in->rec, in->id, in->state_hash); /* the encode pass's */
 	}
 	if (!rec_end_tick(s->rec, s->tick))
 		return;
