@@ -144,6 +144,10 @@ typedef struct pt_sb_data {
 	 * first; a batch takes a run of the same level and count at once */
 	int *by_level;
 	int nlevel0;
+	/* by_level cut into runs of one level and joint count, each added to one batch at
+	 * once (add_level): run r is by_level[run_at[r] .. run_at[r + 1]), nruns of them */
+	int *run_at;
+	int nruns;
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
