@@ -484,15 +484,20 @@ static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
 		if (c->level != L)
 			continue;
 		pt_sb_lanes *b = batch_for(w, bt, c->joints, in->sub_n);
+		int l = b->count; /* in a local: the stores below could alias b->count */
 		for (int i = d->run_at[r], end = d->run_at[r + 1]; i < end; i++) {
-			int s = d->by_level[i], l = b->count;
+			int s = d->by_level[i];
 			b->base[l] = in->offset + in->strands[s].first;
 			b->inst[l] = in;
 			b->data[l] = d;
 			b->strand[l] = s;
-			if (++b->count == PT_SB_LANES)
+			if (++l == PT_SB_LANES) {
+				b->count = l;
 				run_batch(w, b);
+				l = 0;
+			}
 		}
+		b->count = l;
 	}
 }
 
