@@ -454,9 +454,11 @@ static void collider_record(const pt_inst *in, int c, int s, float *r)
 		d = m3_mul(R, v3_sub(k->b, k->a));
 		float l2 = v3_len2(d);
 		il = l2 > 1e-12f ? 1.0f / l2 : 0.0f;
-		/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill), about its middle */
+		/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill), about its middle;
+		 * the larger radius by a comparison: fmaxf is a call into libm here, and the
+		 * registers saved around it cost more than the rest of the capsule (callgrind) */
 		bc = v3_add(p, v3_scale(d, 0.5f));
-		br = 0.5f * v3_len(d) + fmaxf(k->radius, rb);
+		br = 0.5f * v3_len(d) + (k->radius > rb ? k->radius : rb);
 		kind = (float)PT_SB_KIND_CAPSULE;
 	} else {
 		p = v3_add(f->p, m3_mul(R, k->center));
