@@ -67,7 +67,17 @@ enum {
  * (PT_SB_KIND_*), a bounding sphere's centre x y z and radius (a sphere's own; a
  * capsule's about its middle), two zeros: two sets of eight floats the AVX2 kernel
  * transposes eight lanes at a time. */
-enum { PT_SB_CREC = 16, PT_SB_CRB = 7, PT_SB_CIL = 8, PT_SB_CKIND = 9, PT_SB_CBC = 10, PT_SB_CBR = 13 };
+enum {
+	PT_SB_CREC = 16,
+	PT_SB_CC = 0,
+	PT_SB_CD = 3,
+	PT_SB_CR = 6,
+	PT_SB_CRB = 7,
+	PT_SB_CIL = 8,
+	PT_SB_CKIND = 9,
+	PT_SB_CBC = 10,
+	PT_SB_CBR = 13
+};
 enum { PT_SB_KIND_NONE = -1, PT_SB_KIND_SPHERE, PT_SB_KIND_CAPSULE, PT_SB_KIND_PLANE };
 
 /* What a batch reads of each chain once per run, PT_SB_LREC floats (pt_sb_data.lrec):
