@@ -108,7 +108,6 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->tail = d->threevrm ? d->tail + first : NULL;
 		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
-	d->nlevel0 = 0;
 	for (int s = 0; s < in->strand_count; s++) { /* insertion: by level, then joints */
 		const pt_sb_chain *c = &d->chain[s];
 		int i = s;
@@ -119,7 +118,6 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 			d->by_level[i] = d->by_level[i - 1];
 		}
 		d->by_level[i] = s;
-		d->nlevel0 += c->level == 0;
 	}
 	d->nruns = 0;
 	for (int i = 0; i < in->strand_count; i++) {

@@ -150,12 +150,10 @@ typedef struct pt_sb_data {
 	int *bslot;
 	pt_sb_root *broot;
 	int nbroot;
-	/* the strands by level, then joint count (then index): the nlevel0 chains of level 0
-	 * first; a batch takes a run of the same level and count at once */
+	/* the strands by level, then joint count (then index): the chains of level 0 first;
+	 * cut into runs of one level and joint count, each added to one batch at once
+	 * (add_level): run r is by_level[run_at[r] .. run_at[r + 1]), nruns of them */
 	int *by_level;
-	int nlevel0;
-	/* by_level cut into runs of one level and joint count, each added to one batch at
-	 * once (add_level): run r is by_level[run_at[r] .. run_at[r + 1]), nruns of them */
 	int *run_at;
 	int nruns;
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
