@@ -108,7 +108,6 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 		c->tail = d->threevrm ? d->tail + first : NULL;
 		c->ptail = d->threevrm ? d->ptail + first : NULL;
 	}
-	d->nlevel0 = 0;
 	for (int s = 0; s < in->strand_count; s++) { /* insertion: by level, then joints */
 		const pt_sb_chain *c = &d->chain[s];
 		int i = s;
@@ -119,8 +118,15 @@ static void load(sb_data *d, const pt_inst *in, const pt_instance_def *def)
 			d->by_level[i] = d->by_level[i - 1];
 		}
 		d->by_level[i] = s;
-		d->nlevel0 += c->level == 0;
 	}
+	d->nruns = 0;
+	for (int i = 0; i < in->strand_count; i++) {
+		const pt_sb_chain *c = &d->chain[d->by_level[i]];
+		const pt_sb_chain *p = i ? &d->chain[d->by_level[i - 1]] : NULL;
+		if (!p || p->level != c->level || p->joints != c->joints)
+			d->run_at[d->nruns++] = i;
+	}
+	d->run_at[d->nruns] = in->strand_count;
 	/* The wide path (springbone_lanes.h): colliders it evaluates, branches it has room
 	 * for (an update that added some steps per chain); three-vrm's tails step per chain */
 	d->lanes_ok = !d->threevrm && nb <= d->nbroot;
@@ -153,7 +159,7 @@ size_t pt_sb_data_bytes(const pt_inst *in)
 	            sizeof *d->dir + PT_SBF_COUNT * sizeof *d->block) +
 	       ns * (sizeof *d->chain + sizeof *d->gravity_scale + sizeof *d->uniform +
 	             sizeof *d->bslot + PT_SB_LREC * sizeof *d->lrec + sizeof *d->lflags +
-	             sizeof *d->by_level) +
+	             sizeof *d->by_level + sizeof *d->run_at) + sizeof *d->run_at +
 	       (size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot +
 	       (size_t)d->cw_cap * PT_MAX_SUBSTEPS * PT_SB_CREC * sizeof *d->cw;
 }
@@ -165,7 +171,7 @@ static void sb_free(sb_data *d)
 	free(d->par), free(d->run), free(d->lim), free(d->len), free(d->dir);
 	free(d->block), free(d->chain), free(d->gravity_scale), free(d->uniform);
 	free(d->tail), free(d->bslot), free(d->broot), free(d->cw), free(d->lrec);
-	free(d->lflags), free(d->by_level), free(d);
+	free(d->lflags), free(d->by_level), free(d->run_at), free(d);
 }
 
 static int sb_init(pt_inst *in, const pt_instance_def *def)
@@ -192,12 +198,13 @@ static int sb_init(pt_inst *in, const pt_instance_def *def)
 		d->nbroot += def->strands[s].parent_strand >= 0;
 	d->bslot = malloc(ns * sizeof *d->bslot);
 	d->by_level = malloc(ns * sizeof *d->by_level);
+	d->run_at = malloc((ns + 1) * sizeof *d->run_at);
 	d->lrec = calloc(ns * PT_SB_LREC, sizeof *d->lrec);
 	d->lflags = malloc(ns * sizeof *d->lflags);
 	d->broot = d->nbroot ? malloc((size_t)d->nbroot * PT_MAX_SUBSTEPS * sizeof *d->broot) : NULL;
 	if (!d->par || !d->run || !d->lim || !d->len || !d->dir || !d->block || !d->chain ||
 	    !d->gravity_scale || !d->uniform || !d->tail || !d->bslot || (d->nbroot && !d->broot) || !d->lrec || !d->lflags ||
-	    !d->by_level) {
+	    !d->by_level || !d->run_at) {
 		sb_free(d);
 		return 0;
 	}
@@ -419,45 +426,78 @@ void pt_sb_batch_init(pt_sb_batcher *bt)
 	memset(bt->of_joints, -1, sizeof bt->of_joints);
 }
 
-/* Collider c of `in` at step s, as the kernels read it (springbone_lanes.h). */
+/* Collider c of `in` at step s, as the kernels read it (springbone_lanes.h): what
+ * pt_collider_world_sub and pt_collider_to_world give, operation for operation, written
+ * straight into the record for the three shapes the wide path takes (load() sends the
+ * others per chain): the general pair filled a pt_collider_rt and switched on its shape
+ * for every collider of every instance at every step, which showed in callgrind. */
 static void collider_record(const pt_inst *in, int c, int s, float *r)
 {
-	pt_collider_rt k;
-	pt_collider_world_sub(in, c, s, &k);
-	int cap = k.shape == PT_SHAPE_CAPSULE;
-	r[0] = k.c.x, r[1] = k.c.y, r[2] = k.c.z;
-	r[3] = k.d.x, r[4] = k.d.y, r[5] = k.d.z;
-	r[6] = k.r, r[PT_SB_CRB] = cap ? k.rb : 0.0f, r[PT_SB_CIL] = cap ? k.inv_len2 : 0.0f;
-	/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill) */
-	pt_vec3 bc = cap ? v3_add(k.c, v3_scale(k.d, 0.5f)) : k.c;
-	float br = cap ? 0.5f * v3_len(k.d) + fmaxf(k.r, k.rb) : k.r;
+	static const pt_pose origin = {{0, 0, 0}, {0, 0, 0, 1}};
+	static const pt_mat3 ident = {{1, 0, 0, 0, 1, 0, 0, 0, 1}};
+	const pt_collider_def *k = &in->colliders[c];
+	const pt_pose *f = &in->sub_pose[s]; /* the frame: the head's, or its bone's */
+	const pt_mat3 *R = &in->sub_rot[s];
+	if (k->attach == PT_ATTACH_WORLD) {
+		f = &origin, R = &ident;
+	} else if (k->attach == PT_ATTACH_BONE && in->bones && in->bones->of_collider[c] >= 0) {
+		const pt_bone_rt *br = &in->bones->b[in->bones->of_collider[c]];
+		f = &br->sub[s], R = &br->sub_rot[s];
+	}
+	float rb = k->radius_b < 0.0f ? k->radius : k->radius_b;
+	pt_vec3 p, d = pt_v3(0.0f, 0.0f, 0.0f), bc;
+	float il = 0.0f, br, kind;
+	if (k->shape == PT_SHAPE_CAPSULE) {
+		p = v3_add(f->p, m3_mul(R, k->a));
+		d = m3_mul(R, v3_sub(k->b, k->a));
+		float l2 = v3_len2(d);
+		il = l2 > 1e-12f ? 1.0f / l2 : 0.0f;
+		/* the bounding sphere (springbone_lanes_in.inc, sb_slot_fill), about its middle;
+		 * the larger radius by a comparison: fmaxf is a call into libm here, and the
+		 * registers saved around it cost more than the rest of the capsule (callgrind) */
+		bc = v3_add(p, v3_scale(d, 0.5f));
+		br = 0.5f * v3_len(d) + (k->radius > rb ? k->radius : rb);
+		kind = (float)PT_SB_KIND_CAPSULE;
+	} else {
+		p = v3_add(f->p, m3_mul(R, k->center));
+		if (k->shape == PT_SHAPE_PLANE)
+			d = m3_mul(R, v3_norm_or(k->normal, pt_v3(0, 1, 0)));
+		rb = 0.0f;
+		bc = p, br = k->radius;
+		kind = (float)(k->shape == PT_SHAPE_SPHERE ? PT_SB_KIND_SPHERE : PT_SB_KIND_PLANE);
+	}
+	r[0] = p.x, r[1] = p.y, r[2] = p.z;
+	r[3] = d.x, r[4] = d.y, r[5] = d.z;
+	r[6] = k->radius, r[PT_SB_CRB] = rb, r[PT_SB_CIL] = il;
 	r[PT_SB_CBC] = bc.x, r[PT_SB_CBC + 1] = bc.y, r[PT_SB_CBC + 2] = bc.z, r[PT_SB_CBR] = br;
-	r[PT_SB_CKIND] = (float)(k.shape == PT_SHAPE_SPHERE    ? PT_SB_KIND_SPHERE
-	                         : cap                         ? PT_SB_KIND_CAPSULE
-	                         : k.shape == PT_SHAPE_PLANE   ? PT_SB_KIND_PLANE
-	                                                       : PT_SB_KIND_NONE);
+	r[PT_SB_CKIND] = kind;
 }
 
-/* Adds the chains of level L of `in` (its n steps converted) to their batches. */
+/* Adds the chains of level L of `in` (its n steps converted) to their batches, a run of
+ * one joint count at a time (pt_sb_data.run_at: no per-chain search for where a run
+ * ends, which showed in callgrind at 40 chains an instance). */
 static void add_level(pt_world *w, pt_sb_batcher *bt, pt_inst *in, int L)
 {
 	sb_data *d = in->solver_data;
-	int i = L ? d->nlevel0 : 0, end = L ? in->strand_count : d->nlevel0;
-	while (i < end && d->chain[d->by_level[i]].level < L)
-		i++;
-	while (i < end && d->chain[d->by_level[i]].level == L) {
-		int joints = d->chain[d->by_level[i]].joints;
-		pt_sb_lanes *b = batch_for(w, bt, joints, in->sub_n);
-		do { /* the run of this level and joint count */
-			int s = d->by_level[i], l = b->count;
+	for (int r = 0; r < d->nruns; r++) {
+		const pt_sb_chain *c = &d->chain[d->by_level[d->run_at[r]]];
+		if (c->level != L)
+			continue;
+		pt_sb_lanes *b = batch_for(w, bt, c->joints, in->sub_n);
+		int l = b->count; /* in a local: the stores below could alias b->count */
+		for (int i = d->run_at[r], end = d->run_at[r + 1]; i < end; i++) {
+			int s = d->by_level[i];
 			b->base[l] = in->offset + in->strands[s].first;
 			b->inst[l] = in;
 			b->data[l] = d;
 			b->strand[l] = s;
-			if (++b->count == PT_SB_LANES)
+			if (++l == PT_SB_LANES) {
+				b->count = l;
 				run_batch(w, b);
-		} while (++i < end && d->chain[d->by_level[i]].joints == joints &&
-		         d->chain[d->by_level[i]].level == L);
+				l = 0;
+			}
+		}
+		b->count = l;
 	}
 }
 

@@ -67,7 +67,17 @@ enum {
  * (PT_SB_KIND_*), a bounding sphere's centre x y z and radius (a sphere's own; a
  * capsule's about its middle), two zeros: two sets of eight floats the AVX2 kernel
  * transposes eight lanes at a time. */
-enum { PT_SB_CREC = 16, PT_SB_CRB = 7, PT_SB_CIL = 8, PT_SB_CKIND = 9, PT_SB_CBC = 10, PT_SB_CBR = 13 };
+enum {
+	PT_SB_CREC = 16,
+	PT_SB_CC = 0,
+	PT_SB_CD = 3,
+	PT_SB_CR = 6,
+	PT_SB_CRB = 7,
+	PT_SB_CIL = 8,
+	PT_SB_CKIND = 9,
+	PT_SB_CBC = 10,
+	PT_SB_CBR = 13
+};
 enum { PT_SB_KIND_NONE = -1, PT_SB_KIND_SPHERE, PT_SB_KIND_CAPSULE, PT_SB_KIND_PLANE };
 
 /* What a batch reads of each chain once per run, PT_SB_LREC floats (pt_sb_data.lrec):
@@ -140,10 +150,12 @@ typedef struct pt_sb_data {
 	int *bslot;
 	pt_sb_root *broot;
 	int nbroot;
-	/* the strands by level, then joint count (then index): the nlevel0 chains of level 0
-	 * first; a batch takes a run of the same level and count at once */
+	/* the strands by level, then joint count (then index): the chains of level 0 first;
+	 * cut into runs of one level and joint count, each added to one batch at once
+	 * (add_level): run r is by_level[run_at[r] .. run_at[r + 1]), nruns of them */
 	int *by_level;
-	int nlevel0;
+	int *run_at;
+	int nruns;
 	int lanes_ok;   /* 1: the chains may step in lanes (pt_sb_lanes_eligible) */
 	int lanes_off;  /* tests: 1 forces the per-chain path */
 	float *block;   /* PT_SBF_COUNT x njoints: chain s's block at block + PT_SBF_COUNT * k_s */
