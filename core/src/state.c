@@ -231,7 +231,8 @@ int pt_world_state_load(pt_world *w, pt_id id, const void *buf, size_t n)
 void pt_state_params_refresh(pt_world *w, pt_inst *in)
 {
 	cur c;
-	c.hashing = 1, c.fill = 0;
+	memset(&c, 0, offsetof(cur, blk));
+	c.hashing = 1;
 	walk_params(&c, w, in);
 	w->cold[in - w->inst].params_hash = XXH3_64bits(c.blk, c.fill);
 }
@@ -242,7 +243,8 @@ uint64_t pt_world_state_hash(const pt_world *w, pt_id id)
 	if (!in)
 		return 0;
 	cur c;
-	c.hashing = 1, c.fill = 0;
+	memset(&c, 0, offsetof(cur, blk));
+	c.hashing = 1;
 	put(&c, &w->cold[in - w->inst].params_hash, 8);
 	walk_state(&c, w, in, 0);
 	return XXH3_64bits(c.blk, c.fill);
