@@ -12,7 +12,7 @@
  * free list: appending never copies what a segment holds (a growing buffer's realloc did,
  * megabytes on the tick thread), and the memory of dropped segments is used again rather
  * than returned to malloc in pieces that leave the process's resident size climbing. */
-enum { CHUNK_BYTES = 64 << 10, FREE_CHUNKS_MAX = 256 };
+enum { CHUNK_BYTES = 64 << 10, FREE_CHUNKS_MAX = 1024 }; /* at most 64 MiB kept idle */
 typedef struct seg_chunk_t {
 	struct seg_chunk_t *next;
 	size_t n;
