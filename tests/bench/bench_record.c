@@ -2,7 +2,8 @@
  * (server/sim.c tick_once, one worker):
  *
  *   bench_record                 both figures below, as METRIC lines (make bench)
- *   bench_record tick on|off N T callgrind: N driven instances for T ticks with recording
+ *   bench_record tick on|off N T [KEEP WARM]
+ *                                callgrind: N driven instances for T ticks with recording
  *                                on or off (valgrind --tool=callgrind --toggle-collect=tick_once;
  *                                prints "CALLGRIND point_substeps N*T": per instance-tick)
  *
@@ -180,11 +181,13 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "tick") == 0) {
 		int n = argc > 3 ? atoi(argv[3]) : 1000, t = argc > 4 ? atoi(argv[4]) : 30;
 		if (argc < 3 || n < 1 || t < 1) {
-			fprintf(stderr, "usage: bench_record tick on|off N T\n");
+			fprintf(stderr, "usage: bench_record tick on|off N T [KEEP WARM]\n");
 			return 2;
 		}
+		int keep = argc > 5 ? atoi(argv[5]) : 300, warm = argc > 6 ? atoi(argv[6]) : 0;
 		room r;
-		room_open(&r, n, strcmp(argv[2], "on") == 0, 300);
+		room_open(&r, n, strcmp(argv[2], "on") == 0, keep > 0 ? keep : 300);
+		ticks(&r, warm);
 		ticks(&r, t);
 		printf("CALLGRIND point_substeps %lld\n", (long long)n * t);
 		room_close(&r);
