@@ -142,20 +142,37 @@ static float weight(const pt_wind_zone *z, pt_vec3 x)
 	return inside / z->falloff;
 }
 
-pt_vec3 pt_wind_at(const pt_wind_zone *zones, int n, pt_vec3 x, int s, double t)
+/* Each zone's wind for strand s at time t, before its weight (the gust depends on the
+ * strand and the time only: once per strand, not per point). */
+static void zone_velocities(const pt_wind_zone *zones, int n, int s, double t, pt_vec3 *vz)
+{
+	for (int i = 0; i < n; i++) {
+		const pt_wind_zone *z = &zones[i];
+		float m = z->strength;
+		if (z->turbulence > 0.0f && m != 0.0f)
+			m *= 1.0f + z->turbulence * pt_wind_gust(z->seed, s, t);
+		vz[i] = v3_scale(v3_norm_or(z->direction, pt_v3(1, 0, 0)), m);
+	}
+}
+
+static pt_vec3 sum_at(const pt_wind_zone *zones, int n, const pt_vec3 *vz, pt_vec3 x)
 {
 	pt_vec3 sum = pt_v3(0.0f, 0.0f, 0.0f);
 	for (int i = 0; i < n; i++) {
-		const pt_wind_zone *z = &zones[i];
-		float f = weight(z, x);
-		if (f == 0.0f || z->strength == 0.0f)
-			continue;
-		float m = z->strength * f;
-		if (z->turbulence > 0.0f)
-			m *= 1.0f + z->turbulence * pt_wind_gust(z->seed, s, t);
-		sum = v3_add(sum, v3_scale(v3_norm_or(z->direction, pt_v3(1, 0, 0)), m));
+		float f = weight(&zones[i], x);
+		if (f == 1.0f)
+			sum = v3_add(sum, vz[i]);
+		else if (f != 0.0f)
+			sum = v3_add(sum, v3_scale(vz[i], f));
 	}
 	return sum;
+}
+
+pt_vec3 pt_wind_at(const pt_wind_zone *zones, int n, pt_vec3 x, int s, double t)
+{
+	pt_vec3 vz[PT_MAX_WIND_ZONES];
+	zone_velocities(zones, n, s, t, vz);
+	return sum_at(zones, n, vz, x);
 }
 
 /* ---- an instance's room wind ----------------------------------------------------------- */
@@ -186,11 +203,13 @@ void pt_wind_prepare(const pt_world *w, pt_inst *in, float dt)
 {
 	pt_wind_rt *rt = in->room_wind;
 	double t = in->time + 0.5 * (double)dt; /* the middle of the tick */
+	pt_vec3 vz[PT_MAX_WIND_ZONES];
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
+		zone_velocities(rt->zones, rt->n, s, t, vz);
 		for (int j = 0; j < st->points; j++) {
 			int p = st->first + j, o = in->offset + p;
-			rt->v[p] = pt_wind_at(rt->zones, rt->n, pt_v3(w->x[o], w->y[o], w->z[o]), s, t);
+			rt->v[p] = sum_at(rt->zones, rt->n, vz, pt_v3(w->x[o], w->y[o], w->z[o]));
 		}
 	}
 }
