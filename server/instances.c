@@ -623,10 +623,7 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 int instances_load(app_t *app, int *loaded, int *skipped)
 {
 	load_t l = {app, malloc(sizeof *l.def), 0, 0};
-	/* the rooms' winds first: each instance gets its room's as it is preloaded */
-	int rc = l.def && pt_instance_def_init(l.def) && instances_load_rooms(app) == 0
-	             ? store_load(app->store, load_row, &l)
-	             : -1;
+	int rc = l.def && pt_instance_def_init(l.def) ? store_load(app->store, load_row, &l) : -1;
 	pt_instance_def_fini(l.def);
 	free(l.def);
 	*loaded = l.loaded;

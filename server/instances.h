@@ -216,8 +216,8 @@ inst_status_t instances_wind_get(const app_t *app, const char *room, char **doc,
 inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *body, int merge,
                                  const char *route_room, char **doc, inst_err_t *err);
 
-/* Start-up (instances_load, before the instances): every stored room wind into the
- * registry and the sim. A row that no longer parses is logged and skipped. 0 or -1. */
+/* Start-up, before instances_load (main.c): every stored room wind into the registry and
+ * the sim. A row that no longer parses is logged and skipped. 0 or -1. */
 int instances_load_rooms(app_t *app);
 
 /* Start-up: every stored instance into the registry and the sim (sim_preload). A row that
