@@ -14,7 +14,7 @@ struct sim_wind_t {
 	pt_wind_zone zones[PT_MAX_WIND_ZONES];
 };
 
-static sim_wind_t *find(const sim_t *s, const char *room)
+static sim_wind_t *wind_find(const sim_t *s, const char *room)
 {
 	for (int i = 0; i < s->nwinds; i++)
 		if (strcmp(s->winds[i].room, room) == 0)
@@ -23,9 +23,9 @@ static sim_wind_t *find(const sim_t *s, const char *room)
 }
 
 /* The room's entry set to n zones (n = 0 removes it). 0, or -1 out of memory. */
-static int table_set(sim_t *s, const char *room, const pt_wind_zone *z, int n)
+static int wind_table_set(sim_t *s, const char *room, const pt_wind_zone *z, int n)
 {
-	sim_wind_t *e = find(s, room);
+	sim_wind_t *e = wind_find(s, room);
 	if (!e && n == 0)
 		return 0;
 	if (!e) {
@@ -50,7 +50,7 @@ static int table_set(sim_t *s, const char *room, const pt_wind_zone *z, int n)
 }
 
 /* Gives the instance n zones in core and records the call. 1, or -1 out of memory. */
-static int give(sim_t *s, sim_inst_t *in, const pt_wind_zone *z, int n)
+static int wind_give(sim_t *s, sim_inst_t *in, const pt_wind_zone *z, int n)
 {
 	int r = pt_world_set_room_wind(s->world, in->pid, z, n);
 	if (r == 1 && in->rec)
@@ -60,7 +60,7 @@ static int give(sim_t *s, sim_inst_t *in, const pt_wind_zone *z, int n)
 
 void simwind_join(sim_t *s, sim_inst_t *in, const char *room, int moved)
 {
-	const sim_wind_t *e = find(s, room);
+	const sim_wind_t *e = wind_find(s, room);
 	/* a moved instance brings its old room's wind along: take it off (not recorded when
 	 * there was none: the new room's SNAPSHOT has none either) */
 	int had = moved ? pt_world_get_room_wind(s->world, in->pid, NULL, 0) > 0 : 0;
@@ -68,12 +68,12 @@ void simwind_join(sim_t *s, sim_inst_t *in, const char *room, int moved)
 		return;
 	/* Out of memory: the instance steps without the room's wind; logged by the caller's
 	 * next change at the latest. Never a failed create or move. */
-	(void)give(s, in, e ? e->zones : NULL, e ? e->n : 0);
+	(void)wind_give(s, in, e ? e->zones : NULL, e ? e->n : 0);
 }
 
 int simwind_zones(const sim_t *s, const char *room, pt_wind_zone *out)
 {
-	const sim_wind_t *e = find(s, room);
+	const sim_wind_t *e = wind_find(s, room);
 	if (!e)
 		return 0;
 	memcpy(out, e->zones, (size_t)e->n * sizeof *out);
@@ -84,21 +84,21 @@ cmd_result_t simwind_set(sim_t *s, const char *room, const pt_wind_zone *z, int 
 {
 	pt_wind_zone old[PT_MAX_WIND_ZONES];
 	int nold = simwind_zones(s, room, old);
-	if (table_set(s, room, z, n) != 0)
+	if (wind_table_set(s, room, z, n) != 0)
 		return CMD_NO_MEMORY;
 	for (int i = 0; i < s->nindex; i++) {
 		sim_inst_t *in = &s->inst[s->index[i].slot];
 		if (strcmp(in->meta->room, room) != 0)
 			continue;
-		if (give(s, in, z, n) != 1) {
+		if (wind_give(s, in, z, n) != 1) {
 			/* nothing half-applied: the ones given the new zones get the old back
 			 * (which allocates nothing: they hold a wind now, or get none) */
 			for (int k = 0; k < i; k++) {
 				sim_inst_t *o = &s->inst[s->index[k].slot];
 				if (strcmp(o->meta->room, room) == 0)
-					(void)give(s, o, old, nold);
+					(void)wind_give(s, o, old, nold);
 			}
-			(void)table_set(s, room, old, nold);
+			(void)wind_table_set(s, room, old, nold);
 			return CMD_NO_MEMORY;
 		}
 	}
@@ -107,5 +107,5 @@ cmd_result_t simwind_set(sim_t *s, const char *room, const pt_wind_zone *z, int 
 
 int sim_preload_wind(sim_t *s, const char *room, const pt_wind_zone *z, int n)
 {
-	return table_set(s, room, z, n);
+	return wind_table_set(s, room, z, n);
 }
