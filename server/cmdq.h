@@ -19,6 +19,7 @@
 #include "driver.h"
 #include "ponytail/instance.h"
 #include "ponytail/types.h"
+#include "ponytail/wind.h"
 #include "shared_limits.h"
 
 typedef enum cmd_kind_t {
@@ -27,6 +28,8 @@ typedef enum cmd_kind_t {
 	CMD_DELETE, /* id */
 	CMD_RESET,  /* id: strands back to the settled rest pose */
 	CMD_FRAME,  /* id: copy the latest frame into cmd.frame */
+	CMD_WIND,   /* room, zones: the room's wind, given at a tick boundary to every
+	             * instance of the room and to those that join it later */
 } cmd_kind_t;
 
 typedef enum cmd_result_t {
@@ -59,6 +62,9 @@ typedef struct cmd_t {
 	                             * cmdq_wait) returns; the sim copies what it keeps
 	                             * into the world, the submitter finishes the def */
 	driver_t driver;            /* CREATE/UPDATE */
+	char room[PT_NAME_MAX];     /* WIND */
+	const pt_wind_zone *zones;  /* WIND: nzones of them (0: none), borrowed like def */
+	int nzones;
 	cmd_result_t result;        /* written by the sim thread */
 	cmd_frame_t frame;          /* CMD_FRAME output */
 	int done;                   /* internal */

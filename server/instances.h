@@ -194,6 +194,32 @@ inst_status_t instances_avatar_get(const app_t *app, uint64_t id, uint8_t **glb,
 /* The bytes of id's avatar, or -1 when it has none (or the store cannot say). */
 int64_t instances_avatar_size(const app_t *app, uint64_t id);
 
+/* ---- rooms (instances_room.c) ----
+ * A room's settings: its wind (server/README.md "Room wind"), kept in the store's rooms
+ * table and the registry, given by the sim to every instance of the room. */
+
+/* The write check of a room's settings: the --admin-token when one is set, else the token
+ * of any instance in the room. INST_OK or INST_FORBIDDEN. */
+inst_status_t instances_room_authorize(const app_t *app, const char *room, const char *token,
+                                       size_t len, inst_err_t *err);
+
+/* The room's wind document, {"zones": [...]} ({"zones": []} for a room without), into
+ * *doc (malloc'ed, caller frees). INST_INVALID for a bad room name (field "room"). */
+inst_status_t instances_wind_get(const app_t *app, const char *room, char **doc,
+                                 inst_err_t *err);
+
+/* Replaces the room's wind with `body` (merge = 0, PUT) or with the stored document
+ * merge-patched by it (merge = 1, PATCH; RFC 7386), checked as a whole (field names like
+ * "zones[2].radius"), stored, and given to every instance of the room at a tick boundary;
+ * {"zones": []} removes it. route_room: as for instances_create. INST_OK with *doc = the
+ * new document (malloc'ed); on any error nothing changed. */
+inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *body, int merge,
+                                 const char *route_room, char **doc, inst_err_t *err);
+
+/* Start-up, before instances_load (main.c): every stored room wind into the registry and
+ * the sim. A row that no longer parses is logged and skipped. 0 or -1. */
+int instances_load_rooms(app_t *app);
+
 /* Start-up: every stored instance into the registry and the sim (sim_preload). A row that
  * no longer parses is logged and skipped (the row is kept). Returns 0, or -1 when the
  * store cannot be read or memory runs out. */

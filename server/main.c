@@ -96,7 +96,8 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof err, "out of memory");
 		goto fail;
 	}
-	if (instances_load(&app, &loaded, &skipped) != 0) {
+	/* the rooms' winds first: each instance gets its room's as it is preloaded */
+	if (instances_load_rooms(&app) != 0 || instances_load(&app, &loaded, &skipped) != 0) {
 		snprintf(err, sizeof err, "cannot load the store in %s", cfg.data);
 		goto fail;
 	}

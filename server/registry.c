@@ -3,6 +3,7 @@
 #include "registry.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +13,17 @@ typedef struct entry_t {
 	uint8_t hash[TOKEN_HASH_LEN];
 } entry_t;
 
+typedef struct room_t {
+	char room[PT_NAME_MAX];
+	char *doc;
+} room_t;
+
 struct registry_t {
 	pthread_rwlock_t lock;
 	entry_t *e;
 	int n, cap;
+	room_t *rooms; /* rooms with settings, unordered (a few) */
+	int nrooms, cap_rooms;
 };
 
 registry_t *registry_create(void)
@@ -34,6 +42,9 @@ void registry_destroy(registry_t *r)
 	for (int i = 0; i < r->n; i++)
 		free(r->e[i].doc);
 	free(r->e);
+	for (int i = 0; i < r->nrooms; i++)
+		free(r->rooms[i].doc);
+	free(r->rooms);
 	pthread_rwlock_destroy(&r->lock);
 	free(r);
 }
@@ -158,6 +169,75 @@ int registry_auth_write(registry_t *r, const char *admin, uint64_t id, const cha
 			return registry_info(r, id, NULL) ? 1 : -1;
 	}
 	return registry_auth(r, id, token, len);
+}
+
+int registry_auth_room(registry_t *r, const char *admin, const char *room, const char *token,
+                       size_t len)
+{
+	uint8_t h[TOKEN_HASH_LEN];
+	token_hash(token, len, h);
+	if (admin && *admin) {
+		uint8_t a[TOKEN_HASH_LEN];
+		token_hash(admin, strlen(admin), a);
+		return token_hash_equal(a, h);
+	}
+	int ok = 0;
+	pthread_rwlock_rdlock(&r->lock);
+	for (int i = 0; i < r->n; i++) /* every one compared: no early exit on a match */
+		ok |= strcmp(r->e[i].info.room, room) == 0 && token_hash_equal(h, r->e[i].hash);
+	pthread_rwlock_unlock(&r->lock);
+	return ok;
+}
+
+static int room_find(const registry_t *r, const char *room)
+{
+	for (int i = 0; i < r->nrooms; i++)
+		if (strcmp(r->rooms[i].room, room) == 0)
+			return i;
+	return -1;
+}
+
+int registry_room_put(registry_t *r, const char *room, const char *doc)
+{
+	char *copy = doc ? strdup(doc) : NULL;
+	if (doc && !copy)
+		return -1;
+	pthread_rwlock_wrlock(&r->lock);
+	int i = room_find(r, room);
+	if (i < 0 && copy) {
+		if (r->nrooms == r->cap_rooms) {
+			int nc = r->cap_rooms ? 2 * r->cap_rooms : 8;
+			room_t *nr = realloc(r->rooms, (size_t)nc * sizeof *nr);
+			if (!nr) {
+				pthread_rwlock_unlock(&r->lock);
+				free(copy);
+				return -1;
+			}
+			r->rooms = nr, r->cap_rooms = nc;
+		}
+		i = r->nrooms++;
+		snprintf(r->rooms[i].room, sizeof r->rooms[i].room, "%s", room);
+		r->rooms[i].doc = NULL;
+	}
+	if (i >= 0) {
+		free(r->rooms[i].doc);
+		r->rooms[i].doc = copy;
+		if (!copy)
+			r->rooms[i] = r->rooms[--r->nrooms];
+	}
+	pthread_rwlock_unlock(&r->lock);
+	return 0;
+}
+
+char *registry_room_doc(registry_t *r, const char *room, int *oom)
+{
+	pthread_rwlock_rdlock(&r->lock);
+	int i = room_find(r, room);
+	char *doc = i >= 0 ? strdup(r->rooms[i].doc) : NULL;
+	if (i >= 0 && !doc && oom)
+		*oom = 1;
+	pthread_rwlock_unlock(&r->lock);
+	return doc;
 }
 
 int registry_count(registry_t *r)

@@ -1,5 +1,5 @@
 /* The edges' view of the instances: public id -> stored definition, name, room and token
- * hash. Only instances.c (the door) reads and writes it: it writes through to the store
+ * hash; and of the rooms' settings (room -> room wind document). Only instances.c (the door) reads and writes it: it writes through to the store
  * and keeps both in step with the sim; REST and the WebSocket thread read it through
  * instances_get/list/authorize/pose. It never holds simulation state: that lives only in
  * the sim thread.
@@ -52,6 +52,19 @@ int registry_auth(registry_t *r, uint64_t id, const char *token, size_t len);
  * (the --admin-token; "" when none is configured). Same returns as registry_auth. */
 int registry_auth_write(registry_t *r, const char *admin, uint64_t id, const char *token,
                         size_t len);
+
+/* The write check of a room's settings (the room wind): with an `admin` token configured,
+ * that token only; without one, the token of any instance of the room. Returns 1 match,
+ * 0 mismatch (also: no instance in the room). */
+int registry_auth_room(registry_t *r, const char *admin, const char *room, const char *token,
+                       size_t len);
+
+/* A room's settings document (the room wind's canonical JSON, the store's rooms table):
+ * put replaces it (doc NULL removes it), 0 or -1 out of memory (unchanged); get returns a
+ * malloc'ed copy, or NULL when the room has none (*oom = 1 when out of memory; oom may be
+ * NULL). */
+int registry_room_put(registry_t *r, const char *room, const char *doc);
+char *registry_room_doc(registry_t *r, const char *room, int *oom);
 
 int registry_count(registry_t *r);
 

@@ -41,6 +41,7 @@ enum {
 	              * at most BIG_INFLIGHT such requests at once, else 503 */
 	R_REC = 64,  /* with R_BODY: the body is a recording (application/vnd.ponytail.recording
 	              * or application/octet-stream), capped by --max-avatar */
+	R_RAUTH = 128, /* a write to room {room}'s settings: bearer token checked before the body */
 };
 
 /* Requests holding an avatar file at once: memory stays below BIG_INFLIGHT * --max-avatar
@@ -77,6 +78,11 @@ static const route_t routes[] = {
     {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
      "POST /v1/import/vrm"},
     {"GET", "/v1/rooms/{room}/recording", h_room_recording, 0, "GET /v1/rooms/{room}/recording"},
+    {"GET", "/v1/rooms/{room}/wind", h_room_wind_get, 0, "GET /v1/rooms/{room}/wind"},
+    {"PUT", "/v1/rooms/{room}/wind", h_room_wind_put, R_BODY | R_RAUTH | R_WRITE,
+     "PUT /v1/rooms/{room}/wind"},
+    {"PATCH", "/v1/rooms/{room}/wind", h_room_wind_patch, R_BODY | R_RAUTH | R_WRITE | R_MERGE,
+     "PATCH /v1/rooms/{room}/wind"},
     {"POST", "/v1/replay", h_replay, R_BODY | R_REC | R_BIG, "POST /v1/replay"},
     {"GET", "/v1/info", h_info, 0, "GET /v1/info"},
     {"GET", "/v1/openapi.json", h_openapi, 0, "GET /v1/openapi.json"},
@@ -338,8 +344,11 @@ static int admit(app_t *app, struct MHD_Connection *c, ctx_t *x, const char *met
 		           app->cfg->write_rate, x->ip);
 		return 1;
 	}
-	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c};
+	req_t rq = {.app = app, .method = method, .url = url, .id = x->id, .ip = x->ip, .conn = c,
+	            .path_room = x->room};
 	if ((r->flags & R_AUTH) && !req_authorized(&rq, rs))
+		return 1;
+	if ((r->flags & R_RAUTH) && !req_room_authorized(&rq, rs))
 		return 1;
 	if (r->flags & R_BIG) {
 		if (__atomic_add_fetch(&big_inflight, 1, __ATOMIC_ACQ_REL) > BIG_INFLIGHT) {

@@ -63,6 +63,14 @@ json_t *req_json_object(const req_t *rq, resp_t *rs);
  * returns 0. */
 int req_authorized(const req_t *rq, resp_t *rs);
 
+/* The same for a write to room {room}'s settings (instances_room_authorize). */
+int req_room_authorized(const req_t *rq, resp_t *rs);
+
+/* rest_rooms.c: a room's wind */
+void h_room_wind_get(const req_t *rq, resp_t *rs);
+void h_room_wind_put(const req_t *rq, resp_t *rs);
+void h_room_wind_patch(const req_t *rq, resp_t *rs);
+
 /* rest_instances.c */
 void h_instances_list(const req_t *rq, resp_t *rs);
 void h_instances_create(const req_t *rq, resp_t *rs);

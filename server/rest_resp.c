@@ -164,6 +164,26 @@ int req_authorized(const req_t *rq, resp_t *rs)
 	return 0;
 }
 
+int req_room_authorized(const req_t *rq, resp_t *rs)
+{
+	const char *h =
+	    MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *tok;
+	size_t len;
+	if (token_from_bearer(h, &tok, &len) != 0) {
+		rs->www_authenticate = 1;
+		resp_error(rs, 401, NULL,
+		           h ? "expected 'Authorization: Bearer <token>'"
+		             : "this write needs 'Authorization: Bearer <token>'");
+		return 0;
+	}
+	inst_err_t e;
+	if (instances_room_authorize(rq->app, rq->path_room, tok, len, &e) == INST_OK)
+		return 1;
+	resp_error(rs, inst_http_status(e.status), e.has_field ? e.field : NULL, "%s", e.message);
+	return 0;
+}
+
 /* ---- write rate per client address --------------------------------------------------- */
 
 /* A fixed table of token buckets indexed by a hash of the address. Two addresses that

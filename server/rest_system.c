@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "instances.h"
+#include "ponytail/wind.h"
 #include "metrics.h"
 #include "shared_limits.h"
 #include "rest_internal.h"
@@ -59,15 +60,16 @@ void h_metrics(const req_t *rq, resp_t *rs)
 
 /* What a client needs before connecting: where the WebSocket is and how fast it ticks,
  * and how big an instance may be here (the strands a frame carries, --max-points, and
- * core's caps on points per strand, colliders and body bones). */
+ * core's caps on points per strand, colliders and body bones), and the zones a room's
+ * wind takes. */
 void h_info(const req_t *rq, resp_t *rs)
 {
 	const app_t *app = rq->app;
 	const char *url = app->cfg->ws_public_url;
-	json_t *limits = json_pack("{s:i,s:i,s:i,s:i,s:i}", "strands", (int)SERVER_MAX_STRANDS,
+	json_t *limits = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "strands", (int)SERVER_MAX_STRANDS,
 	                           "points", app->cfg->max_points, "points_per_strand",
 	                           (int)PT_MAX_POINTS, "colliders", (int)PT_MAX_COLLIDERS, "bones",
-	                           (int)PT_MAX_BONES);
+	                           (int)PT_MAX_BONES, "wind_zones", (int)PT_MAX_WIND_ZONES);
 	resp_json(rs, 200,
 	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I,s:o}", "name",
 	                    "ponytaild",

@@ -86,6 +86,7 @@ void sim_destroy(sim_t *s)
 	free(s->index);
 	free(s->room_order);
 	free(s->rooms);
+	free(s->winds);
 	free(s->scratch);
 	pt_world_destroy(s->world);
 	free(s);
@@ -268,6 +269,7 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	metrics_set(&metrics.instances, (uint64_t)s->nindex);
 	sim_push_event(s, PTP_EVENT_ADDED, meta_ref(m), NULL);
 	simrec_create(s, in, def, head);
+	simwind_join(s, in, def->room, 0);
 	return CMD_OK;
 }
 
@@ -308,6 +310,8 @@ static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, 
 	s->ndriven += (drv->enabled != 0) - (in->driver.enabled != 0);
 	in->driver = *drv;
 	simrec_update(s, in, def, in->meta->room);
+	if (strcmp(def->room, in->meta->room) != 0) /* the new room's wind, or none */
+		simwind_join(s, in, def->room, 1);
 	sim_push_event(s, PTP_EVENT_CHANGED, meta_ref(m), in->meta); /* the old meta moves */
 	in->meta = m;
 	return CMD_OK;
@@ -356,6 +360,8 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 {
 	if (c->kind == CMD_CREATE)
 		return inst_create(s, c->id, c->def, &c->driver);
+	if (c->kind == CMD_WIND)
+		return simwind_set(s, c->room, c->zones, c->nzones);
 	int slot = sim_slot_of(s, c->id);
 	if (slot < 0)
 		return CMD_NOT_FOUND;

@@ -49,6 +49,11 @@ sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring);
  * have passed pt_instance_validate. Returns 0, or -1 when out of memory. */
 int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver);
 
+/* Sets a room's wind before the thread starts (the store's rooms at start-up, before the
+ * instances: each is given its room's as it is preloaded). The zones must have passed
+ * pt_wind_zones_validate. Returns 0, or -1 when out of memory. */
+int sim_preload_wind(sim_t *s, const char *room, const pt_wind_zone *z, int n);
+
 /* Starts the tick thread. Returns 0 or -1. */
 int sim_start(sim_t *s);
 

@@ -49,6 +49,8 @@ typedef struct sim_inst_t {
 	size_t rec_def_len;
 } sim_inst_t;
 
+typedef struct sim_wind_t sim_wind_t; /* a room's wind zones (sim_wind.c) */
+
 typedef struct id_slot_t {
 	uint64_t id;
 	int slot;
@@ -93,6 +95,8 @@ struct sim_t {
 	int order_dirty;
 	frame_room_t *rooms; /* room directory of room_order (room pointers into metas) */
 	int nrooms, cap_rooms;
+	sim_wind_t *winds; /* the rooms that have a wind (sim_wind.c), unordered */
+	int nwinds, cap_winds;
 
 	frame_event_t *ev; /* events of the tick in progress */
 	int nev, cap_ev;
@@ -163,6 +167,14 @@ static inline void simrec_head(sim_inst_t *in, pt_pose p)
 	if (in->rec)
 		pt_rec_put_head(rec_stage(in->rec), in->id, p);
 }
+
+/* sim_wind.c: the rooms' winds. join: after the instance was created in `room` or moved
+ * to it (moved = 1: it may hold its old room's wind), gives it the room's zones (or
+ * none) and records the call. zones: the room's zones into out (PT_MAX_WIND_ZONES), their
+ * count. set: CMD_WIND, the room's zones to every instance of it, all or none. */
+void simwind_join(sim_t *s, sim_inst_t *in, const char *room, int moved);
+int simwind_zones(const sim_t *s, const char *room, pt_wind_zone *out);
+cmd_result_t simwind_set(sim_t *s, const char *room, const pt_wind_zone *z, int n);
 
 /* sim_guard.c (see there): 1 when the n points are all finite. */
 int sim_points_finite(const pt_vec3 *p, int n);

@@ -56,6 +56,11 @@ static void snapshot(sim_t *s, sim_inst_t *in)
 	pt_world_state_save(s->world, in->pid, state, n);
 	pt_rec_put_snapshot(rec_stage(in->rec), in->id, in->rec_def, in->rec_def_len, state, n);
 	free(state);
+	/* a SNAPSHOT makes the instance anew, without the room wind it has: give it again */
+	pt_wind_zone z[PT_MAX_WIND_ZONES];
+	int nz = pt_world_get_room_wind(s->world, in->pid, z, PT_MAX_WIND_ZONES);
+	if (nz > 0)
+		pt_rec_put_wind(rec_stage(in->rec), in->id, z, nz);
 }
 
 void simrec_update(sim_t *s, sim_inst_t *in, const pt_instance_def *def, const char *old_room)

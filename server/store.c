@@ -35,6 +35,11 @@ static const char *const schema =
     "  id INTEGER PRIMARY KEY REFERENCES instances(id) ON DELETE CASCADE,"
     "  glb BLOB NOT NULL,"
     "  updated_at INTEGER NOT NULL);"
+    /* a room's settings: its room wind (server/README.md "Room wind"), no instance needed */
+    "CREATE TABLE IF NOT EXISTS rooms ("
+    "  room TEXT PRIMARY KEY,"
+    "  wind TEXT NOT NULL,"
+    "  updated_at INTEGER NOT NULL);"
     "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');";
 
 /* mkdir -p for the data directory. */
@@ -452,6 +457,55 @@ int64_t store_avatar_size(store_t *s, uint64_t id)
 	}
 	if (r == -2)
 		LOG(LOG_ERROR, "avatar %llu: %s", (unsigned long long)id, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+/* ---- rooms ------------------------------------------------------------------------- */
+
+int store_room_put(store_t *s, const char *room, const char *wind, int64_t now)
+{
+	sqlite3_stmt *st = NULL;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(
+	    s->db,
+	    wind ? "INSERT OR REPLACE INTO rooms(room, wind, updated_at) VALUES (?, ?, ?)"
+	         : "DELETE FROM rooms WHERE room = ?",
+	    -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, room, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK && wind)
+		rc = sqlite3_bind_text(st, 2, wind, -1, SQLITE_STATIC);
+	if (rc == SQLITE_OK && wind)
+		rc = sqlite3_bind_int64(st, 3, now);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	int r = rc == SQLITE_DONE ? 0 : -1;
+	if (r < 0)
+		LOG(LOG_ERROR, "room %s: %s", room, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&s->mu);
+	return r;
+}
+
+int store_room_load(store_t *s, store_room_fn fn, void *ctx)
+{
+	sqlite3_stmt *st = NULL;
+	pthread_mutex_lock(&s->mu);
+	int rc = sqlite3_prepare_v2(s->db, "SELECT room, wind FROM rooms ORDER BY room", -1, &st,
+	                            NULL);
+	int r = rc == SQLITE_OK ? 0 : -1;
+	while (r == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *room = (const char *)sqlite3_column_text(st, 0);
+		const char *wind = (const char *)sqlite3_column_text(st, 1);
+		if (room && wind && fn(ctx, room, wind) != 0)
+			r = -1;
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = -1;
+	if (r < 0 && rc != SQLITE_ROW)
+		LOG(LOG_ERROR, "rooms: %s", sqlite3_errmsg(s->db));
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&s->mu);
 	return r;

@@ -1,8 +1,8 @@
 /* Persistence: instance definitions and token hashes in SQLite (WAL).
  *
  * One table per kind, in <data>/ponytail.db: instances(id INTEGER PRIMARY KEY
- * AUTOINCREMENT, doc TEXT, token_hash BLOB, created_at, updated_at), meta, and avatars
- * (below). The id column IS the public instance
+ * AUTOINCREMENT, doc TEXT, token_hash BLOB, created_at, updated_at), meta, avatars and
+ * rooms (below). The id column IS the public instance
  * id used by REST and the wire protocol: AUTOINCREMENT never hands out an id twice, even
  * after deletes and restarts, so a stale id held by a client can never name a newer
  * instance. (Core's pt_id is internal to the sim thread and is not persisted.)
@@ -70,6 +70,14 @@ int store_load(store_t *s, store_row_fn fn, void *ctx);
 int store_avatar_put(store_t *s, uint64_t id, const uint8_t *glb, size_t len, int64_t now);
 int store_avatar_get(store_t *s, uint64_t id, uint8_t **glb, size_t *len);
 int64_t store_avatar_size(store_t *s, uint64_t id);
+
+/* Rooms: a room's settings in table rooms(room TEXT PRIMARY KEY, wind TEXT, updated_at):
+ * its room wind's canonical JSON. put replaces it (wind NULL deletes the row), 0 or -1,
+ * durable when it returns; load calls fn for every row in room order (strings borrowed for
+ * the call) and returns 0, or -1 when fn returns non-zero or on a read error. */
+int store_room_put(store_t *s, const char *room, const char *wind, int64_t now);
+typedef int (*store_room_fn)(void *ctx, const char *room, const char *wind);
+int store_room_load(store_t *s, store_room_fn fn, void *ctx);
 
 int store_meta_get_u64(store_t *s, const char *key, uint64_t *v);
 int store_meta_set_u64(store_t *s, const char *key, uint64_t v);

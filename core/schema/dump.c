@@ -48,9 +48,14 @@ static float to_float(double d)
 	return (float)d;
 }
 
-static json_t *real(float f)
+json_t *pt_schema_real(float f)
 {
 	return json_real(shortest(f, to_float));
+}
+
+static json_t *real(float f)
+{
+	return pt_schema_real(f);
 }
 
 static json_t *degrees(float rad)

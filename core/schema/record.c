@@ -9,7 +9,8 @@
 #include "ponytail/schema.h"
 
 static const char MAGIC[8] = {'P', 'T', 'R', 'E', 'C', 'O', 'R', 'D'};
-enum { REC_HEAD = 8, POSE_BYTES = 28 };
+enum { REC_HEAD = 8, POSE_BYTES = 28, ZONE_BYTES = 60 };
+_Static_assert(sizeof(pt_wind_zone) == ZONE_BYTES, "a zone is its 15 four-byte members");
 
 /* ---- writing ---- */
 
@@ -167,6 +168,19 @@ void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose)
 	}
 }
 
+void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int n)
+{
+	/* little-endian hosts only (as every record): the struct is the 15 members in order */
+	unsigned char *at = record_at(b, PT_REC_WIND, 12 + (size_t)n * ZONE_BYTES);
+	if (at) {
+		uint32_t k = (uint32_t)n;
+		memcpy(at, &id, 8);
+		memcpy(at + 8, &k, 4);
+		if (n > 0)
+			memcpy(at + 12, zones, (size_t)n * ZONE_BYTES);
+	}
+}
+
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
                      const uint64_t *hashes)
 {
@@ -263,7 +277,7 @@ static const struct {
     [PT_REC_UPDATE] = {8, 0},    [PT_REC_DELETE] = {8, 1},
     [PT_REC_RESET] = {8, 1},     [PT_REC_HEAD] = {8 + POSE_BYTES, 1},
     [PT_REC_MOTION] = {8 + POSE_BYTES + 28, 1}, [PT_REC_BONE] = {12 + POSE_BYTES, 1},
-    [PT_REC_STEP] = {12, 0},
+    [PT_REC_STEP] = {12, 0},     [PT_REC_WIND] = {12, 0},
 };
 
 int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
@@ -345,6 +359,22 @@ int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
 		}
 		ev->entries = p + 12;
 		break;
+	case PT_REC_WIND: {
+		uint32_t k = get_u32(p + 8);
+		if (k > PT_MAX_WIND_ZONES || (size_t)k * ZONE_BYTES != len - 12) {
+			snprintf(msg, msg_cap, "offset %zu: wind of %u zones in %zu bytes (at most %d)", at,
+			         k, len, (int)PT_MAX_WIND_ZONES);
+			return -1;
+		}
+		ev->nzones = (int)k;
+		memcpy(ev->zones, p + 12, (size_t)k * ZONE_BYTES);
+		pt_error e = pt_wind_zones_validate(ev->zones, ev->nzones);
+		if (!e.ok) {
+			snprintf(msg, msg_cap, "offset %zu: %s", at, e.message);
+			return -1;
+		}
+		break;
+	}
 	default:
 		break;
 	}
@@ -532,6 +562,12 @@ int pt_replay_apply(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
 		return 0;
 	case PT_REC_BONE:
 		pt_world_set_bone_pose(r->w, pid, ev->bone, ev->pose);
+		return 0;
+	case PT_REC_WIND:
+		if (pt_world_set_room_wind(r->w, pid, ev->zones, ev->nzones) != 1) {
+			snprintf(msg, cap, "out of memory");
+			return -1;
+		}
 		return 0;
 	default:
 		return 0;

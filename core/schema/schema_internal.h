@@ -40,6 +40,10 @@ typedef struct pt_schema_rd {
 	size_t len; /* strlen(path); may exceed the buffer when a path is truncated */
 } pt_schema_rd;
 
+/* dump.c: f as the shortest decimal that reads back to it (a new reference, NULL out of
+ * memory). */
+json_t *pt_schema_real(float f);
+
 /* Path building: push returns the previous length, pop restores it. */
 size_t pt_schema_push_key(pt_schema_rd *r, const char *key);
 size_t pt_schema_push_index(pt_schema_rd *r, size_t i);

@@ -278,13 +278,25 @@ static void lane_record(sb_data *d, int s, const float *b, int n)
  * (with the rest lengths and directions) field after field (springbone_lanes.h). */
 static void convert(sb_data *d, const pt_inst *in, float h)
 {
-	if (d->h == h)
+	/* with a room wind, every step (its push changes with the points and the gusts) */
+	const pt_vec3 *wind = in->room_wind ? in->room_wind->v : NULL;
+	if (d->h == h && !wind)
 		return;
 	for (int s = 0, k = 0; s < in->strand_count; k += in->strands[s].points - 1, s++) {
 		const pt_sb_chain *c = &d->chain[s];
 		int n = c->joints;
 		pt_sb_convert(d->form, d->par + k, n, h, v3_scale(in->gravity, d->gravity_scale[s]),
 		              d->run + k);
+		/* The room wind through the joint's air drag (ponytail/wind.h): the tail's
+		 * velocity relaxes toward the wind's W instead of toward 0, per 1/60 s frame
+		 * v' = (1 - d) v + d W; over a step of h, W h (1 - kept) more push, the terminal
+		 * push's share as for the vrm terms (springbone_chain.c). W at the tail, joint
+		 * j's being point j + 1 of the chain. */
+		for (int j = 0; wind && j < n; j++) {
+			pt_sb_joint *r = &d->run[k + j];
+			pt_vec3 v = wind[in->strands[s].first + j + 1];
+			r->push = v3_add(r->push, v3_scale(v, h * (1.0f - r->kept)));
+		}
 		float *b = d->block + PT_SBF_COUNT * k;
 		for (int j = 0; j < n; j++) {
 			const pt_sb_joint *r = &d->run[k + j];
@@ -309,7 +321,14 @@ static void convert(sb_data *d, const pt_inst *in, float h)
 					d->uniform[s] = 0;
 		lane_record(d, s, b, n);
 	}
-	d->h = h;
+	d->h = wind ? -1.0f : h;
+}
+
+void pt_sb_terms_stale(pt_inst *in)
+{
+	sb_data *d = in->solver_data;
+	if (d)
+		d->h = -1.0f;
 }
 
 /* The rigid motion taking the head from pose `from` to `to` (rotation rt = R_to) as

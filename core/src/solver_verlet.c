@@ -11,7 +11,9 @@
  *     toward the (gusting) wind velocity W: a = D (W - v), D = wind.drag in 1/s. The
  *     velocity part is applied exactly, as the factor e^(-D h) on k (so it too is
  *     substep-invariant: e^(-D) per second), the rest as the acceleration D W. With no
- *     wind this is air resistance, which is what lets hair settle after a shake.
+ *     wind this is air resistance, which is what lets hair settle after a shake. A room
+ *     wind (ponytail/wind.h) adds its W at each point, held over the tick: D h^2 W(x)
+ *     more per substep, after the rest of the sum (verlet_lanes.inc, step_integrate).
  *  2. The roots are pinned to their anchors on the (interpolated) head.
  *  3. Lengths. Exact mode: the chain's linearised length constraints are solved directly
  *     (`iterations` Newton steps of a tridiagonal system, step_chain_solve) with corrections
@@ -80,16 +82,10 @@
 #include "verlet_lanes.h"
 #include "world_internal.h"
 
-/* Deterministic gust factor in [-1, 1] for strand s at time t: three incommensurate
- * sines with seeded phases. */
+/* Deterministic gust factor in [-1, 1] for strand s at time t (wind.c). */
 static float gust(uint32_t seed, int s, double t)
 {
-	uint32_t h = seed * 2654435761u ^ (uint32_t)(s + 1) * 40503u;
-	float p1 = (float)(h & 1023u) * 0.00614f, p2 = (float)((h >> 10) & 1023u) * 0.00614f;
-	float p3 = (float)((h >> 20) & 1023u) * 0.00614f;
-	float ft = (float)fmod(t, 1000.0);
-	return 0.5f * sinf(2.1f * ft + p1) + 0.3f * sinf(4.7f * ft + p2) +
-	       0.2f * sinf(9.3f * ft + p3);
+	return pt_wind_gust(seed, s, t);
 }
 
 /* Kept-velocity factor for a substep of h seconds: damping is per 1/60 s frame. */
@@ -123,6 +119,7 @@ static void run_phases(pt_world *w, pt_lanes *b, int s0, int s1, int phases)
 		b->bend[l] = b->bend[0], b->s0[l] = b->s0[0], b->emax[l] = b->emax[0];
 		b->anchor[l] = b->anchor[0], b->mask[l] = b->mask[0];
 		b->inst[l] = b->inst[0];
+		b->wind[l] = b->wind[0], b->wc[l] = b->wc[0];
 		for (int s = 0; s < b->substeps; s++)
 			for (int a = 0; a < 3; a++)
 				b->ah2[s][a][l] = b->ah2[s][a][0];
@@ -181,6 +178,9 @@ static void fill_lane(pt_lanes *b, int l, const pt_inst *in, int s, int s0, int 
 	b->s0[l] = in->stretch_stiffness, b->emax[l] = in->stretch_max_strain;
 	b->anchor[l] = st->anchor, b->mask[l] = st->collider_mask;
 	b->inst[l] = in;
+	/* the room wind (pt_wind_prepare): a = D W, applied as D h^2 W per substep */
+	b->wind[l] = in->room_wind ? in->room_wind->v + st->first : NULL;
+	b->wc[l] = in->room_wind ? in->wind_drag * h2 : 1.0f;
 	double t = in->time + (double)h * s0;
 	for (int i = s0; i < s1; i++) {
 		t += h;

@@ -184,6 +184,9 @@ static void walk_params(cur *c, const pt_world *w, const pt_inst *in)
 	const pt_sb_data *d = in->solver == PT_SOLVER_SPRINGBONE ? in->solver_data : NULL;
 	if (d)
 		put(c, d->par, (size_t)d->njoints * sizeof *d->par);
+	/* the room wind, when there is one (an instance without hashes as before) */
+	if (in->room_wind)
+		put(c, in->room_wind->zones, (size_t)in->room_wind->n * sizeof(pt_wind_zone));
 }
 
 size_t pt_world_state_save(const pt_world *w, pt_id id, void *buf, size_t cap)

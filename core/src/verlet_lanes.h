@@ -44,6 +44,10 @@ typedef struct pt_lanes {
 	const pt_inst *inst[PT_LANES]; /* substep poses (sub_pose, sub_rot) and colliders */
 	/* segment lengths, radii and rest directions are per point: gathered from the pool */
 	float ah2[PT_MAX_SUBSTEPS][3][PT_LANES]; /* acceleration x h^2, per substep */
+	/* the room wind of the tick at the strand's points (pt_wind_rt.v, m/s), NULL for
+	 * none, and its factor D h^2 (the instance's wind.drag; 1 where NULL) */
+	const pt_vec3 *wind[PT_LANES];
+	float wc[PT_LANES];
 } pt_lanes;
 
 /* Pending partial batches, one per (points, substeps, mode) in use; on the stepping

@@ -58,6 +58,7 @@ void pt_world_destroy(pt_world *w)
 		if (w->inst[i].ops->destroy)
 			w->inst[i].ops->destroy(&w->inst[i]);
 		pt_bones_free(&w->inst[i].bones);
+		pt_wind_rt_free(&w->inst[i].room_wind);
 		free(w->inst[i].strands);
 	}
 	free(w->slot_gen);
@@ -396,6 +397,7 @@ static void remove_dense(pt_world *w, int di)
 	if (in->ops->destroy)
 		in->ops->destroy(in);
 	pt_bones_free(&in->bones);
+	pt_wind_rt_free(&in->room_wind);
 	free(in->strands);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
 	float **arrays[] = PT_POOL_ARRAYS(w);
@@ -480,16 +482,63 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	    !grow((void **)&w->cold, &w->cold_cap, w->count + 1, sizeof(pt_inst_cold)))
 		return -1;
 	in = lookup(w, id);
+	if (!pt_wind_rt_fit(in->room_wind, topology_of(def)))
+		return -1;
 	pt_pose head = in->head_target;
 	uint32_t teleports = in->teleports;
 	int slot = (int)w->cold[in - w->inst].slot;
 	pt_bones_rt *bones = in->bones; /* the bones' poses outlive the re-creation */
+	pt_wind_rt *wind = in->room_wind; /* and so does the room's wind (after the prewarm) */
 	in->bones = NULL;
+	in->room_wind = NULL;
 	remove_dense(w, (int)(in - w->inst));
-	if (!append_instance(w, def, head, slot, bones))
+	if (!append_instance(w, def, head, slot, bones)) {
+		pt_wind_rt_free(&wind);
 		return -1;
-	w->inst[w->count - 1].teleports = teleports;
+	}
+	pt_inst *ni = &w->inst[w->count - 1];
+	ni->teleports = teleports;
+	ni->room_wind = wind;
+	pt_state_params_refresh(w, ni);
 	return 1;
+}
+
+int pt_world_set_room_wind(pt_world *w, pt_id id, const pt_wind_zone *zones, int n)
+{
+	pt_inst *in = lookup(w, id);
+	if (!in || (n > 0 && !zones) || !pt_wind_zones_validate(zones, n).ok)
+		return 0;
+	if (n == 0) {
+		pt_wind_rt_free(&in->room_wind);
+	} else {
+		pt_wind_rt *rt = in->room_wind;
+		if (!rt) {
+			rt = calloc(1, sizeof *rt);
+			if (!rt || !pt_wind_rt_fit(rt, in->npoints)) {
+				pt_wind_rt_free(&rt);
+				return -1;
+			}
+			in->room_wind = rt;
+		}
+		memcpy(rt->zones, zones, (size_t)n * sizeof *zones);
+		rt->n = n;
+	}
+	/* the spring bones' terms hold the wind's push: made again at the next step */
+	if (in->solver == PT_SOLVER_SPRINGBONE)
+		pt_sb_terms_stale(in);
+	pt_state_params_refresh(w, in);
+	return 1;
+}
+
+int pt_world_get_room_wind(const pt_world *w, pt_id id, pt_wind_zone *out, int cap)
+{
+	const pt_inst *in = lookup(w, id);
+	if (!in)
+		return -1;
+	int n = in->room_wind ? in->room_wind->n : 0;
+	for (int i = 0; i < n && i < cap; i++)
+		out[i] = in->room_wind->zones[i];
+	return n;
 }
 
 int pt_world_set_head(pt_world *w, pt_id id, pt_pose head)

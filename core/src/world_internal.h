@@ -13,6 +13,7 @@
 
 #include "bones.h"
 #include "collide.h"
+#include "ponytail/wind.h"
 #include "ponytail/world.h"
 #include "vecmath.h"
 
@@ -32,6 +33,26 @@ typedef struct pt_strand_rt {
 
 struct pt_world;
 struct pt_inst;
+
+/* An instance's room wind (wind.c, pt_world_set_room_wind): its zones, and the wind of
+ * the tick at each of its points (m/s; point p of the instance at v[p]), filled by
+ * pt_wind_prepare before the solver steps it. Allocated while the instance has zones. */
+typedef struct pt_wind_rt {
+	int n; /* zones, [1, PT_MAX_WIND_ZONES] */
+	pt_wind_zone zones[PT_MAX_WIND_ZONES];
+	int cap;    /* points v holds */
+	pt_vec3 *v; /* per point */
+} pt_wind_rt;
+
+void pt_wind_rt_free(pt_wind_rt **rt);
+/* Makes rt->v hold npoints (rt NULL: nothing to do). 1, or 0 out of memory (unchanged). */
+int pt_wind_rt_fit(pt_wind_rt *rt, int npoints);
+/* Fills in->room_wind->v for the tick about to run (dt s): every point where it is now,
+ * the gusts at the middle of the tick. */
+void pt_wind_prepare(const struct pt_world *w, struct pt_inst *in, float dt);
+/* solver_springbone.c: its per-step terms are made again at the next step (they hold the
+ * room wind's push). */
+void pt_sb_terms_stale(struct pt_inst *in);
 
 /* A hint to load the line at p (no effect on results). GCC 12's dead-code pass drops
  * __builtin_prefetch in loops like prefetch_points's (the instruction count did not
@@ -91,6 +112,7 @@ typedef struct pt_inst {
 	int strand_count, collider_count;
 	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
 	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when nothing is on a bone */
+	pt_wind_rt *room_wind; /* NULL when the instance has no room wind */
 
 	/* head poses and clock */
 	pt_pose head_prev;   /* pose at the end of the previous step */

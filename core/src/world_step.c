@@ -202,6 +202,8 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 			in->sampled_age += (double)dt;
 		}
 		handle_teleport(w, in);
+		if (in->room_wind)
+			pt_wind_prepare(w, in, dt);
 		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
 			step_frames(w, in, dt, &sb);
 			continue;

@@ -32,6 +32,7 @@
 #include "../../server/sim.c"
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
+#include "../../server/sim_wind.c"
 #include "../../server/sim_record.c"
 #include "benchutil.h"
 #include "testdef.h"

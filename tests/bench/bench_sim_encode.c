@@ -31,6 +31,7 @@
 #include "../../server/sim_record.c"
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
+#include "../../server/sim_wind.c"
 #include "testdef.h"
 
 int log_min_level = LOG_ERROR;

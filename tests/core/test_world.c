@@ -121,8 +121,17 @@ static uint64_t stress_hash(pt_kernel k, pt_kernel *used)
 	d.wind.velocity = pt_v3(1, 0, 0.5f);
 	d.wind.turbulence = 0.5f;
 	pt_motion m = pt_motion_default(PT_MOTION_STRESS);
-	for (int i = 0; i < 3; i++)
-		pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
+	/* the middle one with a room wind (a gusting global zone and a sphere around the
+	 * head with a falloff), beside two without in the same lane groups */
+	pt_wind_zone z[2] = {pt_wind_zone_default(), pt_wind_zone_default()};
+	z[0].strength = 3, z[0].turbulence = 0.8f, z[0].direction = pt_v3(1, 0.2f, -1);
+	z[1].type = PT_WIND_SPHERE, z[1].strength = 6, z[1].center = pt_v3(0, 1.3f, 0);
+	z[1].radius = 0.3f, z[1].falloff = 0.15f, z[1].direction = pt_v3(0, 0, 1);
+	for (int i = 0; i < 3; i++) {
+		pt_id id = pt_world_create_instance(w, &d, pt_motion_pose(&m, 0));
+		if (i == 1)
+			pt_world_set_room_wind(w, id, z, 2);
+	}
 	return stress_run_hash(w, &d, &m, 300, 4);
 }
 

@@ -25,6 +25,7 @@
 #include "../../server/sim_record.c"
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
+#include "../../server/sim_wind.c"
 #include "testdef.h"
 #include "world_internal.h"
 

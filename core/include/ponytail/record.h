@@ -29,6 +29,7 @@ typedef enum pt_rec_type {
 	PT_REC_MOTION = 7,   /* id, pose, v, w, age: pt_world_set_head_motion */
 	PT_REC_BONE = 8,     /* id, bone, pose: pt_world_set_bone_pose */
 	PT_REC_STEP = 9,     /* tick, then (id, state hash) of every instance after it */
+	PT_REC_WIND = 10,    /* id, zones: pt_world_set_room_wind */
 	PT_REC_TYPES
 } pt_rec_type;
 
@@ -64,6 +65,8 @@ void pt_rec_put_head(pt_rec_buf *b, uint64_t id, pt_pose pose);
 void pt_rec_put_motion(pt_rec_buf *b, uint64_t id, pt_pose pose, pt_vec3 v, pt_vec3 w,
                        float age_s);
 void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose);
+/* A WIND record: the room wind core was given for instance id (n zones, 0 = none). */
+void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int n);
 /* A STEP record of n instances, then (id, hash) pairs as they are added. */
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
                      const uint64_t *hashes);
@@ -83,6 +86,8 @@ typedef struct pt_rec_event {
 	pt_bone bone;
 	uint32_t n; /* STEP: instances; their ids and hashes through pt_rec_step_entry */
 	const unsigned char *entries;
+	int nzones; /* WIND: the zones, checked (pt_wind_zones_validate) */
+	pt_wind_zone zones[PT_MAX_WIND_ZONES];
 } pt_rec_event;
 
 typedef struct pt_rec_reader {

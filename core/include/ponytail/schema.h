@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "ponytail/instance.h"
+#include "ponytail/wind.h"
 
 typedef struct json_t json_t; /* jansson's value type (same declaration as jansson.h) */
 
@@ -57,6 +58,20 @@ json_t *pt_schema_dump(const pt_instance_def *def);
 /* json_dumps()/json_dumpf() flags that print pt_schema_dump's reals without noise
  * (0.96, not 0.95999999999999996); OR in JSON_INDENT(n) etc. as wanted. */
 #define PT_SCHEMA_DUMP_FLAGS 0x7800 /* == JSON_REAL_PRECISION(15), checked in dump.c */
+
+/* Room wind (ponytail/wind.h) as JSON, {"zones": [{"type": "global" | "sphere" | "box",
+ * "direction": [x, y, z], "strength": m/s, "turbulence": 0, "seed": 1, "center": [x, y, z],
+ * "radius": m, "size": [x, y, z], "falloff": m}, ...]}: type, direction and strength
+ * required; center and radius required for a sphere, center and size for a box, and
+ * neither allowed for a global zone (nor radius on a box, size on a sphere, falloff on a
+ * global zone); turbulence, seed and falloff optional (0, 1, 0). Unknown fields are
+ * errors. Parses into zones (PT_MAX_WIND_ZONES of room) and *n, checked with
+ * pt_wind_zones_validate: 0, or -1 with err naming the field ("zones[2].radius"). */
+int pt_schema_wind_parse(const json_t *obj, pt_wind_zone *zones, int *n, pt_error *err);
+/* The JSON form of n zones (only the fields their type has): a new reference, or NULL out
+ * of memory. pt_schema_wind_parse reads it back to the same zones (floats as the
+ * shortest decimals that read back to them). */
+json_t *pt_schema_wind_dump(const pt_wind_zone *zones, int n);
 
 /* Reads a JSON document from `len` bytes of JSON text at `buf` (a file the caller read, a
  * REST body): a new reference, or NULL with `err` set (err->field = "", message such as

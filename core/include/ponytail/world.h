@@ -13,6 +13,7 @@
 
 #include "ponytail/instance.h"
 #include "ponytail/types.h"
+#include "ponytail/wind.h"
 
 typedef struct pt_world pt_world;
 
@@ -115,6 +116,17 @@ int pt_world_get_bone_pose(const pt_world *w, pt_id id, pt_bone bone, pt_pose *o
 
 /* Current head pose (the newest target). Returns 0 for a stale id. */
 int pt_world_get_head(const pt_world *w, pt_id id, pt_pose *out);
+
+/* Sets the instance's room wind: n zones (ponytail/wind.h; n = 0 removes it), which must
+ * pass pt_wind_zones_validate (else 0 is returned and nothing changes). From the next step
+ * on they blow on every point, added to the instance's own wind; they stay through
+ * updates of its definition and resets. Returns 1; 0 for a stale id or invalid zones; -1
+ * on allocation failure (unchanged). */
+int pt_world_set_room_wind(pt_world *w, pt_id id, const pt_wind_zone *zones, int n);
+
+/* The instance's room wind zones into out (at most cap): their count (0 when none), or -1
+ * for a stale id. */
+int pt_world_get_room_wind(const pt_world *w, pt_id id, pt_wind_zone *out, int cap);
 
 /* Puts every strand back to its rest pose and prewarms, head unchanged. */
 int pt_world_reset_instance(pt_world *w, pt_id id);
