@@ -16,7 +16,7 @@ import { Panel } from './panel.mjs';
 import { ownDefinition } from './definition.mjs';
 import { CameraControl } from './camera.mjs';
 import { FrameClock, pushFrame, sampleFrames } from './interp.mjs';
-import { replayBytes, replayRoom } from './replay.mjs';
+import { ReplayControls } from './replay.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
@@ -59,7 +59,7 @@ class App {
     this.panel = new Panel($('panel'), (patch) => this.patchOwn(patch));
     this.camera = new CameraControl({ button: $('btn-camera'), status: $('cam-status'), video: $('cam-video') });
     this.cameraPublished = 0; // poses sent while the camera steered
-    this.player = null; // an instant replay being shown (replay.mjs), null: live
+    this.replay = new ReplayControls(() => this.room); // instant replay (replay.mjs)
     this.fromHash = h.get('id') && h.get('token') ? { key: h.get('id'), token: h.get('token') } : null;
     if (this.fromHash) history.replaceState(null, '', location.pathname + location.search);
     this.hooks();
@@ -70,7 +70,7 @@ class App {
   async start() {
     this.bindLink();
     this.bindInput();
-    this.bindReplay();
+    this.replay.bind();
     requestAnimationFrame((t) => this.frame(t));
     setInterval(() => this.tickStats(), 500);
     setInterval(() => this.link.ping(), 2000);
@@ -328,62 +328,6 @@ class App {
 
   // ---- input --------------------------------------------------------------------------
 
-  // ---- instant replay ---------------------------------------------------------------
-
-  bindReplay() {
-    const box = $('replay');
-    const show = async (make) => {
-      $('replay-tick').textContent = 'replaying…';
-      try {
-        this.setPlayer(await make());
-      } catch (e) {
-        $('replay-tick').textContent = e.message;
-      }
-    };
-    $('btn-replay').addEventListener('click', () => show(() => replayRoom(this.room, 60)));
-    $('btn-play').addEventListener('click', () => {
-      if (!this.player) return;
-      if (this.player.index === this.player.length - 1) this.player.seek(0);
-      this.player.playing = !this.player.playing;
-    });
-    $('replay-pos').addEventListener('input', (e) => {
-      if (!this.player) return;
-      this.player.playing = false;
-      this.player.seek(Number(e.target.value));
-    });
-    $('btn-live').addEventListener('click', () => this.setPlayer(null));
-    // a .ptrec file dropped anywhere on the page
-    document.addEventListener('dragover', (e) => { e.preventDefault(); box.classList.add('dropping'); });
-    document.addEventListener('dragleave', () => box.classList.remove('dropping'));
-    document.addEventListener('drop', (e) => {
-      e.preventDefault();
-      box.classList.remove('dropping');
-      const f = e.dataTransfer?.files?.[0];
-      if (f) show(async () => replayBytes(await f.arrayBuffer()));
-    });
-  }
-
-  setPlayer(p) {
-    this.player = p;
-    $('btn-play').disabled = $('replay-pos').disabled = $('btn-live').disabled = !p;
-    $('replay-pos').max = p ? String(p.length - 1) : '0';
-    if (p) p.playing = true;
-    this.showReplay();
-  }
-
-  showReplay() {
-    const p = this.player;
-    $('btn-play').textContent = p?.playing ? 'Pause' : 'Play';
-    $('btn-play').setAttribute('aria-pressed', String(!!p?.playing));
-    if (!p) {
-      $('replay-tick').textContent = 'live';
-      return;
-    }
-    $('replay-pos').value = String(p.index);
-    const f = p.frame;
-    $('replay-tick').textContent = f ? `replay: tick ${f.tick} (${p.index + 1}/${p.length})` : 'replay: empty';
-  }
-
   bindInput() {
     const c = this.canvas;
     let drag = null;
@@ -586,10 +530,8 @@ class App {
     // frames (interp.mjs); inst itself keeps the newest frame.
     const at = this.clock.renderTime(t / 1000, 1 / (this.link.welcome?.tick_hz || 60));
     let list;
-    if (this.player) { /* the room as its recording had it */
-      this.player.advance(dt);
-      this.showReplay();
-      list = this.player.frame?.instances ?? [];
+    if (this.replay.player) { /* the room as its recording had it */
+      list = this.replay.advance(dt);
     } else {
       list = [...this.instances.values()].map((inst) => {
         const s = this.interpolate && inst.hist ? sampleFrames(inst.hist, at) : null;
@@ -674,13 +616,13 @@ class App {
       get firstSeq() { return app.firstSeq ?? null; },
       // The instant replay being shown: null when live.
       get replay() {
-        const p = app.player;
+        const p = app.replay.player;
         if (!p) return null;
         return { length: p.length, index: p.index, tick: p.frame?.tick ?? null, playing: p.playing, room: p.room,
           keys: (p.frame?.instances ?? []).map((i) => i.key) };
       },
       replayPoints(key) {
-        const i = app.player?.frame?.instances.find((x) => x.key === String(key));
+        const i = app.replay.player?.frame?.instances.find((x) => x.key === String(key));
         if (!i) return null;
         const out = [];
         for (let k = 0; k < i.pts.length; k += 3) out.push([i.pts[k], i.pts[k + 1], i.pts[k + 2]]);

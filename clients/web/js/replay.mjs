@@ -64,3 +64,75 @@ export async function replayRoom(room, seconds, rate = 30) {
   }
   return replayBytes(await r.arrayBuffer(), rate);
 }
+
+const $ = (id) => document.getElementById(id);
+
+// The page's replay controls (index.html #replay): "Replay 60 s" (the room of roomOf()),
+// a .ptrec file dropped anywhere on the page, Play/Pause, the slider, Live. `player` is
+// the replay shown, null when live; advance(dt) moves it on and answers the instances to
+// draw.
+export class ReplayControls {
+  constructor(roomOf) {
+    this.roomOf = roomOf;
+    this.player = null;
+  }
+
+  bind() {
+    const box = $('replay');
+    const show = async (make) => {
+      $('replay-tick').textContent = 'replaying…';
+      try {
+        this.set(await make());
+      } catch (e) {
+        $('replay-tick').textContent = e.message;
+      }
+    };
+    $('btn-replay').addEventListener('click', () => show(() => replayRoom(this.roomOf(), 60)));
+    $('btn-play').addEventListener('click', () => {
+      if (!this.player) return;
+      if (this.player.index === this.player.length - 1) this.player.seek(0);
+      this.player.playing = !this.player.playing;
+    });
+    $('replay-pos').addEventListener('input', (e) => {
+      if (!this.player) return;
+      this.player.playing = false;
+      this.player.seek(Number(e.target.value));
+    });
+    $('btn-live').addEventListener('click', () => this.set(null));
+    document.addEventListener('dragover', (e) => { e.preventDefault(); box.classList.add('dropping'); });
+    document.addEventListener('dragleave', () => box.classList.remove('dropping'));
+    document.addEventListener('drop', (e) => {
+      e.preventDefault();
+      box.classList.remove('dropping');
+      const f = e.dataTransfer?.files?.[0];
+      if (f) show(async () => replayBytes(await f.arrayBuffer()));
+    });
+  }
+
+  set(p) {
+    this.player = p;
+    $('btn-play').disabled = $('replay-pos').disabled = $('btn-live').disabled = !p;
+    $('replay-pos').max = p ? String(p.length - 1) : '0';
+    if (p) p.playing = true;
+    this.show();
+  }
+
+  show() {
+    const p = this.player;
+    $('btn-play').textContent = p?.playing ? 'Pause' : 'Play';
+    $('btn-play').setAttribute('aria-pressed', String(!!p?.playing));
+    if (!p) {
+      $('replay-tick').textContent = 'live';
+      return;
+    }
+    $('replay-pos').value = String(p.index);
+    const f = p.frame;
+    $('replay-tick').textContent = f ? `replay: tick ${f.tick} (${p.index + 1}/${p.length})` : 'replay: empty';
+  }
+
+  advance(dt) {
+    this.player.advance(dt);
+    this.show();
+    return this.player.frame?.instances ?? [];
+  }
+}
