@@ -50,9 +50,7 @@ ptp_code_t inst_ptp_code(inst_status_t s)
 	                                                              : PTP_CODE_INTERNAL;
 }
 
-/* Fills err (field NULL: none) and returns the status. */
-__attribute__((format(printf, 4, 5))) static inst_status_t
-refuse(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...)
+inst_status_t inst_refuse(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...)
 {
 	err->status = s;
 	err->has_field = field != NULL;
@@ -64,7 +62,7 @@ refuse(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...
 	return s;
 }
 
-static inst_status_t ok(inst_err_t *err)
+inst_status_t inst_ok(inst_err_t *err)
 {
 	err->status = INST_OK;
 	err->has_field = 0;
@@ -74,12 +72,12 @@ static inst_status_t ok(inst_err_t *err)
 
 static inst_status_t not_found(inst_err_t *err, uint64_t id)
 {
-	return refuse(err, INST_NOT_FOUND, "id", "no instance %llu", (unsigned long long)id);
+	return inst_refuse(err, INST_NOT_FOUND, "id", "no instance %llu", (unsigned long long)id);
 }
 
 static inst_status_t invalid_def(inst_err_t *err, const pt_error *e)
 {
-	return refuse(err, INST_INVALID, e->field, "%s%s%s", e->field, *e->field ? ": " : "",
+	return inst_refuse(err, INST_INVALID, e->field, "%s%s%s", e->field, *e->field ? ": " : "",
 	              e->message);
 }
 
@@ -89,8 +87,8 @@ static inst_status_t unavailable(inst_err_t *err, cmd_result_t r, uint64_t id)
 	if (r == CMD_NOT_FOUND)
 		return not_found(err, id);
 	if (r == CMD_CLOSED)
-		return refuse(err, INST_CLOSED, NULL, "the server is shutting down");
-	return refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+		return inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down");
+	return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 }
 
 void inst_view_free(inst_view_t *v)
@@ -126,11 +124,11 @@ static inst_status_t admissible(const app_t *app, const pt_instance_def *def,
                                 const char *route_room, inst_err_t *err)
 {
 	if (route_room && strcmp(route_room, def->room) != 0)
-		return refuse(err, INST_INVALID, "room",
+		return inst_refuse(err, INST_INVALID, "room",
 		              "room: '%s' differs from '%s', the room this request was routed by",
 		              def->room, route_room);
 	if (def->strand_count > SERVER_MAX_STRANDS)
-		return refuse(err, INST_INVALID, "strands",
+		return inst_refuse(err, INST_INVALID, "strands",
 		              "strands: %d strands; this server allows at most %d per instance "
 		              "(what a frame carries)",
 		              def->strand_count, (int)SERVER_MAX_STRANDS);
@@ -138,7 +136,7 @@ static inst_status_t admissible(const app_t *app, const pt_instance_def *def,
 	for (int i = 0; i < def->strand_count; i++)
 		n += def->strands[i].points;
 	if (n > app->cfg->max_points)
-		return refuse(
+		return inst_refuse(
 		    err, INST_INVALID, "strands",
 		    "strands: %d points in all; this server allows at most %d per instance", n,
 		    app->cfg->max_points);
@@ -157,11 +155,11 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	inst_status_t st;
 	int rc;
 	if (!def || !pt_instance_def_init(def)) {
-		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+		st = inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	if ((rc = instdoc_parse(doc, def, &drv, &e)) != 0) {
-		st = rc == -2 ? refuse(err, INST_NO_MEMORY, NULL, "out of memory")
+		st = rc == -2 ? inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory")
 		              : invalid_def(err, &e);
 		goto out;
 	}
@@ -169,7 +167,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		goto out;
 	out->doc = instdoc_canonical(def, &drv);
 	if (!out->doc || token_generate(out->token) != 0) {
-		st = refuse(err, INST_NO_MEMORY, NULL,
+		st = inst_refuse(err, INST_NO_MEMORY, NULL,
 		            out->doc ? "no random bytes for a token" : "out of memory");
 		goto out;
 	}
@@ -181,12 +179,12 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	pthread_mutex_lock(&inst_writer);
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_unlock(&inst_writer);
-		st = refuse(err, INST_CLOSED, NULL, "the server is shutting down");
+		st = inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down");
 		goto out;
 	}
 	if (registry_count(app->reg) >= app->cfg->max_instances) {
 		pthread_mutex_unlock(&inst_writer);
-		st = refuse(err, INST_FULL, NULL,
+		st = inst_refuse(err, INST_FULL, NULL,
 		            "this server hosts at most %d instances (--max-instances)",
 		            app->cfg->max_instances);
 		goto out;
@@ -197,7 +195,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		if (cmd.id)
 			store_delete(app->store, cmd.id);
 		pthread_mutex_unlock(&inst_writer);
-		st = refuse(err, INST_STORE, NULL, "the store could not save the instance");
+		st = inst_refuse(err, INST_STORE, NULL, "the store could not save the instance");
 		goto out;
 	}
 	cmdq_push(app->q, &cmd);
@@ -215,7 +213,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		st = unavailable(err, r == CMD_NOT_FOUND ? CMD_NO_MEMORY : r, cmd.id);
 		goto out;
 	}
-	st = ok(err);
+	st = inst_ok(err);
 out:
 	if (st != INST_OK)
 		inst_view_free(out);
@@ -236,7 +234,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	int oom = 0;
 	inst_status_t st;
 	if (!def || !pt_instance_def_init(def)) {
-		st = refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+		st = inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	pthread_mutex_lock(&inst_writer);
@@ -246,7 +244,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		pthread_mutex_unlock(&inst_writer);
 		st = rc == -1           ? invalid_def(err, &e)
 		     : rc == -3 && !oom ? not_found(err, id)
-		                        : refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+		                        : inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
 	if ((st = admissible(app, def, route_room, err)) != INST_OK) {
@@ -257,7 +255,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	 * the new room: moving an instance to another room is a create there. */
 	if (app->cfg->node_id != 0 && strcmp(def->room, info.room) != 0) {
 		pthread_mutex_unlock(&inst_writer);
-		st = refuse(err, INST_INVALID, "room",
+		st = inst_refuse(err, INST_INVALID, "room",
 		            "room: stays '%s' on a node behind the proxy (--node-id %d); the room "
 		            "'%s' may live on another node: create the instance there",
 		            info.room, app->cfg->node_id, def->room);
@@ -267,7 +265,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		/* Nothing changes: no write, no command, same answer. */
 		pthread_mutex_unlock(&inst_writer);
 		out->info = info;
-		st = ok(err);
+		st = inst_ok(err);
 		goto out;
 	}
 	out->info = info_of(id, def, &drv, info.created_at, (int64_t)time(NULL));
@@ -275,7 +273,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	    registry_put(app->reg, &out->info, out->doc, NULL) != 0) {
 		store_update(app->store, id, old, info.updated_at);
 		pthread_mutex_unlock(&inst_writer);
-		st = refuse(err, INST_STORE, NULL, "the store could not save the change");
+		st = inst_refuse(err, INST_STORE, NULL, "the store could not save the change");
 		goto out;
 	}
 	cmd_t cmd = {.kind = CMD_UPDATE, .id = id, .def = def, .driver = drv};
@@ -289,7 +287,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		registry_put(app->reg, &info, old, NULL);
 		pthread_mutex_unlock(&inst_writer);
 	}
-	st = r == CMD_OK ? ok(err) : unavailable(err, r, id);
+	st = r == CMD_OK ? inst_ok(err) : unavailable(err, r, id);
 out:
 	if (st != INST_OK)
 		inst_view_free(out);
@@ -308,7 +306,7 @@ inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err)
 	}
 	if (store_delete(app->store, id) != 0) {
 		pthread_mutex_unlock(&inst_writer);
-		return refuse(err, INST_STORE, NULL, "the store could not delete the instance");
+		return inst_refuse(err, INST_STORE, NULL, "the store could not delete the instance");
 	}
 	registry_remove(app->reg, id);
 	cmd_t cmd = {.kind = CMD_DELETE, .id = id};
@@ -318,14 +316,14 @@ inst_status_t instances_delete(app_t *app, uint64_t id, inst_err_t *err)
 	/* Gone from the store either way; a closed sim simply never loads it again. */
 	if (r != CMD_OK && r != CMD_CLOSED && r != CMD_NOT_FOUND)
 		return unavailable(err, r, id);
-	return ok(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_reset(app_t *app, uint64_t id, inst_err_t *err)
 {
 	cmd_t cmd = {.kind = CMD_RESET, .id = id};
 	cmd_result_t r = cmdq_submit(app->q, &cmd);
-	return r == CMD_OK ? ok(err) : unavailable(err, r, id);
+	return r == CMD_OK ? inst_ok(err) : unavailable(err, r, id);
 }
 
 /* Copies a published snapshot into *out (one malloc for the points). */
@@ -347,7 +345,7 @@ static inst_status_t frame_from_snap(const app_t *app, frame_snap_t *snap, cmd_f
 	if (!out->xyz)
 		return unavailable(err, CMD_NO_MEMORY, snap->id);
 	memcpy(out->xyz, snap->xyz, (size_t)snap->n * sizeof *out->xyz);
-	return ok(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_frame(app_t *app, uint64_t id, cmd_frame_t *out, inst_err_t *err)
@@ -360,7 +358,7 @@ inst_status_t instances_frame(app_t *app, uint64_t id, cmd_frame_t *out, inst_er
 	cmd_t cmd = {.kind = CMD_FRAME, .id = id};
 	cmd_result_t r = cmdq_submit(app->q, &cmd);
 	*out = cmd.frame;
-	return r == CMD_OK ? ok(err) : unavailable(err, r, id);
+	return r == CMD_OK ? inst_ok(err) : unavailable(err, r, id);
 }
 
 const char *inst_frame_text(const cmd_frame_t *f)
@@ -431,27 +429,27 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 	const double *p = pose->p, *q = pose->q;
 	for (int i = 0; i < 3; i++)
 		if (!isfinite(p[i]) || fabs(p[i]) > PTP_POSE_MAX_M)
-			return refuse(
+			return inst_refuse(
 			    err, INST_INVALID, "p",
 			    "p: expected [x, y, z] in metres, each finite and within 10 km");
 	double l2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
 	if (!(l2 >= PTP_QUAT_NORM2_MIN && l2 <= PTP_QUAT_NORM2_MAX)) /* also NaN */
-		return refuse(err, INST_INVALID, "q",
+		return inst_refuse(err, INST_INVALID, "q",
 		              "q: expected [x, y, z, w], a quaternion of length near 1");
 	static const char *const motion_field[2] = {"v", "w"};
 	for (int k = 0; pose->moving && k < 2; k++) {
 		const double *m = k ? pose->w : pose->v;
 		double m2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
 		if (!(m2 <= 100.0 * 100.0)) /* also NaN and infinities */
-			return refuse(err, INST_INVALID, motion_field[k],
+			return inst_refuse(err, INST_INVALID, motion_field[k],
 			              k ? "w: expected [x, y, z] in rad/s (world axes), length at most 100"
 			                : "v: expected [x, y, z] in m/s, length at most 100");
 	}
 	if (pose->seq < 0 || pose->seq > 0xffffffffLL)
-		return refuse(err, INST_INVALID, "seq",
+		return inst_refuse(err, INST_INVALID, "seq",
 		              "seq: expected an integer in [0, 4294967295]");
 	if (pose->nbones < 0 || pose->nbones > PTP_MAX_POSE_BONES)
-		return refuse(err, INST_INVALID, "bones",
+		return inst_refuse(err, INST_INVALID, "bones",
 		              "bones: at most %d bone poses (every body bone once), got %d",
 		              PTP_MAX_POSE_BONES, pose->nbones);
 	for (int i = 0; i < pose->nbones; i++) {
@@ -459,7 +457,7 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 		const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;
 		if (pose->bones[i].bone < 0 || pose->bones[i].bone >= PT_BONE_COUNT) {
 			bone_field(f, sizeof f, pose, i, pose->bones[i].name ? "" : ".bone");
-			return refuse(err, INST_INVALID, f,
+			return inst_refuse(err, INST_INVALID, f,
 			              "%s: not a body bone (ids 0..%d, names hips, spine, chest, "
 			              "upper_chest, neck, ..., right_little_distal: proto/PROTOCOL.md "
 			              "section 5; the head is the pose's own p and q)",
@@ -468,7 +466,7 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 		for (int k = 0; k < 3; k++)
 			if (!isfinite(bp[k]) || fabs(bp[k]) > PTP_POSE_MAX_M) {
 				bone_field(f, sizeof f, pose, i, ".p");
-				return refuse(err, INST_INVALID, f,
+				return inst_refuse(err, INST_INVALID, f,
 				              "%s: expected [x, y, z] in metres, each finite and within "
 				              "10 km",
 				              f);
@@ -476,7 +474,7 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 		double b2 = bq[0] * bq[0] + bq[1] * bq[1] + bq[2] * bq[2] + bq[3] * bq[3];
 		if (!(b2 >= PTP_QUAT_NORM2_MIN && b2 <= PTP_QUAT_NORM2_MAX)) {
 			bone_field(f, sizeof f, pose, i, ".q");
-			return refuse(err, INST_INVALID, f,
+			return inst_refuse(err, INST_INVALID, f,
 			              "%s: expected [x, y, z, w], a quaternion of length near 1", f);
 		}
 	}
@@ -484,14 +482,14 @@ static inst_status_t admit_pose(app_t *app, const inst_pose_t *pose, inst_rate_t
 	if (!registry_info(app->reg, pose->id, &info))
 		return not_found(err, pose->id);
 	if (info.driven)
-		return refuse(
+		return inst_refuse(
 		    err, INST_DRIVEN, "driver",
 		    "instance %llu is moved by its driver; remove it (\"driver\": null) first",
 		    (unsigned long long)pose->id);
 	if (rate && !rate_take(app, rate))
-		return refuse(err, INST_RATE, NULL, "more than %d poses per second: dropped",
+		return inst_refuse(err, INST_RATE, NULL, "more than %d poses per second: dropped",
 		              app->cfg->pose_rate);
-	return ok(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *rate,
@@ -522,8 +520,8 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 		in.bones = bones;
 		int r = cmdq_post_pose(app->q, &in);
 		if (r != 0)
-			st = r == -2 ? refuse(err, INST_CLOSED, NULL, "the server is shutting down")
-			             : refuse(err, INST_BUSY, NULL,
+			st = r == -2 ? inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down")
+			             : inst_refuse(err, INST_BUSY, NULL,
 			                      "too many poses this tick; try again");
 	}
 	metrics_add(st == INST_OK                          ? &metrics.poses_received
@@ -544,9 +542,9 @@ inst_status_t instances_authorize(const app_t *app, uint64_t id, const char *tok
 	if (r < 0)
 		return not_found(err, id);
 	if (r == 0)
-		return refuse(err, INST_FORBIDDEN, NULL, "wrong token for instance %llu",
+		return inst_refuse(err, INST_FORBIDDEN, NULL, "wrong token for instance %llu",
 		              (unsigned long long)id);
-	return ok(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_get(const app_t *app, uint64_t id, inst_view_t *out, inst_err_t *err)
@@ -555,8 +553,8 @@ inst_status_t instances_get(const app_t *app, uint64_t id, inst_view_t *out, ins
 	memset(out, 0, sizeof *out);
 	out->doc = registry_doc(app->reg, id, &out->info, &oom);
 	if (out->doc)
-		return ok(err);
-	return oom ? refuse(err, INST_NO_MEMORY, NULL, "out of memory") : not_found(err, id);
+		return inst_ok(err);
+	return oom ? inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory") : not_found(err, id);
 }
 
 inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **out, int *n,
@@ -566,9 +564,9 @@ inst_status_t instances_list(const app_t *app, const char *room, reg_info_t **ou
 	if (*n < 0) {
 		*out = NULL;
 		*n = 0;
-		return refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 	}
-	return ok(err);
+	return inst_ok(err);
 }
 
 int instances_count(const app_t *app)

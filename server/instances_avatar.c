@@ -19,32 +19,16 @@
 #include <time.h>
 
 #include "instances.h"
+#include "instances_internal.h"
 #include "log.h"
 #include "ponytail/vrm_import.h"
 #include "shared_limits.h"
-
-static inst_status_t fail(inst_err_t *err, inst_status_t s, const char *field, const char *msg)
-{
-	err->status = s;
-	err->has_field = field != NULL;
-	snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-	snprintf(err->message, sizeof err->message, "%s", msg);
-	return s;
-}
-
-static inst_status_t done(inst_err_t *err)
-{
-	err->status = INST_OK;
-	err->has_field = 0;
-	err->field[0] = err->message[0] = '\0';
-	return INST_OK;
-}
 
 static inst_status_t no_instance(inst_err_t *err, uint64_t id)
 {
 	char msg[64];
 	snprintf(msg, sizeof msg, "no instance %llu", (unsigned long long)id);
-	return fail(err, INST_NOT_FOUND, "id", msg);
+	return inst_refuse(err, INST_NOT_FOUND, "id", "%s", msg);
 }
 
 inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t len,
@@ -55,7 +39,7 @@ inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t 
 		char msg[96];
 		snprintf(msg, sizeof msg, "body: %zu bytes; avatars are at most %d (--max-avatar)",
 		         len, app->cfg->max_avatar);
-		return fail(err, INST_INVALID, "body", msg);
+		return inst_refuse(err, INST_INVALID, "body", "%s", msg);
 	}
 	char why[300], msg[384];
 	vrm_report rep = {0};
@@ -63,12 +47,12 @@ inst_status_t instances_import_vrm(const app_t *app, const uint8_t *glb, size_t 
 	json_t *def = vrm_import_max(glb, len, SERVER_MAX_STRANDS, &rep, why, sizeof why);
 	if (!def) {
 		snprintf(msg, sizeof msg, "body: not an avatar Ponytail can import: %s", why);
-		return fail(err, INST_INVALID, "body", msg);
+		return inst_refuse(err, INST_INVALID, "body", "%s", msg);
 	}
 	*definition = def;
 	*report = rep.json; /* the report's reference moves to the caller */
 	rep.json = NULL;
-	return done(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_avatar_put(app_t *app, uint64_t id, const uint8_t *glb, size_t len,
@@ -83,14 +67,14 @@ inst_status_t instances_avatar_put(app_t *app, uint64_t id, const uint8_t *glb, 
 	if (st != INST_OK)
 		return st;
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE))
-		return fail(err, INST_CLOSED, NULL, "the server is shutting down");
+		return inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down");
 	int rc = store_avatar_put(app->store, id, glb, len, (int64_t)time(NULL));
 	if (rc == 1)
 		return no_instance(err, id); /* deleted meanwhile */
 	if (rc != 0)
-		return fail(err, INST_STORE, NULL, "the store could not save the avatar");
+		return inst_refuse(err, INST_STORE, NULL, "the store could not save the avatar");
 	LOG(LOG_INFO, "instance %llu: avatar of %zu bytes stored", (unsigned long long)id, len);
-	return done(err);
+	return inst_ok(err);
 }
 
 inst_status_t instances_avatar_get(const app_t *app, uint64_t id, uint8_t **glb, size_t *len,
@@ -102,13 +86,13 @@ inst_status_t instances_avatar_get(const app_t *app, uint64_t id, uint8_t **glb,
 		return no_instance(err, id);
 	int rc = store_avatar_get(app->store, id, glb, len);
 	if (rc < 0)
-		return fail(err, INST_STORE, NULL, "the store could not read the avatar");
+		return inst_refuse(err, INST_STORE, NULL, "the store could not read the avatar");
 	if (rc == 0) {
 		char msg[96];
 		snprintf(msg, sizeof msg, "instance %llu has no avatar", (unsigned long long)id);
-		return fail(err, INST_NOT_FOUND, NULL, msg);
+		return inst_refuse(err, INST_NOT_FOUND, NULL, "%s", msg);
 	}
-	return done(err);
+	return inst_ok(err);
 }
 
 int64_t instances_avatar_size(const app_t *app, uint64_t id)

@@ -3,7 +3,6 @@
  * edges' copy, which GET reads), then CMD_WIND to the sim, which gives the zones to every
  * instance of the room at a tick boundary (sim_wind.c); outside the lock it waits for the
  * tick. If the sim cannot (out of memory), store and registry are rolled back. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,27 +16,6 @@
 
 static const char EMPTY[] = "{\"zones\":[]}";
 
-__attribute__((format(printf, 4, 5))) static inst_status_t
-fail(inst_err_t *err, inst_status_t s, const char *field, const char *fmt, ...)
-{
-	err->status = s;
-	err->has_field = field != NULL;
-	snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
-static inst_status_t done(inst_err_t *err)
-{
-	err->status = INST_OK;
-	err->has_field = 0;
-	err->field[0] = err->message[0] = '\0';
-	return INST_OK;
-}
-
 /* A room name as a definition's "room" takes it (core/SCHEMA.md), non-empty. */
 static inst_status_t check_room(const char *room, inst_err_t *err)
 {
@@ -49,7 +27,7 @@ static inst_status_t check_room(const char *room, inst_err_t *err)
 		     c == '_' || c == '.' || c == '-';
 	}
 	if (!ok)
-		return fail(err, INST_INVALID, "room",
+		return inst_refuse(err, INST_INVALID, "room",
 		            "room: expected 1 to 63 bytes of A-Z a-z 0-9 _ . - (a definition's "
 		            "\"room\")");
 	return INST_OK;
@@ -62,10 +40,10 @@ inst_status_t instances_room_authorize(const app_t *app, const char *room, const
 		return err->status;
 	const char *admin = app->cfg->admin_token;
 	if (registry_auth_room(app->reg, admin, room, token, len) == 1)
-		return done(err);
+		return inst_ok(err);
 	if (admin && *admin)
-		return fail(err, INST_FORBIDDEN, NULL, "a room's settings need the --admin-token");
-	return fail(err, INST_FORBIDDEN, NULL,
+		return inst_refuse(err, INST_FORBIDDEN, NULL, "a room's settings need the --admin-token");
+	return inst_refuse(err, INST_FORBIDDEN, NULL,
 	            "a room's settings need the token of an instance in room '%s'", room);
 }
 
@@ -80,8 +58,8 @@ inst_status_t instances_wind_get(const app_t *app, const char *room, char **doc,
 	if (!*doc && !oom)
 		*doc = strdup(EMPTY);
 	if (!*doc)
-		return fail(err, INST_NO_MEMORY, NULL, "out of memory");
-	return done(err);
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+	return inst_ok(err);
 }
 
 /* The new document: body, or the stored one patched by it; parsed into z / n and written
@@ -102,19 +80,19 @@ static inst_status_t new_doc(const app_t *app, const char *room, const json_t *b
 		doc = json_deep_copy(body);
 	}
 	if (!doc)
-		return fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 	pt_error e;
 	int rc = pt_schema_wind_parse(doc, z, n, &e);
 	json_decref(doc);
 	if (rc != 0) {
-		return fail(err, INST_INVALID, e.field, "%s%s%.280s", e.field, *e.field ? ": " : "",
+		return inst_refuse(err, INST_INVALID, e.field, "%s%s%.280s", e.field, *e.field ? ": " : "",
 		            e.message);
 	}
 	json_t *canon = pt_schema_wind_dump(z, *n);
 	*text = canon ? json_dumps(canon, JSON_COMPACT | PT_SCHEMA_DUMP_FLAGS) : NULL;
 	json_decref(canon);
 	if (!*text)
-		return fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 	return INST_OK;
 }
 
@@ -125,7 +103,7 @@ inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *bod
 	if (check_room(room, err) != INST_OK)
 		return err->status;
 	if (route_room && strcmp(route_room, room) != 0)
-		return fail(err, INST_INVALID, "room",
+		return inst_refuse(err, INST_INVALID, "room",
 		            "room: '%s' differs from '%s', the room this request was routed by", room,
 		            route_room);
 	pt_wind_zone z[PT_MAX_WIND_ZONES];
@@ -140,14 +118,14 @@ inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *bod
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
 		pthread_mutex_unlock(&inst_writer);
 		free(text);
-		return fail(err, INST_CLOSED, NULL, "the server is shutting down");
+		return inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down");
 	}
 	int oom = 0;
 	old = registry_room_doc(app->reg, room, &oom);
 	if (oom) {
 		pthread_mutex_unlock(&inst_writer);
 		free(text);
-		return fail(err, INST_NO_MEMORY, NULL, "out of memory");
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 	}
 	/* no zones: no row (a room without wind is the default) */
 	const char *keep = n > 0 ? text : NULL;
@@ -155,14 +133,14 @@ inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *bod
 		pthread_mutex_unlock(&inst_writer);
 		free(old);
 		*doc = text;
-		return done(err);
+		return inst_ok(err);
 	}
 	if (store_room_put(app->store, room, keep, (int64_t)time(NULL)) != 0 ||
 	    registry_room_put(app->reg, room, keep) != 0) {
 		store_room_put(app->store, room, old, (int64_t)time(NULL));
 		pthread_mutex_unlock(&inst_writer);
 		free(old), free(text);
-		return fail(err, INST_STORE, NULL, "the store could not save the room's wind");
+		return inst_refuse(err, INST_STORE, NULL, "the store could not save the room's wind");
 	}
 	cmd_t cmd = {.kind = CMD_WIND, .zones = z, .nzones = n};
 	snprintf(cmd.room, sizeof cmd.room, "%s", room);
@@ -178,11 +156,11 @@ inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *bod
 	free(old);
 	if (r != CMD_OK) {
 		free(text);
-		return fail(err, r == CMD_CLOSED ? INST_CLOSED : INST_NO_MEMORY, NULL, "%s",
+		return inst_refuse(err, r == CMD_CLOSED ? INST_CLOSED : INST_NO_MEMORY, NULL, "%s",
 		            r == CMD_CLOSED ? "the server is shutting down" : "out of memory");
 	}
 	*doc = text;
-	return done(err);
+	return inst_ok(err);
 }
 
 /* store_room_load callback: one room's wind into the registry and the sim. */
