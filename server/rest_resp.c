@@ -144,44 +144,45 @@ json_t *req_json_object(const req_t *rq, resp_t *rs)
 	return j;
 }
 
-int req_authorized(const req_t *rq, resp_t *rs)
+/* The request's bearer token, or 0 with 401 answered. */
+static int bearer_of(const req_t *rq, resp_t *rs, const char **tok, size_t *len)
 {
 	const char *h =
 	    MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (token_from_bearer(h, tok, len) == 0)
+		return 1;
+	rs->www_authenticate = 1;
+	resp_error(rs, 401, NULL,
+	           h ? "expected 'Authorization: Bearer <token>'"
+	             : "this write needs 'Authorization: Bearer <token>'");
+	return 0;
+}
+
+/* The door's answer to an authorization: 1, or 0 with its refusal answered. */
+static int authorized(resp_t *rs, inst_status_t st, const inst_err_t *e)
+{
+	if (st == INST_OK)
+		return 1;
+	resp_error(rs, inst_http_status(e->status), e->has_field ? e->field : NULL, "%s", e->message);
+	return 0;
+}
+
+int req_authorized(const req_t *rq, resp_t *rs)
+{
 	const char *tok;
 	size_t len;
-	if (token_from_bearer(h, &tok, &len) != 0) {
-		rs->www_authenticate = 1;
-		resp_error(rs, 401, NULL,
-		           h ? "expected 'Authorization: Bearer <token>'"
-		             : "this write needs 'Authorization: Bearer <token>'");
-		return 0;
-	}
 	inst_err_t e;
-	if (instances_authorize(rq->app, rq->id, tok, len, &e) == INST_OK)
-		return 1;
-	resp_error(rs, inst_http_status(e.status), e.has_field ? e.field : NULL, "%s", e.message);
-	return 0;
+	return bearer_of(rq, rs, &tok, &len) &&
+	       authorized(rs, instances_authorize(rq->app, rq->id, tok, len, &e), &e);
 }
 
 int req_room_authorized(const req_t *rq, resp_t *rs)
 {
-	const char *h =
-	    MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
 	const char *tok;
 	size_t len;
-	if (token_from_bearer(h, &tok, &len) != 0) {
-		rs->www_authenticate = 1;
-		resp_error(rs, 401, NULL,
-		           h ? "expected 'Authorization: Bearer <token>'"
-		             : "this write needs 'Authorization: Bearer <token>'");
-		return 0;
-	}
 	inst_err_t e;
-	if (instances_room_authorize(rq->app, rq->path_room, tok, len, &e) == INST_OK)
-		return 1;
-	resp_error(rs, inst_http_status(e.status), e.has_field ? e.field : NULL, "%s", e.message);
-	return 0;
+	return bearer_of(rq, rs, &tok, &len) &&
+	       authorized(rs, instances_room_authorize(rq->app, rq->path_room, tok, len, &e), &e);
 }
 
 /* ---- write rate per client address --------------------------------------------------- */
