@@ -20,20 +20,12 @@ static int room_ok(const char *s)
 static int parse_wind(pt_schema_rd *r, const json_t *o, pt_instance_def *d)
 {
 	static const char *const keys[] = {"velocity", "turbulence", "drag", "seed", NULL};
-	const json_t *seed = json_object_get(o, "seed");
 	if (pt_schema_check_keys(r, o, keys, NULL) ||
 	    pt_schema_get_vec3(r, o, "velocity", &d->wind.velocity) ||
 	    pt_schema_get_float(r, o, "turbulence", &d->wind.turbulence) ||
-	    pt_schema_get_float(r, o, "drag", &d->wind.drag))
+	    pt_schema_get_float(r, o, "drag", &d->wind.drag) ||
+	    pt_schema_get_u32(r, o, "seed", &d->wind.seed))
 		return -1;
-	if (seed) {
-		long long x;
-		size_t saved = pt_schema_push_key(r, "seed");
-		if (pt_schema_int(r, seed, 0, 4294967295LL, &x))
-			return -1;
-		pt_schema_pop(r, saved);
-		d->wind.seed = (uint32_t)x;
-	}
 	return 0;
 }
 

@@ -264,6 +264,20 @@ int pt_schema_get_int(pt_schema_rd *r, const json_t *obj, const char *key, int l
 	KEYED(obj, key, int_into(r, v_, lo, hi, out));
 }
 
+static int u32_into(pt_schema_rd *r, const json_t *v, uint32_t *out)
+{
+	long long x;
+	if (pt_schema_int(r, v, 0, 4294967295LL, &x))
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+int pt_schema_get_u32(pt_schema_rd *r, const json_t *obj, const char *key, uint32_t *out)
+{
+	KEYED(obj, key, u32_into(r, v_, out));
+}
+
 int pt_schema_get_bool(pt_schema_rd *r, const json_t *obj, const char *key, int *out)
 {
 	KEYED(obj, key, pt_schema_bool(r, v_, out));

@@ -71,6 +71,7 @@ int pt_schema_object(pt_schema_rd *r, const json_t *v);
 int pt_schema_get_float(pt_schema_rd *r, const json_t *obj, const char *key, float *out);
 int pt_schema_get_int(pt_schema_rd *r, const json_t *obj, const char *key, int lo, int hi,
                       int *out);
+int pt_schema_get_u32(pt_schema_rd *r, const json_t *obj, const char *key, uint32_t *out);
 int pt_schema_get_bool(pt_schema_rd *r, const json_t *obj, const char *key, int *out);
 int pt_schema_get_vec3(pt_schema_rd *r, const json_t *obj, const char *key, pt_vec3 *out);
 int pt_schema_get_enum(pt_schema_rd *r, const json_t *obj, const char *key,

@@ -59,23 +59,15 @@ static int parse_zone(pt_schema_rd *r, const json_t *o, pt_wind_zone *z)
 	    (type == PT_WIND_SPHERE && required(r, o, "radius", "metres")) ||
 	    (type == PT_WIND_BOX && required(r, o, "size", "[x, y, z] edge lengths, metres")))
 		return -1;
-	const json_t *seed = json_object_get(o, "seed");
 	if (pt_schema_get_vec3(r, o, "direction", &z->direction) ||
 	    pt_schema_get_float(r, o, "strength", &z->strength) ||
 	    pt_schema_get_float(r, o, "turbulence", &z->turbulence) ||
 	    pt_schema_get_vec3(r, o, "center", &z->center) ||
 	    pt_schema_get_float(r, o, "radius", &z->radius) ||
 	    pt_schema_get_vec3(r, o, "size", &z->size) ||
-	    pt_schema_get_float(r, o, "falloff", &z->falloff))
+	    pt_schema_get_float(r, o, "falloff", &z->falloff) ||
+	    pt_schema_get_u32(r, o, "seed", &z->seed))
 		return -1;
-	if (seed) {
-		long long x;
-		size_t saved = pt_schema_push_key(r, "seed");
-		if (pt_schema_int(r, seed, 0, 4294967295LL, &x))
-			return -1;
-		pt_schema_pop(r, saved);
-		z->seed = (uint32_t)x;
-	}
 	return 0;
 }
 
