@@ -100,14 +100,18 @@ static void out_floats(pt_rec_buf *b, const float *v, int n)
 	pt_rec_buf_put(b, "]", 1);
 }
 
-/* One frame: every instance the replay has, after tick `tick`. */
-static void out_frame(pt_rec_buf *b, pt_replay *r, uint64_t tick, int first)
+/* One frame: every instance the replay has, after the tick of `step`, a STEP record whose
+ * hashes pt_replay_mismatch found equal to the replay's: its entries are the instances in
+ * the replay's (id) order, so the hashes are taken from it, not computed again. */
+static void out_frame(pt_rec_buf *b, pt_replay *r, const pt_rec_event *step, int first)
 {
 	static _Thread_local pt_vec3 pts[PT_MAX_JOINTS];
 	pt_world *w = pt_replay_world(r);
-	out_printf(b, "%s{\"tick\":%llu,\"instances\":[", first ? "" : ",", (unsigned long long)tick);
+	out_printf(b, "%s{\"tick\":%llu,\"instances\":[", first ? "" : ",",
+	           (unsigned long long)step->tick);
 	for (int i = 0; i < pt_replay_count(r); i++) {
-		uint64_t id = pt_replay_id_at(r, i);
+		uint64_t id, hash;
+		pt_rec_step_entry(step, (uint32_t)i, &id, &hash);
 		pt_id pid = pt_replay_find(r, id);
 		int counts[PT_MAX_STRANDS], strands = 0;
 		int n = pt_world_shape(w, pid, &strands, counts);
@@ -115,7 +119,7 @@ static void out_frame(pt_rec_buf *b, pt_replay *r, uint64_t tick, int first)
 		pt_pose head;
 		pt_world_get_head(w, pid, &head);
 		out_printf(b, "%s{\"id\":%llu,\"state_hash\":\"%016llx\",\"head\":{\"p\":", i ? "," : "",
-		           (unsigned long long)id, (unsigned long long)pt_world_state_hash(w, pid));
+		           (unsigned long long)id, (unsigned long long)hash);
 		out_floats(b, &head.p.x, 3);
 		pt_rec_buf_put(b, ",\"q\":", 5);
 		out_floats(b, &head.q.x, 4);
@@ -184,7 +188,7 @@ void h_replay(const req_t *rq, resp_t *rs)
 				         ev.offset, (unsigned long long)ev.tick);
 				status = 422;
 			} else if (ev.tick % (uint64_t)every == 0) {
-				out_frame(&out, r, ev.tick, frames++ == 0);
+				out_frame(&out, r, &ev, frames++ == 0);
 				if (out.n > REPLAY_ANSWER_MAX) {
 					resp_error(rs, 422, "rate", "the frames at %d Hz exceed %d MiB: ask for a "
 					           "lower rate or a shorter recording", rate, REPLAY_ANSWER_MAX >> 20);
