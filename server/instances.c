@@ -510,6 +510,7 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 		in.v = pt_v3((float)pose->v[0], (float)pose->v[1], (float)pose->v[2]);
 		in.w = pt_v3((float)pose->w[0], (float)pose->w[1], (float)pose->w[2]);
 		in.arrival_ns = sim_mono_ns();
+		in.conn = pose->conn;
 		bone_in_t bones[PTP_MAX_POSE_BONES];
 		for (int i = 0; i < pose->nbones; i++) {
 			const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;

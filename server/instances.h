@@ -132,6 +132,8 @@ typedef struct inst_pose_t {
 	int moving;  /* v and w given: the tick extrapolates the head from this pose */
 	double v[3]; /* m/s, world; |v| <= 100 */
 	double w[3]; /* rad/s, world axes; |w| <= 100 */
+	uint64_t conn; /* the WebSocket connection it came by (0: REST): hand bones it
+	                * carries stop colliding when it closes (instances_conn_gone) */
 	int nbones;  /* body-bone poses (protocol 1.2), [0, PTP_MAX_POSE_BONES] */
 	struct {
 		int bone;    /* pt_bone; -1 when the edge could not read it */

@@ -38,6 +38,7 @@ typedef struct sim_config_t {
 	int realtime;          /* 1-99: SCHED_FIFO priority of the tick thread and workers
 	                        * while the ticks keep up; 0: normal scheduling */
 	rec_t *rec;            /* the recordings (record.h), borrowed; NULL: none kept */
+	int hand_hold_ms;      /* a hand bone pose is fresh this long (sim_touch.c; 0: 250) */
 } sim_config_t;
 
 typedef struct sim_t sim_t;

@@ -236,8 +236,9 @@ static int tc_same_room(const sim_inst_t *a, const sim_inst_t *b)
 
 static uint64_t tc_hold_ticks(const sim_t *s)
 {
-	/* 0.25 s of ticks, at least one */
-	int h = (s->cfg.tick_hz + 2) / 4;
+	/* --hand-hold-ms (default 0.25 s) of ticks, rounded, at least one */
+	int ms = s->cfg.hand_hold_ms > 0 ? s->cfg.hand_hold_ms : 250;
+	int64_t h = ((int64_t)ms * s->cfg.tick_hz + 500) / 1000;
 	return (uint64_t)(h > 0 ? h : 1);
 }
 

@@ -87,6 +87,9 @@ typedef struct conn_t {
 	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
 	char ip[64];
 	char name[PTP_MAX_NAME + 1];
+	uint64_t serial; /* this connection, unique in the daemon's run (the sim's grabs and
+	                  * hands name the connection they came by: instances_conn_gone) */
+	int handed;      /* it sent a hand bone or made a grab: its close ends them */
 } conn_t;
 
 struct ws_t {
@@ -99,6 +102,7 @@ struct ws_t {
 	int64_t drain_deadline_ns;
 	conn_t *conns;
 	int nconns;
+	uint64_t serials; /* conn_t.serial of the newest connection */
 	frame_set_t *fs; /* newest frame set, held */
 	uint8_t *out;    /* LWS_PRE + one message */
 	size_t out_cap;
