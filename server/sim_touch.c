@@ -3,7 +3,7 @@
  *
  * - grabs: each grab in the table is checked (both instances exist and share a room, the
  *   grabbed one still grants the grabber grabs, the point exists, the grabber's hand bone
- *   is tc_fresh) and ends at once when one fails; the rest become pt_world_set_grabs of the
+ *   is fresh) and ends at once when one fails; the rest become pt_world_set_grabs of the
  *   grabbed instance, the target moving from the hand bone's position of the last tick
  *   to its newest one;
  * - hands: every instance that sent a hand or finger bone within the hold time is a
@@ -13,7 +13,8 @@
  *   nearest first, at most PT_MAX_TOUCH, handed to core in table order.
  *
  * Nothing is kept in core between ticks: an instance that stops sending, leaves or is
- * deleted stops colliding and grabbing at the next tick. Sim thread only.
+ * deleted stops colliding and grabbing at the next tick. This file has the hands; the
+ * grabs are sim_grab.c's. Sim thread only.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -22,107 +23,23 @@
 #include <string.h>
 
 #include "log.h"
-#include "ponytail/touch.h"
-#include "sim_internal.h"
+#include "sim_touch_internal.h"
 
-/* The bones of a hand: index 0/1 the left/right hand, 2..16 the left fingers
- * (pt_bone 24..38), 17..31 the right ones (39..53). */
-enum { HAND_BONES = 32, HAND_COLS = 16 };
-/* Defaults (README): a hand is a sphere of 5 cm at the hand bone, or a capsule of 4 cm to
- * its middle_proximal when that is sent too; a finger bone a capsule of 1 cm to the next
- * bone of its finger when that is sent, else a sphere of 1 cm. */
-#define PALM_R 0.05f
-#define PALM_CAPSULE_R 0.04f
-#define FINGER_R 0.01f
-/* What a point may move within a step beyond its last position, for the cull, m. */
-#define TOUCH_SLACK 0.1f
-
-static int tc_hand_index(int bone)
-{
-	if (bone == PT_BONE_LEFT_HAND)
-		return 0;
-	if (bone == PT_BONE_RIGHT_HAND)
-		return 1;
-	if (bone >= PT_BONE_LEFT_THUMB_METACARPAL && bone < PT_BONE_COUNT)
-		return 2 + bone - PT_BONE_LEFT_THUMB_METACARPAL;
-	return -1;
-}
-
-typedef struct own_col_t {
-	int k;       /* hand index of its bone */
-	int shape;   /* PT_SHAPE_SPHERE or _CAPSULE */
-	float radius;
-	pt_vec3 a, b; /* bone-local */
-} own_col_t;
-
-typedef struct hands_t {
-	pt_pose now[HAND_BONES];  /* newest pose taken */
-	pt_pose prev[HAND_BONES]; /* the pose its colliders had last tick (active bones) */
-	uint64_t tick[HAND_BONES]; /* the tick that took `now`; 0: none */
-	uint64_t conn[HAND_BONES]; /* the connection it came by (0: REST) */
-	uint32_t active;           /* bones that made colliders last tick */
-} hands_t;
-
-struct sim_tx_t {
-	interact_t ia; /* valid when has_ia (a listed mode) */
-	int has_ia;
-	own_col_t *own; /* its definition's colliders on hand bones */
-	int nown;
-	hands_t *hands;
-	int rec_valid;  /* rec_idx is what its recording last got (TOUCH) */
-	int rec_n;
-	uint16_t rec_idx[PT_MAX_TOUCH];
-};
-
-typedef struct grab_t {
-	grab_info_t g;
-	uint64_t conn;
-	pt_vec3 t0, t1; /* this tick's target: the hand bone's position last tick and now */
-	int has_last;   /* t1 holds last tick's target */
-} grab_t;
-
-typedef struct ent_t {
-	pt_touch t;
-	uint64_t owner;
-} ent_t;
-
-typedef struct cand_t {
-	float d;
-	int idx;
-} cand_t;
-
-struct sim_touch_t {
-	grab_t *grabs; /* by (instance, gid) */
-	int ngrabs, cap_grabs;
-	uint64_t next_gid;
-	int *touchers; /* slots of instances with hands */
-	int ntouchers, cap_touchers;
-	uint64_t *touched, *touched_next; /* ids given touch last tick / this tick */
-	int ntouched, ntouched_next, cap_touched, cap_touched_next;
-	ent_t *tab; /* one room's hands, this tick */
-	int ntab, cap_tab;
-	cand_t *cand;
-	int cap_cand;
-	cmd_t **pending; /* CMD_GRABs of this tick: checked after its poses (tc_grabs_tick) */
-	int npending, cap_pending;
-	uint64_t dropped_logged; /* hands past the room's limit, logged once */
-};
-
-static sim_touch_t *tc_touch_of(sim_t *s)
+sim_touch_t *simtouch_state(sim_t *s)
 {
 	if (!s->touch)
 		s->touch = calloc(1, sizeof *s->touch);
 	return s->touch;
 }
 
-static struct sim_tx_t *tc_tx_of(sim_inst_t *in)
+struct sim_tx_t *simtouch_tx(sim_inst_t *in)
 {
 	if (!in->tx)
 		in->tx = calloc(1, sizeof *in->tx);
 	return in->tx;
 }
 
-static int tc_grow(void **p, int *cap, int need, size_t size)
+int simtouch_grow(void **p, int *cap, int need, size_t size)
 {
 	if (need <= *cap)
 		return 0;
@@ -179,18 +96,18 @@ int simtouch_def(sim_t *s, sim_inst_t *in, const pt_instance_def *def, const int
 	int nown = 0;
 	for (int i = 0; i < def->collider_count; i++)
 		nown += def->colliders[i].attach == PT_ATTACH_BONE &&
-		        tc_hand_index((int)def->colliders[i].bone) >= 0;
+		        simtouch_hand_index((int)def->colliders[i].bone) >= 0;
 	own_col_t *own = NULL;
 	if (nown > 0 && !(own = malloc((size_t)nown * sizeof *own)))
 		return -1;
-	if ((listed || nown > 0) && !tc_tx_of(in)) {
+	if ((listed || nown > 0) && !simtouch_tx(in)) {
 		free(own);
 		return -1;
 	}
 	nown = 0;
 	for (int i = 0; i < def->collider_count; i++) {
 		const pt_collider_def *c = &def->colliders[i];
-		int k = c->attach == PT_ATTACH_BONE ? tc_hand_index((int)c->bone) : -1;
+		int k = c->attach == PT_ATTACH_BONE ? simtouch_hand_index((int)c->bone) : -1;
 		if (k < 0)
 			continue;
 		own_col_t o = {.k = k, .shape = PT_SHAPE_SPHERE, .a = c->center, .b = c->center};
@@ -219,22 +136,22 @@ int simtouch_def(sim_t *s, sim_inst_t *in, const pt_instance_def *def, const int
 	return 0;
 }
 
-static int tc_grants(const sim_inst_t *in, int mode, uint64_t who, int tc_same_room)
+int simtouch_grants(const sim_inst_t *in, int mode, uint64_t who, int same)
 {
 	if (mode == INTERACT_LISTED)
-		return in->tx && in->tx->has_ia && interact_grants(&in->tx->ia, mode, who, tc_same_room);
+		return in->tx && in->tx->has_ia && interact_grants(&in->tx->ia, mode, who, same);
 	interact_t ia = {.touch = (uint8_t)mode};
-	return interact_grants(&ia, mode, who, tc_same_room);
+	return interact_grants(&ia, mode, who, same);
 }
 
-static int tc_same_room(const sim_inst_t *a, const sim_inst_t *b)
+int simtouch_same_room(const sim_inst_t *a, const sim_inst_t *b)
 {
 	return strcmp(a->meta->room, b->meta->room) == 0;
 }
 
 /* ---- hands ---- */
 
-static uint64_t tc_hold_ticks(const sim_t *s)
+uint64_t simtouch_hold(const sim_t *s)
 {
 	/* --hand-hold-ms (default 0.25 s) of ticks, rounded, at least one */
 	int ms = s->cfg.hand_hold_ms > 0 ? s->cfg.hand_hold_ms : 250;
@@ -242,21 +159,21 @@ static uint64_t tc_hold_ticks(const sim_t *s)
 	return (uint64_t)(h > 0 ? h : 1);
 }
 
-static int tc_fresh(const sim_t *s, const hands_t *h, int k)
+int simtouch_fresh(const sim_t *s, const hands_t *h, int k)
 {
-	return h->tick[k] && s->tick + 1 - h->tick[k] < tc_hold_ticks(s);
+	return h->tick[k] && s->tick + 1 - h->tick[k] < simtouch_hold(s);
 }
 
 void simtouch_bone(sim_t *s, sim_inst_t *in, pt_bone bone, pt_pose pose, uint64_t conn)
 {
-	int k = tc_hand_index((int)bone);
+	int k = simtouch_hand_index((int)bone);
 	if (k < 0)
 		return;
-	sim_touch_t *T = tc_touch_of(s);
-	struct sim_tx_t *tx = T ? tc_tx_of(in) : NULL;
+	sim_touch_t *T = simtouch_state(s);
+	struct sim_tx_t *tx = T ? simtouch_tx(in) : NULL;
 	if (tx && !tx->hands && (tx->hands = calloc(1, sizeof *tx->hands)) != NULL) {
 		int slot = (int)(in - s->inst);
-		if (tc_grow((void **)&T->touchers, &T->cap_touchers, T->ntouchers + 1, sizeof(int)) != 0) {
+		if (simtouch_grow((void **)&T->touchers, &T->cap_touchers, T->ntouchers + 1, sizeof(int)) != 0) {
 			free(tx->hands);
 			tx->hands = NULL;
 		} else
@@ -279,12 +196,12 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 	uint32_t on = 0;
 	for (int k = 0; k < HAND_BONES; k++) {
 		int is_side = k < 2 ? k == side : (k - 2) / 15 == side;
-		if (is_side && tc_fresh(s, h, k))
+		if (is_side && simtouch_fresh(s, h, k))
 			on |= 1u << k;
 	}
 	if (!on)
 		return 0;
-	if (tc_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0)
+	if (simtouch_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0)
 		return -1;
 	int n = 0;
 	for (int k = 0; k < HAND_BONES && n < HAND_COLS; k++) {
@@ -308,7 +225,7 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 		int next = -1;
 		float r = FINGER_R;
 		if (k < 2) {
-			next = tc_hand_index(k == 0 ? PT_BONE_LEFT_MIDDLE_PROXIMAL : PT_BONE_RIGHT_MIDDLE_PROXIMAL);
+			next = simtouch_hand_index(k == 0 ? PT_BONE_LEFT_MIDDLE_PROXIMAL : PT_BONE_RIGHT_MIDDLE_PROXIMAL);
 			r = (on & (1u << next)) ? PALM_CAPSULE_R : PALM_R;
 		} else if ((k - 2) % 3 != 2)
 			next = k + 1;
@@ -342,11 +259,11 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 {
 	int nc = 0;
 	for (int i = 0; i < T->ntab; i++)
-		if (T->tab[i].owner != in->id && tc_grants(in, in->touch_mode, T->tab[i].owner, 1))
+		if (T->tab[i].owner != in->id && simtouch_grants(in, in->touch_mode, T->tab[i].owner, 1))
 			nc++;
 	if (nc == 0)
 		return 0;
-	if (tc_grow((void **)&T->cand, &T->cap_cand, T->ntab, sizeof *T->cand) != 0)
+	if (simtouch_grow((void **)&T->cand, &T->cap_cand, T->ntab, sizeof *T->cand) != 0)
 		return 0;
 	/* a bounding sphere of its points after the last tick */
 	pt_vec3 *pts = s->scratch[0].pts;
@@ -363,7 +280,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 	nc = 0;
 	for (int i = 0; i < T->ntab; i++) {
 		const ent_t *e = &T->tab[i];
-		if (e->owner == in->id || !tc_grants(in, in->touch_mode, e->owner, 1))
+		if (e->owner == in->id || !simtouch_grants(in, in->touch_mode, e->owner, 1))
 			continue;
 		float sweep = fmaxf(tc_len(tc_sub(e->t.a1, e->t.a0)), tc_len(tc_sub(e->t.b1, e->t.b0)));
 		float d = tc_seg_dist(c, e->t.a1, e->t.b1) - e->t.radius - sweep;
@@ -384,7 +301,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 	if (nc > 0 && pt_world_set_touch(s->world, in->pid, t, nc) != 1)
 		return 0;
 	if (in->rec) {
-		struct sim_tx_t *tx = tc_tx_of(in);
+		struct sim_tx_t *tx = simtouch_tx(in);
 		if (!tx) {
 			rec_stage(in->rec)->failed = 1;
 		} else if (!tx->rec_valid || tx->rec_n != nc ||
@@ -432,7 +349,7 @@ static void tc_hands_tick(sim_t *s, sim_touch_t *T)
 		sim_inst_t *in = &s->inst[T->touchers[i]];
 		int any = 0;
 		for (int k = 0; in->id && in->tx && in->tx->hands && k < HAND_BONES && !any; k++)
-			any = tc_fresh(s, in->tx->hands, k);
+			any = simtouch_fresh(s, in->tx->hands, k);
 		if (any)
 			T->touchers[nt++] = T->touchers[i];
 		else if (in->id && in->tx) { /* no hands now: forgotten until it sends again */
@@ -484,7 +401,7 @@ static void tc_hands_tick(sim_t *s, sim_touch_t *T)
 		for (int i = 0; fr && T->ntab > 0 && i < fr->count; i++) {
 			sim_inst_t *in = &s->inst[s->room_order[fr->first + i]];
 			if (in->touch_mode != INTERACT_NONE && tc_touch_one(s, T, in) > 0 &&
-			    tc_grow((void **)&T->touched_next, &T->cap_touched_next, T->ntouched_next + 1,
+			    simtouch_grow((void **)&T->touched_next, &T->cap_touched_next, T->ntouched_next + 1,
 			         sizeof(uint64_t)) == 0)
 				T->touched_next[T->ntouched_next++] = in->id;
 		}
@@ -513,217 +430,10 @@ static void tc_hands_tick(sim_t *s, sim_touch_t *T)
 		hands_t *h = s->inst[T->touchers[i]].tx->hands;
 		h->active = 0;
 		for (int k = 0; k < HAND_BONES; k++)
-			if (tc_fresh(s, h, k)) {
+			if (simtouch_fresh(s, h, k)) {
 				h->prev[k] = h->now[k];
 				h->active |= 1u << k;
 			}
-	}
-}
-
-/* ---- grabs ---- */
-
-static void tc_grab_end(sim_touch_t *T, int i, const char *why)
-{
-	const grab_info_t *g = &T->grabs[i].g;
-	LOG(LOG_DEBUG, "grab %llu of instance %llu by %llu ended: %s", (unsigned long long)g->gid,
-	    (unsigned long long)g->instance, (unsigned long long)g->by, why);
-	memmove(&T->grabs[i], &T->grabs[i + 1], (size_t)(T->ngrabs - i - 1) * sizeof *T->grabs);
-	T->ngrabs--;
-}
-
-/* Why grab g cannot go on (NULL: it can); its target into *t. */
-static const char *tc_grab_check(sim_t *s, const grab_info_t *g, pt_vec3 *t)
-{
-	int ts = sim_slot_of(s, g->instance), bs = sim_slot_of(s, g->by);
-	if (ts < 0)
-		return "the grabbed instance is gone";
-	if (bs < 0)
-		return "the grabber is gone";
-	sim_inst_t *in = &s->inst[ts], *by = &s->inst[bs];
-	int same = tc_same_room(in, by);
-	if (!same)
-		return "the grabber left the room";
-	if (!tc_grants(in, in->grab_mode, g->by, same))
-		return "the grant was taken away";
-	int sc, pts[PT_MAX_STRANDS];
-	pt_world_shape(s->world, in->pid, &sc, pts);
-	if (g->strand >= sc || g->point >= pts[g->strand])
-		return "the point no longer exists";
-	int k = tc_hand_index(g->bone);
-	if (!by->tx || !by->tx->hands || !tc_fresh(s, by->tx->hands, k))
-		return "the grabber's hand is stale";
-	*t = by->tx->hands->now[k].p;
-	return NULL;
-}
-
-static cmd_result_t tc_grab_new(sim_t *s, sim_touch_t *T, cmd_grab_t *c);
-
-static void tc_grabs_tick(sim_t *s, sim_touch_t *T)
-{
-	for (int i = 0; i < T->npending; i++) /* completed with the tick's other commands */
-		T->pending[i]->result = tc_grab_new(s, T, T->pending[i]->grab);
-	T->npending = 0;
-	for (int i = 0; i < T->ngrabs;) {
-		pt_vec3 t;
-		const char *why = tc_grab_check(s, &T->grabs[i].g, &t);
-		if (why) {
-			tc_grab_end(T, i, why);
-			continue;
-		}
-		grab_t *g = &T->grabs[i++];
-		g->t0 = g->has_last ? g->t1 : t;
-		g->t1 = t;
-		g->has_last = 1;
-	}
-	/* the table is ordered by instance: one run per grabbed instance */
-	for (int i = 0; i < T->ngrabs;) {
-		int e = i, n = 0;
-		pt_grab gs[PT_MAX_GRABS];
-		for (; e < T->ngrabs && T->grabs[e].g.instance == T->grabs[i].g.instance; e++)
-			if (n < PT_MAX_GRABS) {
-				const grab_t *g = &T->grabs[e];
-				gs[n++] = (pt_grab){g->g.strand, g->g.point, g->t0, g->t1};
-			}
-		sim_inst_t *in = &s->inst[sim_slot_of(s, T->grabs[i].g.instance)];
-		if (pt_world_set_grabs(s->world, in->pid, gs, n) == 1 && in->rec)
-			pt_rec_put_grabs(rec_stage(in->rec), in->id, gs, n);
-		i = e;
-	}
-}
-
-static cmd_result_t tc_refuse(cmd_grab_t *c, int why, const char *field, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static cmd_result_t tc_refuse(cmd_grab_t *c, int why, const char *field, const char *fmt, ...)
-{
-	c->refused = why;
-	snprintf(c->field, sizeof c->field, "%s", field);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(c->message, sizeof c->message, fmt, ap);
-	va_end(ap);
-	return CMD_OK;
-}
-
-static const char *tc_MODE_NAMES[] = {"none", "room", "listed"};
-
-static cmd_result_t tc_grab_new(sim_t *s, sim_touch_t *T, cmd_grab_t *c)
-{
-	grab_info_t *g = &c->g;
-	int ts = sim_slot_of(s, g->instance), bs = sim_slot_of(s, g->by);
-	unsigned long long id = (unsigned long long)g->instance, by = (unsigned long long)g->by;
-	if (ts < 0)
-		return tc_refuse(c, GRAB_NOT_FOUND, "id", "no instance %llu", id);
-	if (bs < 0)
-		return tc_refuse(c, GRAB_INVALID, "by", "by: no instance %llu", by);
-	if (ts == bs)
-		return tc_refuse(c, GRAB_INVALID, "by", "by: an instance cannot grab itself");
-	int k = tc_hand_index(g->bone);
-	if (k < 0)
-		return tc_refuse(c, GRAB_INVALID, "bone", "bone: not a hand or finger bone");
-	sim_inst_t *in = &s->inst[ts], *bi = &s->inst[bs];
-	int same = tc_same_room(in, bi);
-	if (!tc_grants(in, in->grab_mode, g->by, same))
-		return tc_refuse(c, GRAB_FORBIDDEN, "interaction.grab",
-		              "interaction.grab: instance %llu (grab: %s) does not let instance %llu "
-		              "grab it%s",
-		              id, tc_MODE_NAMES[in->grab_mode % 3], by,
-		              in->grab_mode == INTERACT_NONE ? ""
-		              : !same                        ? " (not in its room)"
-		                                             : " (not in its allow list)");
-	int sc, pts[PT_MAX_STRANDS];
-	pt_world_shape(s->world, in->pid, &sc, pts);
-	if (g->strand < 0 || g->strand >= sc)
-		return tc_refuse(c, GRAB_INVALID, "strand",
-		              "strand: %d does not exist (instance %llu has strands 0..%d)", g->strand,
-		              id, sc - 1);
-	if (g->point < 1 || g->point >= pts[g->strand])
-		return tc_refuse(c, GRAB_INVALID, "point",
-		              "point: %d does not exist or is the root (strand %d has points 1..%d to "
-		              "grab)",
-		              g->point, g->strand, pts[g->strand] - 1);
-	int n = 0, at = T->ngrabs;
-	for (int i = 0; i < T->ngrabs; i++) {
-		const grab_info_t *o = &T->grabs[i].g;
-		if (o->instance != g->instance)
-			continue;
-		if (o->strand == g->strand && o->point == g->point)
-			return tc_refuse(c, GRAB_CONFLICT, "point",
-			              "point: point %d of strand %d is already grabbed (grab %llu)",
-			              g->point, g->strand, (unsigned long long)o->gid);
-		n++;
-		at = i + 1;
-	}
-	if (n >= PT_MAX_GRABS)
-		return tc_refuse(c, GRAB_CONFLICT, "grabs",
-		              "grabs: instance %llu has %d grabs, the most one takes (limits.grabs)", id,
-		              n);
-	if (!bi->tx || !bi->tx->hands || !tc_fresh(s, bi->tx->hands, k))
-		return tc_refuse(c, GRAB_CONFLICT, "bone",
-		              "bone: instance %llu has sent no %s pose in the last %.2f s", by,
-		              pt_bone_name((pt_bone)g->bone),
-		              (double)tc_hold_ticks(s) / s->cfg.tick_hz);
-	if (n == 0) /* first grab of this instance: after the smaller instance ids */
-		for (at = 0; at < T->ngrabs && T->grabs[at].g.instance < g->instance; at++)
-			;
-	if (tc_grow((void **)&T->grabs, &T->cap_grabs, T->ngrabs + 1, sizeof *T->grabs) != 0)
-		return CMD_NO_MEMORY;
-	memmove(&T->grabs[at + 1], &T->grabs[at], (size_t)(T->ngrabs - at) * sizeof *T->grabs);
-	g->gid = ++T->next_gid;
-	T->grabs[at] = (grab_t){.g = *g, .conn = c->conn};
-	T->ngrabs++;
-	c->refused = GRAB_OK;
-	return CMD_OK;
-}
-
-cmd_result_t simtouch_cmd(sim_t *s, cmd_t *c)
-{
-	sim_touch_t *T = tc_touch_of(s);
-	cmd_grab_t *g = c->grab;
-	if (!T)
-		return CMD_NO_MEMORY;
-	switch (c->kind) {
-	case CMD_GRAB: /* after this tick's poses, so a hand sent with it counts */
-		if (tc_grow((void **)&T->pending, &T->cap_pending, T->npending + 1, sizeof *T->pending))
-			return CMD_NO_MEMORY;
-		g->g.instance = c->id;
-		T->pending[T->npending++] = c;
-		return CMD_OK;
-	case CMD_UNGRAB:
-		for (int i = 0; i < T->ngrabs; i++)
-			if (T->grabs[i].g.gid == g->g.gid && T->grabs[i].g.instance == c->id) {
-				g->g = T->grabs[i].g;
-				tc_grab_end(T, i, "released");
-				g->refused = GRAB_OK;
-				return CMD_OK;
-			}
-		return tc_refuse(g, GRAB_NOT_FOUND, "grab", "no grab %llu of instance %llu",
-		              (unsigned long long)g->g.gid, (unsigned long long)c->id);
-	case CMD_GRABS:
-		g->n = 0;
-		g->list = NULL;
-		for (int i = 0; i < T->ngrabs; i++)
-			if (T->grabs[i].g.instance == c->id) {
-				if (!g->list && !(g->list = malloc(PT_MAX_GRABS * sizeof *g->list)))
-					return CMD_NO_MEMORY;
-				if (g->n < PT_MAX_GRABS)
-					g->list[g->n++] = T->grabs[i].g;
-			}
-		return sim_slot_of(s, c->id) >= 0 || g->n > 0 ? CMD_OK : CMD_NOT_FOUND;
-	case CMD_CONN_GONE:
-		for (int i = 0; i < T->ngrabs;)
-			if (T->grabs[i].conn == g->conn)
-				tc_grab_end(T, i, "its WebSocket connection closed");
-			else
-				i++;
-		for (int i = 0; i < T->ntouchers; i++) {
-			hands_t *h = s->inst[T->touchers[i]].tx->hands;
-			for (int k = 0; k < HAND_BONES; k++)
-				if (h->conn[k] == g->conn)
-					h->tick[k] = 0;
-		}
-		return CMD_OK;
-	default:
-		return CMD_NOT_FOUND;
 	}
 }
 
@@ -733,7 +443,7 @@ void simtouch_tick(sim_t *s)
 	if (!T)
 		return;
 	if (T->ngrabs > 0 || T->npending > 0)
-		tc_grabs_tick(s, T);
+		simgrab_tick(s, T);
 	if (T->ntouchers > 0 || T->ntouched > 0)
 		tc_hands_tick(s, T);
 }

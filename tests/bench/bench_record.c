@@ -34,6 +34,7 @@
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
 #include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
 #include "../../server/interact.c"
 #include "../../server/sim_record.c"
 #include "benchutil.h"
