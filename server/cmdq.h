@@ -60,6 +60,12 @@ typedef struct cmd_grab_t {
 	char message[256]; /* out, when refused */
 	grab_info_t *list; /* CMD_GRABS out: malloc'ed (the submitter frees), n of them */
 	int n;
+	/* a WebSocket grab or release (detached): the sim answers with frame_ring_reply */
+	int reply;
+	uint32_t ref;
+	int nmay;          /* CMD_UNGRAB: the ids authorized on the connection; the grab's
+	                    * instance or grabber must be one of them */
+	uint64_t may[64];
 } cmd_grab_t;
 
 typedef enum cmd_result_t {

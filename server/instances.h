@@ -246,6 +246,17 @@ inst_status_t instances_grabs(app_t *app, uint64_t id, grab_info_t **list, int *
  * token. INST_NOT_FOUND ("id" or "grab"), INST_FORBIDDEN. */
 inst_status_t instances_release(app_t *app, uint64_t id, uint64_t gid, const char *token,
                                 size_t len, inst_err_t *err);
+/* WebSocket (protocol 1.5) grab and release: checked here as far as the registry can
+ * (INST_NOT_FOUND "id", INST_INVALID), then posted without waiting; the sim answers at the
+ * tick that applies it with frame_ring_reply (grab_result, or the error with the REST
+ * refusal's text), to connection `conn` with its `ref`. The grabber must be authorized on
+ * the connection (the caller checks); a release names the ids authorized there (`may`):
+ * the grabbed instance or the grabber must be among them. */
+inst_status_t instances_grab_post(app_t *app, const grab_info_t *req, uint64_t conn,
+                                  uint32_t ref, inst_err_t *err);
+inst_status_t instances_release_post(app_t *app, uint64_t id, uint64_t gid, uint64_t conn,
+                                     uint32_t ref, const uint64_t *may, int nmay,
+                                     inst_err_t *err);
 /* A WebSocket connection closed: at the next tick its grabs end and the hand bones it
  * sent stop colliding. Never waits (any thread, the WebSocket service thread included). */
 void instances_conn_gone(app_t *app, uint64_t conn);

@@ -163,6 +163,52 @@ inst_status_t instances_release(app_t *app, uint64_t id, uint64_t gid, const cha
 	return from_sim(cmdq_submit(app->q, &cmd), &cmd, id, err);
 }
 
+/* A detached CMD_GRAB/CMD_UNGRAB whose answer the sim sends back through the frame ring. */
+static inst_status_t post(app_t *app, cmd_kind_t kind, uint64_t id, const cmd_grab_t *g,
+                          inst_err_t *err)
+{
+	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE))
+		return inst_refuse(err, INST_CLOSED, NULL, "the server is shutting down");
+	cmd_t *cmd = calloc(1, sizeof *cmd);
+	cmd_grab_t *cg = malloc(sizeof *cg);
+	if (!cmd || !cg) {
+		free(cmd);
+		free(cg);
+		return inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
+	}
+	*cg = *g;
+	cg->reply = 1;
+	cmd->kind = kind;
+	cmd->id = id;
+	cmd->grab = cg;
+	cmdq_post_detached(app->q, cmd);
+	return inst_ok(err);
+}
+
+inst_status_t instances_grab_post(app_t *app, const grab_info_t *req, uint64_t conn,
+                                  uint32_t ref, inst_err_t *err)
+{
+	if (!registry_info(app->reg, req->instance, NULL))
+		return inst_refuse(err, INST_NOT_FOUND, "id", "no instance %llu",
+		                   (unsigned long long)req->instance);
+	if (instances_grab_bone(pt_bone_name((pt_bone)req->bone)) < 0 || req->point < 1 ||
+	    req->strand < 0)
+		return inst_refuse(err, INST_INVALID, "bone", "bone: not a hand or finger bone");
+	cmd_grab_t g = {.g = *req, .conn = conn, .ref = ref};
+	return post(app, CMD_GRAB, req->instance, &g, err);
+}
+
+inst_status_t instances_release_post(app_t *app, uint64_t id, uint64_t gid, uint64_t conn,
+                                     uint32_t ref, const uint64_t *may, int nmay,
+                                     inst_err_t *err)
+{
+	cmd_grab_t g = {.g = {.gid = gid}, .conn = conn, .ref = ref};
+	g.nmay = nmay < 64 ? nmay : 64;
+	for (int i = 0; i < g.nmay; i++)
+		g.may[i] = may[i];
+	return post(app, CMD_UNGRAB, id, &g, err);
+}
+
 void instances_conn_gone(app_t *app, uint64_t conn)
 {
 	cmd_t *cmd = calloc(1, sizeof *cmd);

@@ -10,6 +10,27 @@
 #include "log.h"
 #include "sim_touch_internal.h"
 
+/* A WebSocket grab or release: its answer goes out with this tick's frame set. */
+void simgrab_reply(sim_t *s, const cmd_t *c)
+{
+	const cmd_grab_t *g = c->grab;
+	if (!g->reply)
+		return;
+	static const uint16_t code[] = {
+	    [GRAB_OK] = 0,
+	    [GRAB_FORBIDDEN] = PTP_CODE_UNAUTHORIZED,
+	    [GRAB_INVALID] = PTP_CODE_LIMIT,
+	    [GRAB_CONFLICT] = PTP_CODE_LIMIT,
+	    [GRAB_NOT_FOUND] = PTP_CODE_NOT_FOUND,
+	};
+	frame_reply_t r = {.conn = g->conn, .ref = g->ref,
+	                   .about = c->kind == CMD_GRAB ? PTP_GRAB : PTP_RELEASE,
+	                   .code = c->result != CMD_OK ? PTP_CODE_LIMIT : code[g->refused],
+	                   .instance = c->id, .gid = g->g.gid};
+	snprintf(r.text, sizeof r.text, "%s", c->result != CMD_OK ? "out of memory" : g->message);
+	frame_ring_reply(s->ring, &r);
+}
+
 static void tc_grab_end(sim_touch_t *T, int i, const char *why)
 {
 	const grab_info_t *g = &T->grabs[i].g;
@@ -48,8 +69,11 @@ static cmd_result_t tc_grab_new(sim_t *s, sim_touch_t *T, cmd_grab_t *c);
 
 void simgrab_tick(sim_t *s, sim_touch_t *T)
 {
-	for (int i = 0; i < T->npending; i++) /* completed with the tick's other commands */
-		T->pending[i]->result = tc_grab_new(s, T, T->pending[i]->grab);
+	for (int i = 0; i < T->npending; i++) { /* completed with the tick's other commands */
+		cmd_t *c = T->pending[i];
+		c->result = tc_grab_new(s, T, c->grab);
+		simgrab_reply(s, c);
+	}
 	T->npending = 0;
 	for (int i = 0; i < T->ngrabs;) {
 		pt_vec3 t;
@@ -176,16 +200,29 @@ cmd_result_t simtouch_cmd(sim_t *s, cmd_t *c)
 		g->g.instance = c->id;
 		T->pending[T->npending++] = c;
 		return CMD_OK;
-	case CMD_UNGRAB:
-		for (int i = 0; i < T->ngrabs; i++)
-			if (T->grabs[i].g.gid == g->g.gid && T->grabs[i].g.instance == c->id) {
-				g->g = T->grabs[i].g;
-				tc_grab_end(T, i, "released");
-				g->refused = GRAB_OK;
-				return CMD_OK;
-			}
-		return tc_refuse(g, GRAB_NOT_FOUND, "grab", "no grab %llu of instance %llu",
-		              (unsigned long long)g->g.gid, (unsigned long long)c->id);
+	case CMD_UNGRAB: {
+		int i = 0;
+		while (i < T->ngrabs && !(T->grabs[i].g.gid == g->g.gid && T->grabs[i].g.instance == c->id))
+			i++;
+		int may = !g->reply || i == T->ngrabs;
+		for (int k = 0; k < g->nmay && !may; k++)
+			may = g->may[k] == c->id || g->may[k] == T->grabs[i].g.by;
+		if (i == T->ngrabs)
+			tc_refuse(g, GRAB_NOT_FOUND, "grab", "grab: no grab %llu of instance %llu",
+			          (unsigned long long)g->g.gid, (unsigned long long)c->id);
+		else if (!may)
+			tc_refuse(g, GRAB_FORBIDDEN, "",
+			          "release: authorize instance %llu or its grabber %llu on this "
+			          "connection first",
+			          (unsigned long long)c->id, (unsigned long long)T->grabs[i].g.by);
+		else {
+			g->g = T->grabs[i].g;
+			tc_grab_end(T, i, "released");
+			g->refused = GRAB_OK;
+		}
+		simgrab_reply(s, c);
+		return CMD_OK;
+	}
 	case CMD_GRABS:
 		g->n = 0;
 		g->list = NULL;

@@ -101,5 +101,7 @@ int simtouch_fresh(const sim_t *s, const hands_t *h, int k);
 
 /* sim_grab.c: this tick's new grabs checked, every grab checked, ended or given to core */
 void simgrab_tick(sim_t *s, sim_touch_t *T);
+/* a WebSocket grab or release (cmd->grab->reply): its answer into the frame ring */
+void simgrab_reply(sim_t *s, const cmd_t *c);
 
 #endif

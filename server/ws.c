@@ -232,6 +232,12 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 	case PTP_KEYFRAME_REQUEST:
 		conn_keyframes(ws, c, &m.u.subscribe);
 		break;
+	case PTP_GRAB:
+		ws_on_grab(ws, c, &m.u.grab);
+		break;
+	case PTP_RELEASE:
+		ws_on_release(ws, c, &m.u.release);
+		break;
 	case PTP_PING: {
 		ptp_msg_t r = {.type = PTP_PONG};
 		r.u.pong.client_time_us = m.u.ping.client_time_us;
@@ -290,6 +296,7 @@ void ws_refresh(ws_t *ws)
 		meta_unref(ev[i].meta);
 		meta_unref(ev[i].old);
 	}
+	ws_grab_replies(ws);
 }
 
 static void on_wake(ws_t *ws)

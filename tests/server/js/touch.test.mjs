@@ -195,6 +195,57 @@ test('grabs over REST: 201, 403, 422s, 404, 409s, the limit, list, delete, and e
     isError(r, 409, 'bone');
 });
 
+test('grabs over WebSocket (1.5): grab_result and errors carry the ref; release; 1.4 does not know them', async () => {
+  const d = await daemon();
+  const a = await mk(d, { name: 'a', room: 'w' });
+  const b = await mk(d, { name: 'b', room: 'w', interaction: { grab: 'room' } });
+  const c = await mk(d, { name: 'c', room: 'w' });
+  const ws = await Client.open(d.ws, { minor: 5 });
+  assert.equal(ws.welcome.minor, 5);
+  const grab = (ref, on, over = {}) => ws.send({ type: 'grab', ref, instance_id: BigInt(on.id), by: BigInt(a.id), strand: 0, point: 3, bone: 23, ...over });
+  grab(1, b); /* a not authorized here yet */
+  let e = await ws.next('error', (m) => m.ref === 1);
+  assert.deepEqual([e.code, e.about_type, e.instance_id], [5, 0x08, BigInt(b.id)]);
+  assert.match(e.text, /^by: authorize/);
+  ws.send({ type: 'authorize', instance_id: BigInt(a.id), token: a.token });
+  ws.send({ type: 'head_pose', instance_id: BigInt(a.id), seq: 1, client_time_us: 0n, flags: 4,
+    p: [0, 1.5, 1], q: ID, bones: [{ bone: 23, p: [0.1, 1.4, 0.3], q: ID }] });
+  grab(2, b);
+  const ok = await ws.next('grab_result', (m) => m.ref === 2);
+  assert.equal(ok.instance_id, BigInt(b.id));
+  assert.deepEqual((await grabs(d, b.id)).grabs.map((x) => [BigInt(x.id), x.by, x.point, x.bone]),
+    [[ok.grab_id, a.id, 3, 'right_hand']]);
+  grab(3, c);
+  e = await ws.next('error', (m) => m.ref === 3);
+  assert.equal(e.code, 5);
+  assert.match(e.text, /^interaction\.grab: /);
+  grab(4, b, { strand: 4 });
+  e = await ws.next('error', (m) => m.ref === 4);
+  assert.match(e.text, /^strand: /);
+  grab(5, b); /* the same point */
+  e = await ws.next('error', (m) => m.ref === 5);
+  assert.match(e.text, /^point: .*already grabbed/);
+  ws.send({ type: 'release', ref: 6, instance_id: BigInt(b.id), grab_id: ok.grab_id });
+  const rel = await ws.next('grab_result', (m) => m.ref === 6);
+  assert.equal(rel.grab_id, ok.grab_id);
+  assert.equal((await grabs(d, b.id)).count, 0);
+  ws.send({ type: 'release', ref: 7, instance_id: BigInt(b.id), grab_id: ok.grab_id });
+  e = await ws.next('error', (m) => m.ref === 7);
+  assert.equal(e.code, 6);
+  /* a grab made over a connection ends when it closes */
+  grab(8, b);
+  await ws.next('grab_result', (m) => m.ref === 8);
+  ws.close();
+  await ws.closed;
+  await until(async () => (await grabs(d, b.id)).count === 0, 'the WebSocket grab ended with its connection');
+  /* a 1.4 connection: unknown_type, as before 1.5 */
+  const old = await Client.open(d.ws, { minor: 4 });
+  old.send({ type: 'grab', ref: 1, instance_id: BigInt(b.id), by: BigInt(a.id), strand: 0, point: 3, bone: 23 });
+  e = await old.next('error');
+  assert.deepEqual([e.code, e.about_type, e.ref], [3, 0x08, undefined]);
+  old.close();
+});
+
 test('hands push hair of whoever grants touch, and stop within a tick of leaving; a grabbed point follows the hand', async () => {
   const d = await daemon();
   const toucher = await mk(d, { name: 'toucher', room: 'h' });
