@@ -209,6 +209,53 @@ static void step_self_colliding(pt_world *w, pt_inst *in, float k, float bend)
 	}
 }
 
+/* An instance with touch or grabs this step (touch.c): its substeps now, one at a time,
+ * its strands in batches of their own (of one point count each; a lane's result does not
+ * depend on the others'), touch.c's passes around each substep. */
+void pt_verlet_step_touched(pt_world *w, pt_inst *in)
+{
+	float k = kept_factor(in, in->sub_h), bend = bend_fraction(in, in->sub_h);
+	float n = (float)in->sub_n;
+	for (int i = 0; i < in->sub_n; i++) {
+		pt_touch_pre(w, in, (float)(i + 1) / n, in->sub_h);
+		if (in->self_scratch) {
+			for (int phase = PT_PHASE_PREDICT; phase <= PT_PHASE_RESOLVE; phase++) {
+				if (phase == PT_PHASE_RESOLVE)
+					pt_self_collide(w, in);
+				for (int s = 0; s < in->strand_count; s++) {
+					pt_lanes b;
+					b.count = 1, b.points = in->strands[s].points, b.substeps = in->sub_n;
+					b.mode = in->stretch;
+					fill_lane(&b, 0, in, s, i, i + 1, k, bend);
+					run_phases(w, &b, i, i + 1, phase);
+				}
+			}
+		} else {
+			unsigned char done[PT_MAX_STRANDS] = {0};
+			for (int s0 = 0; s0 < in->strand_count; s0++) {
+				if (done[s0])
+					continue;
+				pt_lanes b;
+				b.count = 0, b.points = in->strands[s0].points, b.substeps = in->sub_n;
+				b.mode = in->stretch;
+				for (int s = s0; s < in->strand_count; s++) {
+					if (done[s] || in->strands[s].points != b.points)
+						continue;
+					done[s] = 1;
+					fill_lane(&b, b.count, in, s, i, i + 1, k, bend);
+					if (++b.count == PT_LANES) {
+						run_phases(w, &b, i, i + 1, PT_PHASE_ALL);
+						b.count = 0;
+					}
+				}
+				if (b.count)
+					run_phases(w, &b, i, i + 1, PT_PHASE_ALL);
+			}
+		}
+		pt_touch_post(w, in, (float)i / n, (float)(i + 1) / n);
+	}
+}
+
 void pt_verlet_batch_add(pt_world *w, pt_batcher *bt, pt_inst *in)
 {
 	/* per instance: the same for each of its strands */

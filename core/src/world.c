@@ -59,6 +59,7 @@ void pt_world_destroy(pt_world *w)
 			w->inst[i].ops->destroy(&w->inst[i]);
 		pt_bones_free(&w->inst[i].bones);
 		pt_wind_rt_free(&w->inst[i].room_wind);
+		pt_touch_rt_free(&w->inst[i].touch);
 		free(w->inst[i].strands);
 	}
 	free(w->slot_gen);
@@ -398,6 +399,7 @@ static void remove_dense(pt_world *w, int di)
 		in->ops->destroy(in);
 	pt_bones_free(&in->bones);
 	pt_wind_rt_free(&in->room_wind);
+	pt_touch_rt_free(&in->touch);
 	free(in->strands);
 	int off = in->offset, n = in->npoints, tail = w->pool_count - off - n;
 	float **arrays[] = PT_POOL_ARRAYS(w);
@@ -489,16 +491,21 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	int slot = (int)w->cold[in - w->inst].slot;
 	pt_bones_rt *bones = in->bones; /* the bones' poses outlive the re-creation */
 	pt_wind_rt *wind = in->room_wind; /* and so does the room's wind (after the prewarm) */
+	pt_touch_rt *touch = in->touch;   /* and the next step's touch and grabs */
 	in->bones = NULL;
 	in->room_wind = NULL;
+	in->touch = NULL;
 	remove_dense(w, (int)(in - w->inst));
 	if (!append_instance(w, def, head, slot, bones)) {
 		pt_wind_rt_free(&wind);
+		pt_touch_rt_free(&touch);
 		return -1;
 	}
 	pt_inst *ni = &w->inst[w->count - 1];
 	ni->teleports = teleports;
 	ni->room_wind = wind;
+	ni->touch = touch;
+	pt_touch_refit(ni);
 	pt_state_params_refresh(w, ni);
 	return 1;
 }

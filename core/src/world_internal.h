@@ -13,6 +13,7 @@
 
 #include "bones.h"
 #include "collide.h"
+#include "ponytail/touch.h"
 #include "ponytail/wind.h"
 #include "ponytail/world.h"
 #include "vecmath.h"
@@ -53,6 +54,36 @@ void pt_wind_prepare(const struct pt_world *w, struct pt_inst *in, float dt);
 /* solver_springbone.c: its per-step terms are made again at the next step (they hold the
  * room wind's push). */
 void pt_sb_terms_stale(struct pt_inst *in);
+
+/* An instance's touch and grabs (touch.c, ponytail/touch.h) for its next step, and the
+ * scratch of that step's passes. Allocated by the first pt_world_set_touch or _grabs and
+ * kept; emptied by the step that takes them. */
+typedef struct pt_touch_rt {
+	int n, ngrabs; /* touch colliders, grabs (sorted by strand, then point) */
+	pt_touch t[PT_MAX_TOUCH];
+	pt_grab g[PT_MAX_GRABS];
+	int nlive;                         /* the step's: touches the cull kept */
+	unsigned char live[PT_MAX_TOUCH];
+	pt_vec3 start[PT_MAX_GRABS];       /* each grabbed point at the substep's start */
+	float w_saved[PT_MAX_GRABS];       /* verlet: its inverse mass */
+} pt_touch_rt;
+
+void pt_touch_rt_free(pt_touch_rt **rt);
+/* After a topology change (pt_world_update_instance): drops grabs of points it lost. */
+void pt_touch_refit(struct pt_inst *in);
+/* At the step's start (teleport handled): 1 when a touch can reach the instance this step
+ * or it has grabs (then it steps alone: pt_touch_pre and _post around every substep,
+ * pt_touch_clear after); else empties them and returns 0 (its usual path). in->touch set. */
+int pt_touch_begin(const struct pt_world *w, struct pt_inst *in);
+/* Before a substep (or frame) of h s ending at fraction a1 of the step. */
+void pt_touch_pre(struct pt_world *w, struct pt_inst *in, float a1, float h);
+/* After it: the touch and grab passes for the substep from fraction a0 to a1. */
+void pt_touch_post(struct pt_world *w, struct pt_inst *in, float a0, float a1);
+/* The step took them. */
+void pt_touch_clear(struct pt_inst *in);
+/* solver_verlet.c: all substeps of a verlet instance now, one at a time, the touch passes
+ * around each. */
+void pt_verlet_step_touched(struct pt_world *w, struct pt_inst *in);
 
 /* A hint to load the line at p (no effect on results). GCC 12's dead-code pass drops
  * __builtin_prefetch in loops like prefetch_points's (the instruction count did not
@@ -113,6 +144,7 @@ typedef struct pt_inst {
 	int *self_scratch; /* self-collision hash storage (selfcollide.c), allocated at create */
 	pt_bones_rt *bones; /* body-bone poses (bones.h); NULL when nothing is on a bone */
 	pt_wind_rt *room_wind; /* NULL when the instance has no room wind */
+	pt_touch_rt *touch;    /* NULL until touch or grabs are first set */
 
 	/* head poses and clock */
 	pt_pose head_prev;   /* pose at the end of the previous step */

@@ -97,7 +97,7 @@ static void pin_roots(pt_world *w, pt_inst *in, const pt_pose *head)
  * of simulated time this tick, the head interpolated at that instant. Frames are counted
  * as dt * 60 and snapped to whole numbers within 1e-4, so 60, 30 and 120 Hz ticks (and
  * their float dt) give exactly 1, 2 and 1/2 steps a tick, for ever. */
-static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
+static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb, int touched)
 {
 	const float h = 1.0f / 60.0f;
 	double per_tick = (double)dt * 60.0, start = in->sb_frames, total = start + per_tick;
@@ -107,7 +107,7 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 	pt_collider_rt cols[PT_MAX_COLLIDERS];
 	/* Up to PT_MAX_SUBSTEPS frames go to the wide path (springbone_lanes.h) at their
 	 * poses in the step scratch; more, or an instance it does not take, step here. */
-	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS;
+	int wide = steps > 0 && steps <= PT_MAX_SUBSTEPS && !touched; /* touch: one at a time */
 	float alphas[PT_MAX_SUBSTEPS];
 	for (int k = 1; k <= steps; k++) {
 		float alpha = k == steps && total == floor(total) ? 1.0f
@@ -122,7 +122,11 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 			continue;
 		pt_bones_substeps(in->bones, in->sub_pose, alphas, 1);
 		pt_inst_colliders_world(in, &p, &R, alpha, cols);
+		if (touched)
+			pt_touch_pre(w, in, alpha, h);
 		in->ops->substep(w, in, 0, cols, h, in->time + (double)h * k);
+		if (touched) /* the touch at this frame's instant, swept from the last one's */
+			pt_touch_post(w, in, (float)(((double)k - 1.0 - start) / per_tick), alpha);
 	}
 	if (wide) {
 		in->sub_n = steps, in->sub_h = h;
@@ -138,6 +142,31 @@ static void step_frames(pt_world *w, pt_inst *in, float dt, pt_sb_batcher *sb)
 	in->time += dt;
 	if (steps == 0)
 		pin_roots(w, in, &in->head_target);
+	if (steps == 0 && touched) { /* no frame: the touch still pushes, the grabs still hold */
+		pt_touch_pre(w, in, 1.0f, h);
+		pt_touch_post(w, in, 0.0f, 1.0f);
+	}
+}
+
+/* An instance with touch or grabs this step (touch.c): alone, substep by substep, the
+ * touch passes around each. */
+static void step_touched(pt_world *w, pt_inst *in)
+{
+	if (in->solver == PT_SOLVER_VERLET) {
+		pt_verlet_step_touched(w, in);
+		for (int s = 0; s < in->sub_n; s++)
+			in->time += in->sub_h;
+		return;
+	}
+	pt_collider_rt cols[PT_MAX_COLLIDERS];
+	float n = (float)in->sub_n;
+	for (int s = 0; s < in->sub_n; s++) {
+		pt_inst_colliders_world(in, &in->sub_pose[s], &in->sub_rot[s], (float)(s + 1) / n, cols);
+		in->time += in->sub_h;
+		pt_touch_pre(w, in, (float)(s + 1) / n, in->sub_h);
+		in->ops->substep(w, in, s, cols, in->sub_h, in->time);
+		pt_touch_post(w, in, (float)s / n, (float)(s + 1) / n);
+	}
 }
 
 /* The lines of an instance record (its five, world_internal.h), asked for
@@ -204,12 +233,20 @@ void pt_world_step_dense(pt_world *w, float dt, int substeps, int begin, int end
 		handle_teleport(w, in);
 		if (in->room_wind)
 			pt_wind_prepare(w, in, dt);
+		int touched = in->touch && pt_touch_begin(w, in);
 		if (in->solver == PT_SOLVER_SPRINGBONE && in->sb_rate == PT_SPRINGBONE_RATE_FRAME) {
-			step_frames(w, in, dt, &sb);
+			step_frames(w, in, dt, &sb, touched);
+			if (touched)
+				pt_touch_clear(in);
 			continue;
 		}
 		substep_poses(in);
 		pt_bones_substeps(in->bones, in->sub_pose, NULL, in->sub_n);
+		if (touched) {
+			step_touched(w, in);
+			pt_touch_clear(in);
+			continue;
+		}
 		int verlet = in->solver == PT_SOLVER_VERLET;
 		if (verlet || (in->solver == PT_SOLVER_SPRINGBONE && pt_sb_batch_add(w, &sb, in))) {
 			if (verlet)

@@ -105,6 +105,12 @@ if [ "${PT_BENCH_CALLGRIND:-1}" != 0 ]; then
 		cg core.avatar.callgrind_instr_per_joint_substep \
 			"reduced scene: 100 bench_avatar whole avatars (200 joints, 20 colliders, head + 15 bone poses a tick) x 30 steps, 4 substeps, inside pt_world_step" \
 			'bench_step*' "$build/bench/bench_avatar" --callgrind 100 30
+		cg core.touch.callgrind_instr_per_instance_tick_untouched \
+			"reduced scene: bench_touch's 400 default ponytails x 30 ticks, 4 substeps, no touch, inside pt_world_step (per instance-tick)" \
+			'bench_step*' "$build/bench/bench_touch" --callgrind untouched 30
+		cg core.touch.callgrind_instr_per_instance_tick_touched \
+			"the same, each instance touched by two hand capsules every tick (per touched instance-tick)" \
+			'bench_step*' "$build/bench/bench_touch" --callgrind touched 30
 		cg server.tick.callgrind_instr_per_instance_tick \
 			"the daemon's tick (tick_once: poses, step, publish, records), 1,000 driven verlet instances (12 points) in rooms of 20, recording off, 30 ticks" \
 			'tick_once' "$build/bench/bench_record" tick off 1000 30

@@ -14,6 +14,7 @@ import { FIELDS, fieldForError } from '../../clients/web/js/panel.mjs';
 import { Link, wsUrlFor } from '../../clients/web/js/net.mjs';
 import { ownDefinition } from '../../clients/web/js/definition.mjs';
 import { DELAY_TICKS, FrameClock, pushFrame, sampleFrames } from '../../clients/web/js/interp.mjs';
+import { RIGHT_HAND, WindControl, nearestPoint, viewPoint } from '../../clients/web/js/touch.mjs';
 
 globalThis.CustomEvent ??= class extends Event {
   constructor(type, init) {
@@ -266,4 +267,46 @@ test('follower hairs: a lock around the guide, uneven ends, split ends, the same
   // Turning the head turns the lock with it (the frame starts from the head's x axis).
   const turned = lockHairs(curve, [0, 0, 1], attrs, R).filter((h) => !h.split);
   assert.ok(Math.hypot(...[0, 1, 2].map((d) => P(turned[1], 5)[d] - P(main[1], 5)[d])) > 0.002);
+});
+
+test('the pointer hand: a pixel and a depth map back to the world point the view shows there', () => {
+  for (const kind of ['front', 'side']) {
+    const v = new View(kind, { x: 10, y: 20, w: 400, h: 300 });
+    v.lo = [-0.2, 1.3, -0.1];
+    v.hi = [0.3, 1.6, 0.2];
+    v.update();
+    for (const p of [[0, 1.5, 0], [0.12, 1.21, -0.07], [-0.3, 1.8, 0.25]]) {
+      const [sx, sy, depth] = v.project(p);
+      assert.ok(close(viewPoint(v, sx, sy, depth), p, 1e-9), `${kind} ${p}`);
+    }
+  }
+  assert.equal(RIGHT_HAND, 23); // PROTOCOL.md's bone ids: right_hand is the 24th
+});
+
+test('the pointer hand grabs the nearest hair point of another instance, never a root', () => {
+  const v = new View('front', { x: 0, y: 0, w: 400, h: 400 });
+  const inst = (key, pts) => ({ key, id: BigInt(key), shape: [{ points: pts.length / 3 }], pts });
+  const own = inst('1', [0, 1.5, 0, 0.001, 1.45, 0]);
+  const other = inst('2', [0.05, 1.5, 0, 0.05, 1.45, 0.02, 0.05, 1.40, 0.04]);
+  const at = (p) => v.project(p);
+  let [x, y] = at([0.05, 1.5, 0]); // on the other's root: its point 1 is taken
+  assert.deepEqual(
+    (({ key, strand, point }) => ({ key, strand, point }))(nearestPoint(v, [own, other], '1', x, y)),
+    { key: '2', strand: 0, point: 1 });
+  [x, y] = at([0.001, 1.45, 0]); // on the own point: the other's nearest is taken instead
+  const n = nearestPoint(v, [own, other], '1', x, y);
+  assert.equal(n.key, '2');
+  assert.equal(n.depth, at([0.05, 1.45, 0.02])[2]);
+  assert.equal(nearestPoint(v, [own], '1', x, y), null);
+});
+
+test('the wind control: strength 0 is calm, else one global zone toward the angle about +Y', () => {
+  const el = (strength, direction, turbulence) => ({ strength: { value: strength }, direction: { value: direction }, turbulence: { value: turbulence } });
+  assert.deepEqual(new WindControl({}, el('0', '90', '0')).zones(), []);
+  const [z] = new WindControl({}, el('3', '90', '0.5')).zones();
+  assert.equal(z.type, 'global');
+  assert.equal(z.strength, 3);
+  assert.equal(z.turbulence, 0.5);
+  assert.ok(close(z.direction, [0, 0, -1], 1e-6)); // 90 degrees about +Y turns +X to -Z
+  assert.ok(close(new WindControl({}, el('1', '0', '0')).zones()[0].direction, [1, 0, 0], 1e-6));
 });

@@ -17,6 +17,7 @@ import { ownDefinition } from './definition.mjs';
 import { CameraControl } from './camera.mjs';
 import { FrameClock, pushFrame, sampleFrames } from './interp.mjs';
 import { ReplayControls } from './replay.mjs';
+import { HandControl, WindControl } from './touch.mjs';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'ponytail.own';
@@ -60,6 +61,10 @@ class App {
     this.camera = new CameraControl({ button: $('btn-camera'), status: $('cam-status'), video: $('cam-video') });
     this.cameraPublished = 0; // poses sent while the camera steered
     this.replay = new ReplayControls(() => this.room); // instant replay (replay.mjs)
+    this.hand = new HandControl(this, $('btn-hand')); // the pointer as a hand (touch.mjs)
+    this.wind = new WindControl(this, {
+      strength: $('wind-strength'), direction: $('wind-direction'), turbulence: $('wind-turbulence'), state: $('wind-state'),
+    });
     this.fromHash = h.get('id') && h.get('token') ? { key: h.get('id'), token: h.get('token') } : null;
     if (this.fromHash) history.replaceState(null, '', location.pathname + location.search);
     this.hooks();
@@ -71,6 +76,8 @@ class App {
     this.bindLink();
     this.bindInput();
     this.replay.bind();
+    this.hand.bind();
+    this.wind.bind();
     requestAnimationFrame((t) => this.frame(t));
     setInterval(() => this.tickStats(), 500);
     setInterval(() => this.link.ping(), 2000);
@@ -99,6 +106,7 @@ class App {
     this.link.setRoom(room);
     if (this.own && this.own.room !== room) this.link.follow(this.own.key);
     this.link.start();
+    this.wind.load();
     this.updateButtons();
   }
 
@@ -340,7 +348,8 @@ class App {
       const turn = e.button === 2 || e.shiftKey;
       const own = this.own && this.instances.get(this.own.key);
       let mode;
-      if (turn && this.own) mode = 'turn';
+      if (!turn && this.hand.down(view, x, y)) mode = 'hand';
+      else if (turn && this.own) mode = 'turn';
       else if (view.kind === 'orbit' && !(own && this.hitsHead(view, own, x, y))) mode = 'orbit';
       else if (this.own) mode = 'move';
       else if (view.kind === 'orbit') mode = 'orbit';
@@ -351,8 +360,10 @@ class App {
       e.preventDefault();
     });
     c.addEventListener('pointermove', (e) => {
-      if (!drag || e.pointerId !== drag.id) return;
       const { x, y } = this.canvasPoint(e);
+      const over = drag?.view ?? this.views.find((v) => v.contains(x, y));
+      if (over) this.hand.move(over, x, y);
+      if (!drag || e.pointerId !== drag.id || drag.mode === 'hand') return;
       const dx = x - drag.x;
       const dy = y - drag.y;
       drag.x = x;
@@ -371,11 +382,13 @@ class App {
     });
     const end = (e) => {
       if (!drag || e.pointerId !== drag.id) return;
+      if (drag.mode === 'hand') this.hand.up();
       drag = null;
       c.classList.remove('dragging');
     };
     c.addEventListener('pointerup', end);
     c.addEventListener('pointercancel', end);
+    c.addEventListener('pointerleave', () => { if (!drag) this.hand.p = null; });
     c.addEventListener('wheel', (e) => {
       const { x, y } = this.canvasPoint(e);
       const view = this.views.find((v) => v.contains(x, y));
@@ -462,12 +475,15 @@ class App {
     if (this.instances.get(this.own.key)?.driven || this.ownInfo?.driven) return;
     const p = add(P.base, P.offset);
     const q = quatFromYawPitchRoll(P.yaw, P.pitch, P.roll);
-    const key = p.concat(q).map((v) => v.toFixed(5)).join(',');
+    const bones = this.hand.bones();
+    const key = p.concat(q, bones ? bones[0].p : []).map((v) => v.toFixed(5)).join(',');
     const now = performance.now();
     // New poses as they change (at most ~120/s, under the server's 240/s), and the same
-    // pose again every 250 ms so the latency figure stays current.
-    if ((key !== this.lastPoseKey && now - this.lastPoseSent >= 8) || now - this.lastPoseSent > 250) {
-      const seq = this.link.sendPose(this.own.key, p, q);
+    // pose again every 250 ms so the latency figure stays current; with the hand out,
+    // every 50 ms, well inside the time the daemon holds a hand (touch.mjs).
+    const every = bones ? 50 : 250;
+    if ((key !== this.lastPoseKey && now - this.lastPoseSent >= 8) || now - this.lastPoseSent > every) {
+      const seq = this.link.sendPose(this.own.key, p, q, bones);
       if (seq) {
         this.firstSeq ??= seq;
         this.lastPoseKey = key;
@@ -544,6 +560,7 @@ class App {
       if (v.kind === 'orbit') Object.assign(v, { yaw: this.orbit.yaw, pitch: this.orbit.pitch });
       v.update();
       const f = drawView(ctx, v, list, { locks: this.locks });
+      this.hand.draw(ctx, v);
       if (v.kind === 'orbit') this.followersDrawn = f;
     }
     this.stats.renders++;
@@ -607,6 +624,8 @@ class App {
         const r = app.canvas.getBoundingClientRect();
         return { x: r.left + pr[0] / app.dpr, y: r.top + pr[1] / app.dpr };
       },
+      // The pointer hand: where it is, the grab it holds, grabs made.
+      get hand() { return { on: app.hand.on, p: app.hand.p, grab: app.hand.grab, grabs: app.hand.grabs }; },
       // The camera control: its status line, frames and faces seen, poses published.
       get camera() {
         const c = app.camera;
