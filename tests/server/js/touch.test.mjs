@@ -249,8 +249,9 @@ test('grabs over WebSocket (1.5): grab_result and errors carry the ref; release;
 test('hands push hair of whoever grants touch, and stop within a tick of leaving; a grabbed point follows the hand', async () => {
   const d = await daemon();
   const toucher = await mk(d, { name: 'toucher', room: 'h' });
-  const hair = await mk(d, { name: 'hair', room: 'h', prewarm_s: 1 });
-  /* the strand hangs from (0, 0.06, -0.09) to y = -0.15 under a head at the origin */
+  /* no head collider: nothing but the hand holds the hair, which hangs straight from
+   * (0, 0.06, -0.09) to y = -0.15 under a head at the origin and falls back there */
+  const hair = await mk(d, { name: 'hair', room: 'h', prewarm_s: 1, colliders: [] });
   const rest = (await frame(d, hair.id)).strands[0];
   const c = [0.03, -0.06, -0.09]; /* a 5 cm hand sphere across the strand's line */
   let seq = 0;
