@@ -40,7 +40,7 @@ CORE_OWN_HEADERS := $(patsubst core/include/%,%,$(filter-out $(SCHEMA_PUBLIC),$(
                     $(notdir $(wildcard core/src/*.h core/src/*.inc))
 SCHEMA_HEADERS   := $(CORE_SYS_HEADERS) ctype.h jansson.h ponytail/schema.h ponytail/instance.h \
                     ponytail/types.h ponytail/vrm_import.h schema_internal.h \
-                    ponytail/record.h ponytail/world.h ponytail/wind.h \
+                    ponytail/record.h ponytail/world.h ponytail/wind.h ponytail/touch.h \
                     $(notdir $(wildcard core/schema/vrm/*.h))
 CORE_FILES       := $(wildcard core/src/*.c core/src/*.h core/src/*.inc) \
                     $(filter-out $(SCHEMA_PUBLIC),$(wildcard core/include/ponytail/*.h))

@@ -51,6 +51,16 @@ void cmdq_destroy(cmdq_t *q)
 	free(q);
 }
 
+/* Done: wakes its submitter, or frees a detached one. Under q->mu. */
+static void finish(cmd_t *c)
+{
+	if (c->detached) {
+		free(c->grab);
+		free(c);
+	} else
+		c->done = 1;
+}
+
 void cmdq_push(cmdq_t *q, cmd_t *cmd)
 {
 	cmd->done = 0;
@@ -58,7 +68,7 @@ void cmdq_push(cmdq_t *q, cmd_t *cmd)
 	pthread_mutex_lock(&q->mu);
 	if (q->closed) {
 		cmd->result = CMD_CLOSED;
-		cmd->done = 1;
+		finish(cmd);
 	} else {
 		if (q->tail)
 			q->tail->next = cmd;
@@ -67,6 +77,12 @@ void cmdq_push(cmdq_t *q, cmd_t *cmd)
 		q->tail = cmd;
 	}
 	pthread_mutex_unlock(&q->mu);
+}
+
+void cmdq_post_detached(cmdq_t *q, cmd_t *cmd)
+{
+	cmd->detached = 1;
+	cmdq_push(q, cmd);
 }
 
 cmd_result_t cmdq_wait(cmdq_t *q, cmd_t *cmd)
@@ -134,7 +150,7 @@ void cmdq_complete(cmdq_t *q, cmd_t *list)
 		/* Read next before done: once done is set the submitter may return and the cmd
 		 * (on its stack) is gone. */
 		cmd_t *next = list->next;
-		list->done = 1;
+		finish(list);
 		list = next;
 	}
 	pthread_cond_broadcast(&q->cv);
@@ -148,7 +164,7 @@ void cmdq_close(cmdq_t *q)
 	for (cmd_t *c = q->head; c;) {
 		cmd_t *next = c->next;
 		c->result = CMD_CLOSED;
-		c->done = 1;
+		finish(c);
 		c = next;
 	}
 	q->head = q->tail = NULL;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "driver.h"
+#include "interact.h"
 #include "ponytail/instance.h"
 #include "ponytail/types.h"
 #include "ponytail/wind.h"
@@ -30,7 +31,42 @@ typedef enum cmd_kind_t {
 	CMD_FRAME,  /* id: copy the latest frame into cmd.frame */
 	CMD_WIND,   /* room, zones: the room's wind, given at a tick boundary to every
 	             * instance of the room and to those that join it later */
+	CMD_GRAB,   /* id (the grabbed), grab: a new grab, checked by the sim (sim_touch.c) */
+	CMD_UNGRAB, /* id, grab->gid: ends that grab of instance id */
+	CMD_GRABS,  /* id: the grabs of instance id into grab->list */
+	CMD_CONN_GONE, /* grab->conn: a WebSocket connection closed: its grabs end and the
+	                * hands it sent are dropped (posted without a wait: cmdq_post_cmd) */
 } cmd_kind_t;
+
+/* One grab as the sim keeps it (server/README.md "Touch and grabs"). */
+typedef struct grab_info_t {
+	uint64_t gid;      /* the grab's id: unique in this daemon's run, never reused */
+	uint64_t instance; /* the grabbed instance */
+	uint64_t by;       /* the grabbing instance, whose hand bone it follows */
+	int strand, point;
+	int bone;          /* pt_bone: a hand or finger bone of `by` */
+} grab_info_t;
+
+/* CMD_GRAB/UNGRAB/GRABS in and out. The sim's refusal names a field as the door's errors
+ * do (refused: GRAB_*). */
+enum { GRAB_OK = 0, GRAB_FORBIDDEN, GRAB_INVALID, GRAB_CONFLICT, GRAB_NOT_FOUND };
+typedef struct cmd_grab_t {
+	grab_info_t g;     /* CMD_GRAB: instance, by, strand, point, bone in; gid out.
+	                    * CMD_UNGRAB: gid in; the grab as it was out */
+	uint64_t conn;     /* CMD_GRAB: the WebSocket connection that asked (0: REST);
+	                    * CMD_CONN_GONE: the connection */
+	int refused;       /* out: GRAB_* */
+	char field[64];    /* out, when refused: "interaction.grab", "point", ... ("" none) */
+	char message[256]; /* out, when refused */
+	grab_info_t *list; /* CMD_GRABS out: malloc'ed (the submitter frees), n of them */
+	int n;
+	/* a WebSocket grab or release (detached): the sim answers with frame_ring_reply */
+	int reply;
+	uint32_t ref;
+	int nmay;          /* CMD_UNGRAB: the ids authorized on the connection; the grab's
+	                    * instance or grabber must be one of them */
+	uint64_t may[64];
+} cmd_grab_t;
 
 typedef enum cmd_result_t {
 	CMD_OK = 0,
@@ -62,12 +98,15 @@ typedef struct cmd_t {
 	                             * cmdq_wait) returns; the sim copies what it keeps
 	                             * into the world, the submitter finishes the def */
 	driver_t driver;            /* CREATE/UPDATE */
+	const interact_t *interaction; /* CREATE/UPDATE: borrowed like def; NULL: default */
+	cmd_grab_t *grab;           /* GRAB, UNGRAB, GRABS, CONN_GONE: borrowed like def */
 	char room[PT_NAME_MAX];     /* WIND */
 	const pt_wind_zone *zones;  /* WIND: nzones of them (0: none), borrowed like def */
 	int nzones;
 	cmd_result_t result;        /* written by the sim thread */
 	cmd_frame_t frame;          /* CMD_FRAME output */
 	int done;                   /* internal */
+	int detached;               /* internal: cmdq_post_detached's, freed when done */
 	struct cmd_t *next;         /* internal */
 } cmd_t;
 
@@ -84,6 +123,8 @@ typedef struct pose_in_t {
 	int moving;   /* v and w apply: the tick extrapolates from the pose's arrival */
 	pt_vec3 v, w; /* m/s world, rad/s world axes; |v|, |w| <= 100 */
 	int64_t arrival_ns; /* sim_mono_ns() when the door admitted it */
+	uint64_t conn;      /* the WebSocket connection it came by (0: REST): hands it sends
+	                     * are dropped when it closes (CMD_CONN_GONE) */
 	int nbones;              /* body-bone poses, [0, PTP_MAX_POSE_BONES] */
 	const bone_in_t *bones;  /* posting: the caller's; taken: the inbox's own copy */
 } pose_in_t;
@@ -102,6 +143,10 @@ cmd_result_t cmdq_submit(cmdq_t *q, cmd_t *cmd);
  * pushed cmd must be waited for. */
 void cmdq_push(cmdq_t *q, cmd_t *cmd);
 cmd_result_t cmdq_wait(cmdq_t *q, cmd_t *cmd);
+
+/* Enqueues a heap cmd (calloc'ed, its grab too) without waiting: the sim frees both once
+ * applied (or at close). */
+void cmdq_post_detached(cmdq_t *q, cmd_t *cmd);
 
 /* Copies a pose (and its bones, into a side inbox of CMDQ_BONE_CAP bones) into the inbox.
  * Returns 0, -1 when the inbox is full, -2 when closed. */

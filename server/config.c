@@ -100,6 +100,8 @@ static const option_t options[] = {
      SERVER_MAX_U16, "60", 0, "ticks between periodic keyframes"},
     {"drain-timeout", "PONYTAIL_DRAIN_TIMEOUT", OPT_INT, F(drain_timeout), 2, 3600, "10", 0,
      "s from SIGTERM to exit: readiness 503 at once, writes refused, then close (exit 1 beyond)"},
+    {"hand-hold-ms", "PONYTAIL_HAND_HOLD_MS", OPT_INT, F(hand_hold_ms), 1, 60000, "250", 0,
+     "ms a hand or finger bone pose keeps colliding and holding grabs without a newer one"},
     {"record-seconds", "PONYTAIL_RECORD_SECONDS", OPT_INT, F(record_seconds), 0, 3600, "300", 0,
      "s of each room's inputs kept for GET /v1/rooms/{room}/recording (0 = off)"},
     {"record", "PONYTAIL_RECORD", OPT_STR, F(record_dir), 0, CONFIG_STR_MAX - 1, "", 0,

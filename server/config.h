@@ -51,6 +51,7 @@ typedef struct config_t {
 	int write_rate;        /* REST writes per second per client address, 0 = off */
 	int keyframe_interval; /* ticks between periodic keyframes */
 	int drain_timeout;     /* s from SIGTERM to exit at the latest (exit 1 beyond) */
+	int hand_hold_ms;      /* ms a hand bone pose stays fresh (touch and grabs) */
 	int record_seconds;    /* s of each room's inputs kept for GET .../recording, 0 = off */
 	int record_max_mb;     /* MiB a room's recording may hold (it then keeps less time) */
 	char record_dir[CONFIG_STR_MAX]; /* --record DIR: every room's recording on disk, "" = no */

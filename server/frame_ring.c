@@ -18,6 +18,9 @@ struct frame_ring_t {
 	void *notify_ctx;
 	frame_event_t *ev, *ev_out; /* queued; handed to the WS thread */
 	int nev, cap_ev, cap_ev_out;
+	/* replies: [0] staged by the sim this tick, [1] published, [2] taken by the WS thread */
+	frame_reply_t *rep[3];
+	int nrep[3], cap_rep[3];
 	uint64_t *keys[2];
 	int nkeys, keys_fill;
 	/* [max_slots][FRAME_CODINGS][FRAME_RATES]: watched until this tick (atomic, relaxed;
@@ -174,6 +177,8 @@ void frame_ring_destroy(frame_ring_t *r)
 	}
 	free(r->ev);
 	free(r->ev_out);
+	for (int i = 0; i < 3; i++)
+		free(r->rep[i]);
 	free(r->keys[0]);
 	free(r->keys[1]);
 	free(r->watch);
@@ -279,6 +284,12 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 	int rc = 0;
 	pthread_mutex_lock(&r->mu);
 	r->newest = (int)(fs - r->sets);
+	if (r->nrep[0] > 0 &&
+	    grow((void **)&r->rep[1], &r->cap_rep[1], r->nrep[1] + r->nrep[0], sizeof *r->rep[1]) == 0) {
+		memcpy(r->rep[1] + r->nrep[1], r->rep[0], (size_t)r->nrep[0] * sizeof *r->rep[0]);
+		r->nrep[1] += r->nrep[0];
+	}
+	r->nrep[0] = 0;
 	if (nevents > 0) {
 		if (r->nev + nevents > MAX_EVENTS ||
 		    grow((void **)&r->ev, &r->cap_ev, r->nev + nevents, sizeof *r->ev)) {
@@ -299,6 +310,28 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 	if (r->notify)
 		r->notify(r->notify_ctx);
 	return rc;
+}
+
+void frame_ring_reply(frame_ring_t *r, const frame_reply_t *x)
+{
+	pthread_mutex_lock(&r->mu);
+	if (r->nrep[0] + r->nrep[1] < MAX_EVENTS &&
+	    grow((void **)&r->rep[0], &r->cap_rep[0], r->nrep[0] + 1, sizeof *r->rep[0]) == 0)
+		r->rep[0][r->nrep[0]++] = *x;
+	pthread_mutex_unlock(&r->mu);
+}
+
+int frame_ring_take_replies(frame_ring_t *r, const frame_reply_t **out)
+{
+	pthread_mutex_lock(&r->mu);
+	frame_reply_t *t = r->rep[2];
+	int tc = r->cap_rep[2];
+	r->rep[2] = r->rep[1], r->cap_rep[2] = r->cap_rep[1], r->nrep[2] = r->nrep[1];
+	r->rep[1] = t, r->cap_rep[1] = tc, r->nrep[1] = 0;
+	*out = r->rep[2];
+	int n = r->nrep[2];
+	pthread_mutex_unlock(&r->mu);
+	return n;
 }
 
 frame_set_t *frame_ring_acquire(frame_ring_t *r, frame_set_t *held, frame_event_t **events,

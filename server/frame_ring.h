@@ -166,6 +166,18 @@ typedef struct frame_event_t {
 	inst_meta_t *old;  /* CHANGED: the meta before (owned; its room may differ), else NULL */
 } frame_event_t;
 
+/* The answer to a WebSocket grab or release (protocol 1.5), made by the sim at the tick
+ * that applied it and handed to the WebSocket thread with that tick's frame set. */
+typedef struct frame_reply_t {
+	uint64_t conn;     /* the connection that asked (conn_t.serial) */
+	uint32_t ref;      /* its ref */
+	uint8_t about;     /* PTP_GRAB or PTP_RELEASE */
+	uint16_t code;     /* 0: done (grab_result); else the error's ptp_code_t */
+	uint64_t instance; /* the grabbed instance */
+	uint64_t gid;      /* the grab made or ended (code 0) */
+	char text[PTP_MAX_TEXT + 1]; /* the error's text */
+} frame_reply_t;
+
 typedef struct frame_ring_t frame_ring_t;
 
 /* max_slots: sim slots that can exist at once (the instance limit); bounds the watch
@@ -191,6 +203,11 @@ void frame_set_reset_entry(frame_set_t *fs, int slot); /* releases and zeroes on
 /* Sim: makes fs the newest and appends events (their meta references move to the ring).
  * Returns -1 when the event queue could not grow (events dropped, logged), else 0. */
 int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, int nevents);
+
+/* Sim: a reply, delivered with the next published frame set (copied). */
+void frame_ring_reply(frame_ring_t *r, const frame_reply_t *x);
+/* WS: the replies published so far (array owned by the ring, valid until the next call). */
+int frame_ring_take_replies(frame_ring_t *r, const frame_reply_t **out);
 
 /* WS: releases `held` (NULL ok), returns the newest frame set (NULL before the first
  * tick) held until released, and moves every queued event into *events (*nevents; the

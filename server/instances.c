@@ -37,6 +37,7 @@ static const struct {
     [INST_CLOSED] = {503, PTP_CODE_SHUTDOWN},
     [INST_NO_MEMORY] = {503, PTP_CODE_INTERNAL},
     [INST_STORE] = {503, PTP_CODE_INTERNAL},
+    [INST_CONFLICT] = {409, PTP_CODE_LIMIT},
 };
 
 unsigned inst_http_status(inst_status_t s)
@@ -151,6 +152,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	memset(out, 0, sizeof *out);
 	pt_instance_def *def = malloc(sizeof *def); /* a few KB: not on a connection stack */
 	driver_t drv;
+	interact_t ia;
 	pt_error e;
 	inst_status_t st;
 	int rc;
@@ -158,14 +160,14 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 		st = inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory");
 		goto out;
 	}
-	if ((rc = instdoc_parse(doc, def, &drv, &e)) != 0) {
+	if ((rc = instdoc_parse(doc, def, &drv, &ia, &e)) != 0) {
 		st = rc == -2 ? inst_refuse(err, INST_NO_MEMORY, NULL, "out of memory")
 		              : invalid_def(err, &e);
 		goto out;
 	}
 	if ((st = admissible(app, def, route_room, err)) != INST_OK)
 		goto out;
-	out->doc = instdoc_canonical(def, &drv);
+	out->doc = instdoc_canonical(def, &drv, &ia);
 	if (!out->doc || token_generate(out->token) != 0) {
 		st = inst_refuse(err, INST_NO_MEMORY, NULL,
 		            out->doc ? "no random bytes for a token" : "out of memory");
@@ -174,7 +176,7 @@ inst_status_t instances_create(app_t *app, const json_t *doc, const char *route_
 	uint8_t hash[TOKEN_HASH_LEN];
 	token_hash(out->token, TOKEN_LEN, hash);
 	int64_t now = (int64_t)time(NULL);
-	cmd_t cmd = {.kind = CMD_CREATE, .def = def, .driver = drv};
+	cmd_t cmd = {.kind = CMD_CREATE, .def = def, .driver = drv, .interaction = &ia};
 
 	pthread_mutex_lock(&inst_writer);
 	if (__atomic_load_n(&app->draining, __ATOMIC_ACQUIRE)) {
@@ -229,6 +231,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	pt_instance_def *def = malloc(sizeof *def);
 	char *old = NULL;
 	driver_t drv;
+	interact_t ia;
 	pt_error e;
 	reg_info_t info;
 	int oom = 0;
@@ -239,7 +242,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 	}
 	pthread_mutex_lock(&inst_writer);
 	old = registry_doc(app->reg, id, &info, &oom);
-	int rc = old ? instdoc_patch(old, patch, def, &drv, &out->doc, &e) : -3;
+	int rc = old ? instdoc_patch(old, patch, def, &drv, &ia, &out->doc, &e) : -3;
 	if (rc != 0) {
 		pthread_mutex_unlock(&inst_writer);
 		st = rc == -1           ? invalid_def(err, &e)
@@ -276,7 +279,7 @@ inst_status_t instances_patch(app_t *app, uint64_t id, const json_t *patch, cons
 		st = inst_refuse(err, INST_STORE, NULL, "the store could not save the change");
 		goto out;
 	}
-	cmd_t cmd = {.kind = CMD_UPDATE, .id = id, .def = def, .driver = drv};
+	cmd_t cmd = {.kind = CMD_UPDATE, .id = id, .def = def, .driver = drv, .interaction = &ia};
 	cmdq_push(app->q, &cmd);
 	pthread_mutex_unlock(&inst_writer);
 
@@ -507,6 +510,7 @@ inst_status_t instances_pose(app_t *app, const inst_pose_t *pose, inst_rate_t *r
 		in.v = pt_v3((float)pose->v[0], (float)pose->v[1], (float)pose->v[2]);
 		in.w = pt_v3((float)pose->w[0], (float)pose->w[1], (float)pose->w[2]);
 		in.arrival_ns = sim_mono_ns();
+		in.conn = pose->conn;
 		bone_in_t bones[PTP_MAX_POSE_BONES];
 		for (int i = 0; i < pose->nbones; i++) {
 			const double *bp = pose->bones[i].p, *bq = pose->bones[i].q;
@@ -590,8 +594,9 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 	json_error_t je;
 	json_t *j = json_loads(doc, 0, &je);
 	driver_t drv;
+	interact_t ia;
 	pt_error e = {0};
-	int rc = j ? instdoc_parse(j, l->def, &drv, &e) : -1;
+	int rc = j ? instdoc_parse(j, l->def, &drv, &ia, &e) : -1;
 	if (rc == -2) {
 		json_decref(j);
 		LOG(LOG_ERROR, "out of memory loading instance %llu", (unsigned long long)id);
@@ -610,7 +615,7 @@ static int load_row(void *ctx, uint64_t id, const char *doc, const uint8_t hash[
 	json_decref(j);
 	reg_info_t info = info_of(id, l->def, &drv, created_at, updated_at);
 	if (registry_put(l->app->reg, &info, doc, hash) != 0 ||
-	    sim_preload(l->app->sim, id, l->def, &drv) != 0) {
+	    sim_preload(l->app->sim, id, l->def, &drv, &ia) != 0) {
 		LOG(LOG_ERROR, "out of memory loading instance %llu", (unsigned long long)id);
 		return -1;
 	}

@@ -59,6 +59,7 @@ typedef enum inst_status_t {
 	INST_CLOSED,    /* the server is shutting down */
 	INST_NO_MEMORY, /* out of memory, or no random bytes for a token */
 	INST_STORE,     /* the store could not write */
+	INST_CONFLICT,  /* a grab the instance's state refuses now (limit, point taken, no hand) */
 } inst_status_t;
 
 typedef struct inst_err_t {
@@ -131,6 +132,8 @@ typedef struct inst_pose_t {
 	int moving;  /* v and w given: the tick extrapolates the head from this pose */
 	double v[3]; /* m/s, world; |v| <= 100 */
 	double w[3]; /* rad/s, world axes; |w| <= 100 */
+	uint64_t conn; /* the WebSocket connection it came by (0: REST): hand bones it
+	                * carries stop colliding when it closes (instances_conn_gone) */
 	int nbones;  /* body-bone poses (protocol 1.2), [0, PTP_MAX_POSE_BONES] */
 	struct {
 		int bone;    /* pt_bone; -1 when the edge could not read it */
@@ -215,6 +218,48 @@ inst_status_t instances_wind_get(const app_t *app, const char *room, char **doc,
  * new document (malloc'ed); on any error nothing changed. */
 inst_status_t instances_wind_set(app_t *app, const char *room, const json_t *body, int merge,
                                  const char *route_room, char **doc, inst_err_t *err);
+
+/* ---- grabs (instances_grab.c) ----
+ * One instance's hand holding a point of another (server/README.md "Touch and grabs").
+ * Kept by the sim only (a restart ends them); each call waits for the tick that applies
+ * it, so it is not for the WebSocket service thread (instances_grab_post is). */
+
+/* pt_bone of a hand or finger bone's name ("right_hand", "left_index_distal"), else -1. */
+int instances_grab_bone(const char *name);
+
+/* POST /v1/instances/{id}/grabs: body {"by", "strand", "point", "bone"} (borrowed), token
+ * the grabber's (or the admin token). INST_OK with *out (its gid), or: INST_NOT_FOUND
+ * ("id"), INST_INVALID naming "by", "strand", "point", "bone" or an unknown field,
+ * INST_FORBIDDEN (a wrong token: no field; no grant: "interaction.grab"), INST_CONFLICT
+ * ("grabs": the instance's limit, PT_MAX_GRABS; "point": already grabbed; "bone": no fresh
+ * pose of that bone from the grabber). */
+inst_status_t instances_grab(app_t *app, uint64_t id, const json_t *body, const char *token,
+                             size_t len, grab_info_t *out, inst_err_t *err);
+/* The same from a request already read (req: instance, by, strand, point, bone); conn: the
+ * WebSocket connection asking (its grabs end when it closes), 0 for none. */
+inst_status_t instances_grab_new(app_t *app, const grab_info_t *req, const char *token,
+                                 size_t len, uint64_t conn, grab_info_t *out, inst_err_t *err);
+/* The grabs of instance id (*list malloc'ed, the caller frees; at most PT_MAX_GRABS). */
+inst_status_t instances_grabs(app_t *app, uint64_t id, grab_info_t **list, int *n,
+                              inst_err_t *err);
+/* Ends grab gid of instance id; token: the grabbed instance's, the grabber's or the admin
+ * token. INST_NOT_FOUND ("id" or "grab"), INST_FORBIDDEN. */
+inst_status_t instances_release(app_t *app, uint64_t id, uint64_t gid, const char *token,
+                                size_t len, inst_err_t *err);
+/* WebSocket (protocol 1.5) grab and release: checked here as far as the registry can
+ * (INST_NOT_FOUND "id", INST_INVALID), then posted without waiting; the sim answers at the
+ * tick that applies it with frame_ring_reply (grab_result, or the error with the REST
+ * refusal's text), to connection `conn` with its `ref`. The grabber must be authorized on
+ * the connection (the caller checks); a release names the ids authorized there (`may`):
+ * the grabbed instance or the grabber must be among them. */
+inst_status_t instances_grab_post(app_t *app, const grab_info_t *req, uint64_t conn,
+                                  uint32_t ref, inst_err_t *err);
+inst_status_t instances_release_post(app_t *app, uint64_t id, uint64_t gid, uint64_t conn,
+                                     uint32_t ref, const uint64_t *may, int nmay,
+                                     inst_err_t *err);
+/* A WebSocket connection closed: at the next tick its grabs end and the hand bones it
+ * sent stop colliding. Never waits (any thread, the WebSocket service thread included). */
+void instances_conn_gone(app_t *app, uint64_t conn);
 
 /* Start-up, before instances_load (main.c): every stored room wind into the registry and
  * the sim. A row that no longer parses is logged and skipped. 0 or -1. */

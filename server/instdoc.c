@@ -7,16 +7,20 @@
 #include "jutil.h"
 #include "ponytail/schema.h"
 
-int instdoc_parse(const json_t *doc, pt_instance_def *def, driver_t *drv, pt_error *err)
+int instdoc_parse(const json_t *doc, pt_instance_def *def, driver_t *drv, interact_t *ia,
+                  pt_error *err)
 {
-	static const char *const extra[] = {"driver", NULL};
+	static const char *const extra[] = {"driver", "interaction", NULL};
+	interact_t own;
 	int rc = pt_schema_parse(doc, def, extra, err);
 	if (rc != 0)
 		return rc;
-	return driver_parse(doc, drv, err) != 0 ? -1 : 0;
+	if (driver_parse(doc, drv, err) != 0)
+		return -1;
+	return interact_parse(doc, ia ? ia : &own, err) != 0 ? -1 : 0;
 }
 
-char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv)
+char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv, const interact_t *ia)
 {
 	json_t *j = pt_schema_dump(def);
 	if (!j)
@@ -28,13 +32,19 @@ char *instdoc_canonical(const pt_instance_def *def, const driver_t *drv)
 			return NULL;
 		}
 	}
+	interact_t dflt = interact_default();
+	json_t *x = interact_dump(ia ? ia : &dflt);
+	if (!x || json_object_set_new(j, "interaction", x) != 0) {
+		json_decref(j);
+		return NULL;
+	}
 	char *s = json_dumps(j, JSON_COMPACT | PT_SCHEMA_DUMP_FLAGS);
 	json_decref(j);
 	return s;
 }
 
 int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def, driver_t *drv,
-                  char **canonical, pt_error *err)
+                  interact_t *ia, char **canonical, pt_error *err)
 {
 	json_t *target = json_loads(stored, 0, NULL);
 	if (!target)
@@ -43,11 +53,14 @@ int instdoc_patch(const char *stored, const json_t *patch, pt_instance_def *def,
 	json_decref(target);
 	if (!merged)
 		return -2;
-	int rc = instdoc_parse(merged, def, drv, err);
+	interact_t own;
+	if (!ia)
+		ia = &own;
+	int rc = instdoc_parse(merged, def, drv, ia, err);
 	json_decref(merged);
 	if (rc != 0)
 		return rc;
-	*canonical = instdoc_canonical(def, drv);
+	*canonical = instdoc_canonical(def, drv, ia);
 	return *canonical ? 0 : -2;
 }
 
@@ -63,7 +76,7 @@ json_t *instdoc_bones(const json_t *doc)
 	driver_t drv;
 	pt_error e;
 	json_t *out = json_array();
-	if (!def || !pt_instance_def_init(def) || !out || instdoc_parse(doc, def, &drv, &e) != 0) {
+	if (!def || !pt_instance_def_init(def) || !out || instdoc_parse(doc, def, &drv, NULL, &e) != 0) {
 		pt_instance_def_fini(def);
 		free(def);
 		json_decref(out);

@@ -67,7 +67,8 @@ int main(int argc, char **argv)
 	                   .workers = cfg.workers,
 	                   .keyframe_interval = cfg.keyframe_interval,
 	                   .pin_workers = cfg.pin_workers,
-	                   .realtime = cfg.realtime};
+	                   .realtime = cfg.realtime,
+	                   .hand_hold_ms = cfg.hand_hold_ms};
 	rest_t *rest = NULL;
 	ws_t *ws = NULL;
 	int status = 1;

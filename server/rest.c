@@ -75,6 +75,11 @@ static const route_t routes[] = {
     {"PUT", "/v1/instances/{id}/avatar", h_avatar_put, R_BODY | R_GLB | R_BIG | R_AUTH | R_WRITE,
      "PUT /v1/instances/{id}/avatar"},
     {"GET", "/v1/instances/{id}/avatar", h_avatar_get, R_BIG, "GET /v1/instances/{id}/avatar"},
+    {"POST", "/v1/instances/{id}/grabs", h_grab_create, R_BODY | R_WRITE,
+     "POST /v1/instances/{id}/grabs"},
+    {"GET", "/v1/instances/{id}/grabs", h_grabs_list, 0, "GET /v1/instances/{id}/grabs"},
+    {"DELETE", "/v1/instances/{id}/grabs/{grab}", h_grab_delete, R_WRITE,
+     "DELETE /v1/instances/{id}/grabs/{grab}"},
     {"POST", "/v1/import/vrm", h_import_vrm, R_BODY | R_GLB | R_BIG | R_WRITE,
      "POST /v1/import/vrm"},
     {"GET", "/v1/rooms/{room}/recording", h_room_recording, 0, "GET /v1/rooms/{room}/recording"},
@@ -115,6 +120,17 @@ static int match(const char *pattern, const char *path, uint64_t *id, int *bad_i
 			*bad_id = !ok || v == 0;
 			*id = *bad_id ? 0 : v;
 			pattern += 4;
+			path += n;
+			continue;
+		}
+		if (strncmp(pattern, "{grab}", 6) == 0) { /* digits; the handler reads them */
+			size_t n = strcspn(path, "/");
+			for (size_t i = 0; i < n; i++)
+				if (path[i] < '0' || path[i] > '9')
+					return 0;
+			if (n == 0 || n > 18)
+				return 0;
+			pattern += 6;
 			path += n;
 			continue;
 		}

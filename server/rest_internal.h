@@ -63,6 +63,10 @@ json_t *req_json_object(const req_t *rq, resp_t *rs);
  * returns 0. */
 int req_authorized(const req_t *rq, resp_t *rs);
 
+/* The request's bearer token into *tok, *len (borrowed from the request): 1, or 0 with
+ * 401 answered into rs. */
+int req_bearer(const req_t *rq, resp_t *rs, const char **tok, size_t *len);
+
 /* The same for a write to room {room}'s settings (instances_room_authorize). */
 int req_room_authorized(const req_t *rq, resp_t *rs);
 
@@ -80,6 +84,11 @@ void h_instance_delete(const req_t *rq, resp_t *rs);
 void h_instance_reset(const req_t *rq, resp_t *rs);
 void h_instance_frame(const req_t *rq, resp_t *rs);
 void h_instance_pose(const req_t *rq, resp_t *rs);
+
+/* rest_grabs.c: grabs of an instance */
+void h_grab_create(const req_t *rq, resp_t *rs);
+void h_grabs_list(const req_t *rq, resp_t *rs);
+void h_grab_delete(const req_t *rq, resp_t *rs);
 
 /* rest_avatar.c: avatar files and the VRM import */
 void h_avatar_put(const req_t *rq, resp_t *rs);

@@ -167,6 +167,11 @@ static int authorized(resp_t *rs, inst_status_t st, const inst_err_t *e)
 	return 0;
 }
 
+int req_bearer(const req_t *rq, resp_t *rs, const char **tok, size_t *len)
+{
+	return bearer_of(rq, rs, tok, len);
+}
+
 int req_authorized(const req_t *rq, resp_t *rs)
 {
 	const char *tok;

@@ -5,6 +5,8 @@
 #include "ponytail/wind.h"
 #include "metrics.h"
 #include "shared_limits.h"
+#include "interact.h"
+#include "ponytail/touch.h"
 #include "rest_internal.h"
 
 #ifndef PONYTAIL_VERSION
@@ -60,16 +62,18 @@ void h_metrics(const req_t *rq, resp_t *rs)
 
 /* What a client needs before connecting: where the WebSocket is and how fast it ticks,
  * and how big an instance may be here (the strands a frame carries, --max-points, and
- * core's caps on points per strand, colliders and body bones), and the zones a room's
- * wind takes. */
+ * core's caps on points per strand, colliders and body bones), the zones a room's
+ * wind takes, and touch and grabs' limits (server/README.md "Touch and grabs"). */
 void h_info(const req_t *rq, resp_t *rs)
 {
 	const app_t *app = rq->app;
 	const char *url = app->cfg->ws_public_url;
-	json_t *limits = json_pack("{s:i,s:i,s:i,s:i,s:i,s:i}", "strands", (int)SERVER_MAX_STRANDS,
-	                           "points", app->cfg->max_points, "points_per_strand",
-	                           (int)PT_MAX_POINTS, "colliders", (int)PT_MAX_COLLIDERS, "bones",
-	                           (int)PT_MAX_BONES, "wind_zones", (int)PT_MAX_WIND_ZONES);
+	json_t *limits = json_pack(
+	    "{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "strands", (int)SERVER_MAX_STRANDS, "points",
+	    app->cfg->max_points, "points_per_strand", (int)PT_MAX_POINTS, "colliders",
+	    (int)PT_MAX_COLLIDERS, "bones", (int)PT_MAX_BONES, "wind_zones", (int)PT_MAX_WIND_ZONES,
+	    "grabs", (int)PT_MAX_GRABS, "hands", (int)SERVER_MAX_ROOM_HANDS, "touch",
+	    (int)PT_MAX_TOUCH, "allow", (int)INTERACT_MAX_ALLOW);
 	resp_json(rs, 200,
 	          json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:s?,s:s,s:i,s:i,s:I,s:o}", "name",
 	                    "ponytaild",

@@ -30,6 +30,10 @@ enum {
 	SERVER_MAX_TICK_HZ = 1000,
 	/* --keyframe-interval and --max-subscriptions at most (u16 in welcome). */
 	SERVER_MAX_U16 = UINT16_MAX,
+	/* hands (an instance's left or right hand with its fingers) whose colliders a room's
+	 * instances feel in one tick (server/README.md "Touch and grabs"; /v1/info
+	 * limits.hands); more are left out, the highest ids first */
+	SERVER_MAX_ROOM_HANDS = 64,
 };
 
 /* Names and rooms: core keeps PT_NAME_MAX - 1 bytes and a NUL; the wire's str8 carries up to

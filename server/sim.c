@@ -75,7 +75,9 @@ void sim_destroy(sim_t *s)
 			sim_enc_destroy(&s->inst[i]);
 			meta_unref(s->inst[i].meta);
 			free(s->inst[i].rec_def);
+			simtouch_forget(s, &s->inst[i]);
 		}
+	simtouch_destroy(s);
 	for (int i = 0; i < s->nev; i++) {
 		meta_unref(s->ev[i].meta);
 		meta_unref(s->ev[i].old);
@@ -187,6 +189,22 @@ static inst_meta_t *make_meta(uint64_t id, const pt_instance_def *def)
 	return m;
 }
 
+/* The largest radius a point of def collides with, m: what the touch cull adds to the
+ * bounding sphere of its points (sim_touch.c). */
+static float touch_margin(const pt_instance_def *def)
+{
+	float r = 0;
+	for (int i = 0; i < def->strand_count; i++) {
+		const pt_strand_def *sd = &def->strands[i];
+		r = sd->radius > r ? sd->radius : r;
+		for (int j = 0; j < sd->points - 1; j++) {
+			r = sd->joints[j].hit_radius > r ? sd->joints[j].hit_radius : r;
+			r = sd->joints[j].radius > r ? sd->joints[j].radius : r;
+		}
+	}
+	return r;
+}
+
 static int same_shape(const ptp_shape_t *a, const ptp_shape_t *b)
 {
 	if (a->strand_count != b->strand_count)
@@ -235,7 +253,7 @@ void sim_push_event(sim_t *s, ptp_event_kind_t kind, inst_meta_t *m, inst_meta_t
 }
 
 static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *def,
-                                const driver_t *drv)
+                                const driver_t *drv, const interact_t *ia)
 {
 	if (index_pos(s, id) >= 0 || reserve(s) != 0)
 		return CMD_NO_MEMORY;
@@ -261,6 +279,10 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	in->npoints = pt_world_shape(s->world, pid, NULL, NULL);
 	in->enc[FRAME_CLASSIC][0] = enc;
 	in->meta = m;
+	in->touch_margin = touch_margin(def);
+	if (simtouch_def(s, in, def, ia) != 0)
+		LOG(LOG_ERROR, "out of memory: instance %llu keeps the default touch and grab grants",
+		    (unsigned long long)id);
 	int p = -index_pos(s, id) - 1;
 	memmove(&s->index[p + 1], &s->index[p], (size_t)(s->nindex - p) * sizeof *s->index);
 	s->index[p] = (id_slot_t){id, slot};
@@ -273,12 +295,16 @@ static cmd_result_t inst_create(sim_t *s, uint64_t id, const pt_instance_def *de
 	return CMD_OK;
 }
 
-static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, const driver_t *drv)
+static cmd_result_t inst_update(sim_t *s, int slot, const pt_instance_def *def, const driver_t *drv,
+                                const interact_t *ia)
 {
 	sim_inst_t *in = &s->inst[slot];
 	inst_meta_t *m = make_meta(in->id, def);
-	if (!m)
+	if (!m || simtouch_def(s, in, def, ia) != 0) {
+		meta_unref(m);
 		return CMD_NO_MEMORY;
+	}
+	in->touch_margin = touch_margin(def);
 	int reshaped = !same_shape(&m->shape, &in->meta->shape);
 	ptp_encoder_t *enc = reshaped ? sim_make_encoder(s, m, FRAME_CLASSIC, 0) : NULL;
 	if (reshaped && !enc) {
@@ -321,6 +347,7 @@ static void inst_delete(sim_t *s, int slot)
 {
 	sim_inst_t *in = &s->inst[slot];
 	simrec_delete(s, in);
+	simtouch_forget(s, in);
 	pt_world_destroy_instance(s->world, in->pid);
 	sim_enc_destroy(in);
 	s->ndriven -= in->driver.enabled != 0;
@@ -359,15 +386,18 @@ static cmd_result_t read_frame(sim_t *s, int slot, cmd_frame_t *f)
 static cmd_result_t apply(sim_t *s, cmd_t *c)
 {
 	if (c->kind == CMD_CREATE)
-		return inst_create(s, c->id, c->def, &c->driver);
+		return inst_create(s, c->id, c->def, &c->driver, c->interaction);
 	if (c->kind == CMD_WIND)
 		return simwind_set(s, c->room, c->zones, c->nzones);
+	if (c->kind == CMD_GRAB || c->kind == CMD_UNGRAB || c->kind == CMD_GRABS ||
+	    c->kind == CMD_CONN_GONE)
+		return simtouch_cmd(s, c);
 	int slot = sim_slot_of(s, c->id);
 	if (slot < 0)
 		return CMD_NOT_FOUND;
 	switch (c->kind) {
 	case CMD_UPDATE:
-		return inst_update(s, slot, c->def, &c->driver);
+		return inst_update(s, slot, c->def, &c->driver, c->interaction);
 	case CMD_DELETE:
 		inst_delete(s, slot);
 		return CMD_OK;
@@ -384,9 +414,10 @@ static cmd_result_t apply(sim_t *s, cmd_t *c)
 	}
 }
 
-int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver)
+int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver,
+                const interact_t *ia)
 {
-	int rc = inst_create(s, id, def, driver) == CMD_OK ? 0 : -1;
+	int rc = inst_create(s, id, def, driver, ia) == CMD_OK ? 0 : -1;
 	/* Nobody is subscribed before start: the ADDED events would only be noise. */
 	for (int i = 0; i < s->nev; i++) {
 		meta_unref(s->ev[i].meta);
@@ -460,6 +491,7 @@ static void apply_poses(sim_t *s)
 		for (int b = 0; b < p[i].nbones; b++) {
 			pt_world_set_bone_pose(s->world, in->pid, p[i].bones[b].bone,
 			                       p[i].bones[b].pose);
+			simtouch_bone(s, in, p[i].bones[b].bone, p[i].bones[b].pose, p[i].conn);
 			if (in->rec)
 				pt_rec_put_bone(rec_stage(in->rec), in->id, p[i].bones[b].bone,
 				                p[i].bones[b].pose);
@@ -551,6 +583,7 @@ static void tick_once(sim_t *s, int64_t deadline_ns, int64_t budget_ns)
 	int64_t t0 = sim_mono_ns();
 	cmd_t *done = apply_commands(s, t0, budget_ns);
 	apply_poses(s);
+	simtouch_tick(s);
 	int64_t t1 = sim_mono_ns();
 	step_all(s);
 	int64_t t2 = sim_mono_ns();

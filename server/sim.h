@@ -38,6 +38,7 @@ typedef struct sim_config_t {
 	int realtime;          /* 1-99: SCHED_FIFO priority of the tick thread and workers
 	                        * while the ticks keep up; 0: normal scheduling */
 	rec_t *rec;            /* the recordings (record.h), borrowed; NULL: none kept */
+	int hand_hold_ms;      /* a hand bone pose is fresh this long (sim_touch.c; 0: 250) */
 } sim_config_t;
 
 typedef struct sim_t sim_t;
@@ -46,8 +47,10 @@ typedef struct sim_t sim_t;
 sim_t *sim_create(const sim_config_t *cfg, cmdq_t *q, frame_ring_t *ring);
 
 /* Adds an instance before the thread starts (the store's contents at start-up). def must
- * have passed pt_instance_validate. Returns 0, or -1 when out of memory. */
-int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver);
+ * have passed pt_instance_validate; ia: its touch and grab grants (NULL: the defaults).
+ * Returns 0, or -1 when out of memory. */
+int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver,
+                const interact_t *ia);
 
 /* Sets a room's wind before the thread starts (the store's rooms at start-up, before the
  * instances: each is given its room's as it is preloaded). The zones must have passed

@@ -25,7 +25,7 @@ static int order_cmp(const void *a, const void *b)
 }
 
 /* Rebuilds room_order and the room directory after creates, deletes and room changes. */
-static int rebuild_order(sim_t *s)
+int sim_rebuild_order(sim_t *s)
 {
 	order_key_t *k = malloc(((size_t)s->nindex + 1) * sizeof *k);
 	if (!k)
@@ -365,7 +365,7 @@ static void encode_part(void *ctx, int w, int n)
 
 void sim_publish(sim_t *s, int64_t deadline_ns)
 {
-	if (s->order_dirty && rebuild_order(s) != 0) {
+	if (s->order_dirty && sim_rebuild_order(s) != 0) {
 		LOG(LOG_ERROR, "out of memory: tick %llu not published",
 		    (unsigned long long)s->tick);
 		return;

@@ -47,9 +47,15 @@ typedef struct sim_inst_t {
 	rec_room_t *rec;   /* its room's recording (record.h), NULL when not recorded */
 	char *rec_def;     /* its definition's JSON form, for its records */
 	size_t rec_def_len;
+	/* touch and grabs (sim_touch.c): its grants, and everything else it has to do with
+	 * hands, made when first needed (NULL: default grants, no hands, never touched) */
+	uint8_t touch_mode, grab_mode; /* INTERACT_* (interact.h) */
+	float touch_margin;            /* the largest radius its points collide with, m */
+	struct sim_tx_t *tx;
 } sim_inst_t;
 
 typedef struct sim_wind_t sim_wind_t; /* a room's wind zones (sim_wind.c) */
+typedef struct sim_touch_t sim_touch_t; /* the hands and grabs of every room (sim_touch.c) */
 
 typedef struct id_slot_t {
 	uint64_t id;
@@ -97,6 +103,7 @@ struct sim_t {
 	int nrooms, cap_rooms;
 	sim_wind_t *winds; /* the rooms that have a wind (sim_wind.c), unordered */
 	int nwinds, cap_winds;
+	sim_touch_t *touch; /* hands and grabs (sim_touch.c), NULL until first needed */
 
 	frame_event_t *ev; /* events of the tick in progress */
 	int nev, cap_ev;
@@ -175,6 +182,26 @@ static inline void simrec_head(sim_inst_t *in, pt_pose p)
 void simwind_join(sim_t *s, sim_inst_t *in, const char *room, int moved);
 int simwind_zones(const sim_t *s, const char *room, pt_wind_zone *out);
 cmd_result_t simwind_set(sim_t *s, const char *room, const pt_wind_zone *z, int n);
+
+/* sim_touch.c: touch and grabs (server/README.md "Touch and grabs").
+ * def: at create and update, the instance's grants (ia NULL: default) and the colliders
+ * its definition puts on hand and finger bones; 0 or -1 out of memory (nothing changed).
+ * bone: a body-bone pose the tick took for the instance (only hand and finger bones are
+ * kept), conn the WebSocket connection it came by (0: REST). tick: before the step, every
+ * instance's touch colliders and grabs for it (pt_world_set_touch/_grabs), recorded.
+ * forget: the instance is deleted (its grabs end at the next tick). cmd: CMD_GRAB,
+ * CMD_UNGRAB, CMD_GRABS, CMD_CONN_GONE. snapshot: after a recording's SNAPSHOT of the
+ * instance (its touch is recorded again). destroy: at sim_destroy. */
+int simtouch_def(sim_t *s, sim_inst_t *in, const pt_instance_def *def, const interact_t *ia);
+void simtouch_bone(sim_t *s, sim_inst_t *in, pt_bone bone, pt_pose pose, uint64_t conn);
+void simtouch_tick(sim_t *s);
+void simtouch_forget(sim_t *s, sim_inst_t *in);
+cmd_result_t simtouch_cmd(sim_t *s, cmd_t *c);
+void simtouch_snapshot(sim_inst_t *in);
+void simtouch_destroy(sim_t *s);
+
+/* sim_frame.c: room_order and the room directory brought up to date. 0 or -1. */
+int sim_rebuild_order(sim_t *s);
 
 /* sim_guard.c (see there): 1 when the n points are all finite. */
 int sim_points_finite(const pt_vec3 *p, int n);

@@ -56,6 +56,7 @@ static void snapshot(sim_t *s, sim_inst_t *in)
 	pt_world_state_save(s->world, in->pid, state, n);
 	pt_rec_put_snapshot(rec_stage(in->rec), in->id, in->rec_def, in->rec_def_len, state, n);
 	free(state);
+	simtouch_snapshot(in); /* made anew without touch: its next TOUCH is recorded again */
 	/* a SNAPSHOT makes the instance anew, without the room wind it has: give it again */
 	pt_wind_zone z[PT_MAX_WIND_ZONES];
 	int nz = pt_world_get_room_wind(s->world, in->pid, z, PT_MAX_WIND_ZONES);

@@ -129,6 +129,7 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 	                  .w = {p->w[0], p->w[1], p->w[2]}};
 	/* PROTOCOL.md 3: bones from a client that negotiated 1.0 / 1.1 are ignored, as a
 	 * 1.1 server ignores them */
+	in.conn = c->serial;
 	if (c->minor >= 2 && (p->flags & PTP_POSE_HAS_BONES)) {
 		in.nbones = p->bone_count;
 		for (int i = 0; i < p->bone_count; i++) {
@@ -137,6 +138,7 @@ static void on_pose(ws_t *ws, conn_t *c, const ptp_head_pose_t *p)
 				in.bones[i].p[k] = p->bones[i].p[k];
 			for (int k = 0; k < 4; k++)
 				in.bones[i].q[k] = p->bones[i].q[k];
+			c->handed |= instances_grab_bone(pt_bone_name((pt_bone)p->bones[i].bone)) >= 0;
 		}
 	}
 	inst_err_t e;
@@ -230,6 +232,12 @@ static void on_message(ws_t *ws, conn_t *c, const uint8_t *buf, size_t len)
 	case PTP_KEYFRAME_REQUEST:
 		conn_keyframes(ws, c, &m.u.subscribe);
 		break;
+	case PTP_GRAB:
+		ws_on_grab(ws, c, &m.u.grab);
+		break;
+	case PTP_RELEASE:
+		ws_on_release(ws, c, &m.u.release);
+		break;
 	case PTP_PING: {
 		ptp_msg_t r = {.type = PTP_PONG};
 		r.u.pong.client_time_us = m.u.ping.client_time_us;
@@ -288,6 +296,7 @@ void ws_refresh(ws_t *ws)
 		meta_unref(ev[i].meta);
 		meta_unref(ev[i].old);
 	}
+	ws_grab_replies(ws);
 }
 
 static void on_wake(ws_t *ws)
@@ -371,6 +380,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 	case LWS_CALLBACK_ESTABLISHED: {
 		memset(c, 0, sizeof *c);
 		c->wsi = wsi;
+		c->serial = ++ws->serials;
 		lws_get_peer_simple(wsi, c->ip, sizeof c->ip);
 		int *n = per_ip_count(ws, c->ip, 1);
 		if (n)
@@ -398,6 +408,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		ws->nconns--;
 		per_ip_drop(ws, c->ip);
 		ws_order_forget(ws, c);
+		if (c->handed) /* its hands stop colliding and its grabs end at the next tick */
+			instances_conn_gone(ws->app, c->serial);
 		metrics_set(&metrics.ws_connections, (uint64_t)ws->nconns);
 		LOG(LOG_DEBUG, "ws %s (%s): closed", c->ip, c->name);
 		conn_free(ws, c);

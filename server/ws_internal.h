@@ -87,6 +87,9 @@ typedef struct conn_t {
 	uint8_t rx[PTP_MAX_CLIENT_MESSAGE];
 	char ip[64];
 	char name[PTP_MAX_NAME + 1];
+	uint64_t serial; /* this connection, unique in the daemon's run (the sim's grabs and
+	                  * hands name the connection they came by: instances_conn_gone) */
+	int handed;      /* it sent a hand bone or made a grab: its close ends them */
 } conn_t;
 
 struct ws_t {
@@ -99,6 +102,7 @@ struct ws_t {
 	int64_t drain_deadline_ns;
 	conn_t *conns;
 	int nconns;
+	uint64_t serials; /* conn_t.serial of the newest connection */
 	frame_set_t *fs; /* newest frame set, held */
 	uint8_t *out;    /* LWS_PRE + one message */
 	size_t out_cap;
@@ -123,6 +127,11 @@ struct ws_t {
 int ws_out_reserve(ws_t *ws, size_t needed); /* ws->out holds LWS_PRE + needed, or -1 */
 size_t conn_encode_msg(ws_t *ws, const ptp_msg_t *m); /* into ws->out; 0 on failure */
 int conn_find_id(const conn_t *c, uint64_t id);       /* index in c->ids, or -1 */
+
+/* ws_grab.c: grab and release (1.5); the sim's answers, taken with each frame set */
+void ws_on_grab(ws_t *ws, conn_t *c, const ptp_grab_t *m);
+void ws_on_release(ws_t *ws, conn_t *c, const ptp_release_t *m);
+void ws_grab_replies(ws_t *ws);
 int conn_sent_fit(ws_t *ws, conn_t *c); /* last_sent covers the frame set's slots */
 int conn_coding(const conn_t *c);       /* FRAME_COMPACT or classic */
 int conn_rate_stream(const ws_t *ws, const conn_t *c, int rate);

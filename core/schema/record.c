@@ -9,8 +9,10 @@
 #include "ponytail/schema.h"
 
 static const char MAGIC[8] = {'P', 'T', 'R', 'E', 'C', 'O', 'R', 'D'};
-enum { REC_HEAD = 8, POSE_BYTES = 28, ZONE_BYTES = 60 };
+enum { REC_HEAD = 8, POSE_BYTES = 28, ZONE_BYTES = 60, TOUCH_BYTES = 56, GRAB_BYTES = 32 };
 _Static_assert(sizeof(pt_wind_zone) == ZONE_BYTES, "a zone is its 15 four-byte members");
+_Static_assert(sizeof(pt_touch) == TOUCH_BYTES, "a touch collider is its 14 four-byte members");
+_Static_assert(sizeof(pt_grab) == GRAB_BYTES, "a grab is its 8 four-byte members");
 
 /* ---- writing ---- */
 
@@ -181,6 +183,40 @@ void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int 
 	}
 }
 
+void pt_rec_put_hands(pt_rec_buf *b, const pt_touch *t, uint32_t n)
+{
+	unsigned char *at = record_at(b, PT_REC_HANDS, 4 + (size_t)n * TOUCH_BYTES);
+	if (at) {
+		memcpy(at, &n, 4);
+		if (n > 0)
+			memcpy(at + 4, t, (size_t)n * TOUCH_BYTES);
+	}
+}
+
+void pt_rec_put_touch(pt_rec_buf *b, uint64_t id, const uint16_t *idx, int n)
+{
+	unsigned char *at = record_at(b, PT_REC_TOUCH, 12 + (size_t)n * 2);
+	if (at) {
+		uint32_t k = (uint32_t)n;
+		memcpy(at, &id, 8);
+		memcpy(at + 8, &k, 4);
+		if (n > 0)
+			memcpy(at + 12, idx, (size_t)n * 2);
+	}
+}
+
+void pt_rec_put_grabs(pt_rec_buf *b, uint64_t id, const pt_grab *g, int n)
+{
+	unsigned char *at = record_at(b, PT_REC_GRABS, 12 + (size_t)n * GRAB_BYTES);
+	if (at) {
+		uint32_t k = (uint32_t)n;
+		memcpy(at, &id, 8);
+		memcpy(at + 8, &k, 4);
+		if (n > 0)
+			memcpy(at + 12, g, (size_t)n * GRAB_BYTES);
+	}
+}
+
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
                      const uint64_t *hashes)
 {
@@ -278,6 +314,8 @@ static const struct {
     [PT_REC_RESET] = {8, 1},     [PT_REC_HEAD] = {8 + POSE_BYTES, 1},
     [PT_REC_MOTION] = {8 + POSE_BYTES + 28, 1}, [PT_REC_BONE] = {12 + POSE_BYTES, 1},
     [PT_REC_STEP] = {12, 0},     [PT_REC_WIND] = {12, 0},
+    [PT_REC_HANDS] = {4, 0},     [PT_REC_TOUCH] = {12, 0},
+    [PT_REC_GRABS] = {12, 0},
 };
 
 int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
@@ -310,7 +348,7 @@ int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
 	}
 	const unsigned char *p = h + REC_HEAD;
 	ev->type = (pt_rec_type)type;
-	if (type != PT_REC_STEP)
+	if (type != PT_REC_STEP && type != PT_REC_HANDS)
 		ev->id = get_u64(p);
 	switch (ev->type) {
 	case PT_REC_SNAPSHOT: {
@@ -375,6 +413,48 @@ int pt_rec_next(pt_rec_reader *r, pt_rec_event *ev, char *msg, size_t msg_cap)
 		}
 		break;
 	}
+	case PT_REC_HANDS: {
+		uint32_t k = get_u32(p);
+		if (k > PT_REC_MAX_HANDS || (size_t)k * TOUCH_BYTES != len - 4) {
+			snprintf(msg, msg_cap, "offset %zu: hands of %u colliders in %zu bytes (at most %d)",
+			         at, k, len, (int)PT_REC_MAX_HANDS);
+			return -1;
+		}
+		ev->n = k;
+		ev->entries = p + 4;
+		for (uint32_t i = 0; i < k; i++) {
+			pt_touch t;
+			memcpy(&t, p + 4 + (size_t)i * TOUCH_BYTES, TOUCH_BYTES);
+			pt_error e = pt_touch_validate(&t, 1);
+			if (!e.ok) {
+				snprintf(msg, msg_cap, "offset %zu: hands[%u]: %s", at, i, e.message);
+				return -1;
+			}
+		}
+		break;
+	}
+	case PT_REC_TOUCH: {
+		uint32_t k = get_u32(p + 8);
+		if (k > PT_MAX_TOUCH || (size_t)k * 2 != len - 12) {
+			snprintf(msg, msg_cap, "offset %zu: touch of %u colliders in %zu bytes (at most %d)",
+			         at, k, len, (int)PT_MAX_TOUCH);
+			return -1;
+		}
+		ev->n = k;
+		memcpy(ev->touch, p + 12, (size_t)k * 2);
+		break;
+	}
+	case PT_REC_GRABS: {
+		uint32_t k = get_u32(p + 8);
+		if (k > PT_MAX_GRABS || (size_t)k * GRAB_BYTES != len - 12) {
+			snprintf(msg, msg_cap, "offset %zu: %u grabs in %zu bytes (at most %d)", at, k, len,
+			         (int)PT_MAX_GRABS);
+			return -1;
+		}
+		ev->n = k;
+		memcpy(ev->grabs, p + 12, (size_t)k * GRAB_BYTES);
+		break;
+	}
 	default:
 		break;
 	}
@@ -393,6 +473,8 @@ void pt_rec_step_entry(const pt_rec_event *ev, uint32_t k, uint64_t *id, uint64_
 typedef struct rid {
 	uint64_t id;
 	pt_id pid;
+	uint16_t *touch; /* its TOUCH: indices into each tick's hands (malloc'ed), ntouch */
+	int ntouch;
 } rid;
 
 struct pt_replay {
@@ -401,6 +483,8 @@ struct pt_replay {
 	int substeps;
 	rid *ids; /* sorted by id */
 	int n, cap;
+	pt_touch *hands; /* this tick's HANDS (none when no record came since the last STEP) */
+	uint32_t nhands, cap_hands;
 };
 
 pt_replay *pt_replay_create(const pt_rec_info *info, pt_kernel kernel)
@@ -428,7 +512,10 @@ void pt_replay_destroy(pt_replay *r)
 	if (!r)
 		return;
 	pt_world_destroy(r->w);
+	for (int i = 0; i < r->n; i++)
+		free(r->ids[i].touch);
 	free(r->ids);
+	free(r->hands);
 	free(r);
 }
 
@@ -471,9 +558,10 @@ static int parse_def(const pt_rec_event *ev, pt_instance_def *def, char *msg, si
 static int add(pt_replay *r, uint64_t id, pt_id pid)
 {
 	int k = find(r, id);
-	if (k >= 0) {
+	if (k >= 0) { /* made anew: without the touch it had */
 		pt_world_destroy_instance(r->w, r->ids[k].pid);
-		r->ids[k].pid = pid;
+		free(r->ids[k].touch);
+		r->ids[k] = (rid){id, pid, NULL, 0};
 		return 0;
 	}
 	k = -k - 1;
@@ -485,7 +573,7 @@ static int add(pt_replay *r, uint64_t id, pt_id pid)
 		r->ids = ni, r->cap = nc;
 	}
 	memmove(&r->ids[k + 1], &r->ids[k], (size_t)(r->n - k) * sizeof *r->ids);
-	r->ids[k] = (rid){id, pid};
+	r->ids[k] = (rid){id, pid, NULL, 0};
 	r->n++;
 	return 0;
 }
@@ -516,14 +604,54 @@ static int make(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
 	return 0;
 }
 
+/* HANDS: the tick's table, kept until its STEP. */
+static int hands(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
+{
+	if (ev->n > r->cap_hands) {
+		pt_touch *h = realloc(r->hands, ev->n * sizeof *h);
+		if (!h) {
+			snprintf(msg, cap, "out of memory");
+			return -1;
+		}
+		r->hands = h, r->cap_hands = ev->n;
+	}
+	if (ev->n > 0)
+		memcpy(r->hands, ev->entries, ev->n * sizeof *r->hands);
+	r->nhands = ev->n;
+	return 0;
+}
+
+/* STEP: every instance's touch from the tick's hands, then one step of the world. */
+static int step(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
+{
+	for (int i = 0; i < r->n; i++) {
+		const rid *x = &r->ids[i];
+		pt_touch t[PT_MAX_TOUCH];
+		for (int k = 0; k < x->ntouch; k++) {
+			if (x->touch[k] >= r->nhands) {
+				snprintf(msg, cap,
+				         "offset %zu: instance %llu touches hand %u of the %u this tick has",
+				         ev->offset, (unsigned long long)x->id, x->touch[k], r->nhands);
+				return -1;
+			}
+			t[k] = r->hands[x->touch[k]];
+		}
+		if (x->ntouch > 0)
+			pt_world_set_touch(r->w, x->pid, t, x->ntouch);
+	}
+	pt_world_step(r->w, r->dt, r->substeps);
+	r->nhands = 0;
+	return 0;
+}
+
 int pt_replay_apply(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
 {
 	if (ev->type == PT_REC_SNAPSHOT || ev->type == PT_REC_CREATE)
 		return make(r, ev, msg, cap);
-	if (ev->type == PT_REC_STEP) {
-		pt_world_step(r->w, r->dt, r->substeps);
-		return 0;
-	}
+	if (ev->type == PT_REC_STEP)
+		return step(r, ev, msg, cap);
+	if (ev->type == PT_REC_HANDS)
+		return hands(r, ev, msg, cap);
 	int k = find(r, ev->id);
 	if (k < 0) {
 		snprintf(msg, cap, "offset %zu: no instance %llu in the recording at this point",
@@ -546,8 +674,29 @@ int pt_replay_apply(pt_replay *r, const pt_rec_event *ev, char *msg, size_t cap)
 		pt_instance_def_fini(&def);
 		return rc;
 	}
+	case PT_REC_TOUCH: {
+		uint16_t *t = NULL;
+		if (ev->n > 0 && !(t = malloc(ev->n * sizeof *t))) {
+			snprintf(msg, cap, "out of memory");
+			return -1;
+		}
+		if (ev->n > 0)
+			memcpy(t, ev->touch, ev->n * sizeof *t);
+		free(r->ids[k].touch);
+		r->ids[k].touch = t;
+		r->ids[k].ntouch = (int)ev->n;
+		return 0;
+	}
+	case PT_REC_GRABS:
+		if (pt_world_set_grabs(r->w, pid, ev->grabs, (int)ev->n) != 1) {
+			snprintf(msg, cap, "offset %zu: grabs of instance %llu do not fit its shape",
+			         ev->offset, (unsigned long long)ev->id);
+			return -1;
+		}
+		return 0;
 	case PT_REC_DELETE:
 		pt_world_destroy_instance(r->w, pid);
+		free(r->ids[k].touch);
 		memmove(&r->ids[k], &r->ids[k + 1], (size_t)(r->n - k - 1) * sizeof *r->ids);
 		r->n--;
 		return 0;

@@ -8,13 +8,13 @@
 
 import {
   E, HEADER_SIZE, MAJOR, MAX_IDS, MAX_NAME, MAX_PAYLOAD, MAX_STRANDS, MAX_STRANDS_1_2, MAX_POINTS, MAX_TEXT,
-  MAX_TOKEN, MINOR, MINOR_HASH, RECORD_MIN, Reader, Writer, fail,
+  MAX_TOKEN, MINOR, MINOR_GRAB, MINOR_HASH, RECORD_MIN, Reader, Writer, fail,
 } from './wire.mjs';
 
 export const TYPES = Object.freeze({
   hello: 0x01, authorize: 0x02, subscribe: 0x03, unsubscribe: 0x04, head_pose: 0x05,
-  keyframe_request: 0x06, ping: 0x07, welcome: 0x81, frame_batch: 0x82,
-  instance_event: 0x83, pong: 0x84, error: 0x85,
+  keyframe_request: 0x06, ping: 0x07, grab: 0x08, release: 0x09, welcome: 0x81, frame_batch: 0x82,
+  instance_event: 0x83, pong: 0x84, error: 0x85, grab_result: 0x88,
 });
 const TYPE_NAMES = new Map(Object.entries(TYPES).map(([k, v]) => [v, k]));
 
@@ -315,6 +315,28 @@ const WALKS = {
     else if (!io.writing) delete m.bones;
   },
   ping(io, m) { io.i64(m, 'client_time_us'); },
+  // since 1.5 (PROTOCOL.md 5): a point of instance_id follows hand bone `bone` of `by`
+  grab(io, m) {
+    io.u32(m, 'ref');
+    io.u64(m, 'instance_id');
+    io.u64(m, 'by');
+    io.u16(m, 'strand');
+    io.check(m.strand < MAX_STRANDS, E.RANGE);
+    io.u8(m, 'point');
+    io.check(m.point >= 1 && m.point < MAX_POINTS, E.RANGE);
+    io.u8(m, 'bone');
+    io.check(m.bone === 19 || m.bone === 23 || (m.bone >= 24 && m.bone < 54), E.RANGE);
+  },
+  release(io, m) {
+    io.u32(m, 'ref');
+    io.u64(m, 'instance_id');
+    io.u64(m, 'grab_id');
+  },
+  grab_result(io, m) {
+    io.u32(m, 'ref');
+    io.u64(m, 'instance_id');
+    io.u64(m, 'grab_id');
+  },
   welcome(io, m) {
     io.u8(m, 'major');
     io.u8(m, 'minor');
@@ -384,6 +406,10 @@ const WALKS = {
     io.u8(m, 'about_type');
     io.u64(m, 'instance_id');
     io.str8(m, 'text', MAX_TEXT);
+    if (io.minor >= MINOR_GRAB) {
+      if (io.writing) m.ref ??= 0;
+      io.u32(m, 'ref');
+    } else if (!io.writing) delete m.ref;
   },
 };
 

@@ -2,8 +2,9 @@
 // LSB-first bit streams with Exp-Golomb codes. Mirrors proto/src/wire.c and bits.c.
 
 export const MAJOR = 1;
-export const MINOR = 4;
+export const MINOR = 5;
 export const MINOR_HASH = 4; // from 1.4 on a key record carries the state hash
+export const MINOR_GRAB = 5; // from 1.5 on: grab, release, grab_result, error's ref
 export const HEADER_SIZE = 10;
 export const MAX_PAYLOAD = 1 << 20;
 export const MAX_CLIENT_MESSAGE = 4096;

@@ -245,6 +245,39 @@ static void io_ping(io_t *io, ptp_ping_t *m)
 	io_i64(io, &m->client_time_us);
 }
 
+/* Hand bones: left_hand 19, right_hand 23, the fingers 24..53 (PROTOCOL.md 5). */
+static int hand_bone(uint8_t b)
+{
+	return b == 19 || b == 23 || (b >= 24 && b < PTP_BONE_COUNT);
+}
+
+static void io_grab(io_t *io, ptp_grab_t *m)
+{
+	io_u32(io, &m->ref);
+	io_u64(io, &m->instance_id);
+	io_u64(io, &m->by);
+	io_u16(io, &m->strand);
+	io_check(io, m->strand < PTP_MAX_STRANDS, PTP_ERANGE);
+	io_u8(io, &m->point);
+	io_check(io, m->point >= 1 && m->point < PTP_MAX_POINTS, PTP_ERANGE);
+	io_u8(io, &m->bone);
+	io_check(io, hand_bone(m->bone), PTP_ERANGE);
+}
+
+static void io_release(io_t *io, ptp_release_t *m)
+{
+	io_u32(io, &m->ref);
+	io_u64(io, &m->instance_id);
+	io_u64(io, &m->grab_id);
+}
+
+static void io_grab_result(io_t *io, ptp_grab_result_t *m)
+{
+	io_u32(io, &m->ref);
+	io_u64(io, &m->instance_id);
+	io_u64(io, &m->grab_id);
+}
+
 static void io_welcome(io_t *io, ptp_welcome_t *m)
 {
 	io_u8(io, &m->major);
@@ -442,6 +475,10 @@ static void io_error(io_t *io, ptp_error_t *m)
 	io_u8(io, &m->about_type);
 	io_u64(io, &m->instance_id);
 	io_str8(io, &m->text, PTP_MAX_TEXT);
+	if (io->minor >= PTP_MINOR_GRAB)
+		io_u32(io, &m->ref);
+	else if (!io->writing)
+		m->ref = 0;
 }
 
 /* The one dispatch from type to field walk; unknown types fail with PTP_ETYPE. */
@@ -468,6 +505,15 @@ static void io_payload(io_t *io, ptp_msg_t *m)
 		break;
 	case PTP_PING:
 		io_ping(io, &m->u.ping);
+		break;
+	case PTP_GRAB:
+		io_grab(io, &m->u.grab);
+		break;
+	case PTP_RELEASE:
+		io_release(io, &m->u.release);
+		break;
+	case PTP_GRAB_RESULT:
+		io_grab_result(io, &m->u.grab_result);
 		break;
 	case PTP_WELCOME:
 		io_welcome(io, &m->u.welcome);

@@ -33,6 +33,9 @@
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
+#include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
+#include "../../server/interact.c"
 #include "../../server/sim_record.c"
 #include "benchutil.h"
 #include "testdef.h"
@@ -67,7 +70,7 @@ static void room_open(room *r, int n, int record, int seconds)
 		snprintf(d.room, sizeof d.room, "room%d", i / 20); /* rooms of 20 */
 		driver_t drv = {1, pt_motion_default(i % 2 ? PT_MOTION_SHAKE : PT_MOTION_NOD)};
 		drv.motion.period = 0.5 + 0.01 * i;
-		if (sim_preload(r->s, (uint64_t)i + 1, &d, &drv) != 0)
+		if (sim_preload(r->s, (uint64_t)i + 1, &d, &drv, NULL) != 0)
 			exit(1);
 		pt_instance_def_fini(&d);
 	}

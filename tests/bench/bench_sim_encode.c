@@ -32,6 +32,9 @@
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
+#include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
+#include "../../server/interact.c"
 #include "testdef.h"
 
 int log_min_level = LOG_ERROR;
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
 		pt_instance_def d;
 		tdef_init(&d);
 		d.prewarm_s = 0;
-		if (sim_preload(s, (uint64_t)i + 1, &d, &drv) != 0)
+		if (sim_preload(s, (uint64_t)i + 1, &d, &drv, NULL) != 0)
 			return 1;
 		pt_instance_def_fini(&d);
 #ifdef FRAME_KEY_CODING

@@ -17,7 +17,7 @@ read -r ID TOKEN < <(echo '{"name": "ex", "room": "r"}' | timeout 60 "$P" create
 timeout 90 "$E" "$WS" "$ID" --frames 30 --timeout 60 >"$T/out" 2>"$T/err" || fail "example (subscribe): $(tail -3 "$T/out") $(cat "$T/err")"
 [ "$(grep -c '^tick [0-9]* seq 0 latency - tip ' "$T/out")" -eq 30 ] || fail "example frames: $(head -5 "$T/out")"
 grep -q "^ok: 30 frames, 0 poses sent" "$T/out" || fail "example summary: $(tail -1 "$T/out")"
-grep -q "^connected: ponytaild .*, protocol 1.4, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
+grep -q "^connected: ponytaild .*, protocol 1.5, 60 Hz, points within 0.001 m$" "$T/out" || fail "example welcome: $(head -1 "$T/out")"
 
 # Publish and subscribe: the seqs come back (rising, each frame's latency measured).
 timeout 90 "$E" "$WS" "$ID" "$TOKEN" --frames 60 --timeout 60 >"$T/out" 2>"$T/err" || fail "example (publish): $(tail -3 "$T/out") $(cat "$T/err")"

@@ -14,7 +14,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz-replay/%)
 
 # What each target is built from besides its own file (the harness may #include more).
-FUZZ_SERVER_SRC := $(filter-out server/main.c server/rest.c server/ws.c server/ws_conn.c server/ws_batch.c server/ws_order.c server/tls.c,$(wildcard server/*.c))
+FUZZ_SERVER_SRC := $(filter-out server/main.c server/rest.c server/ws.c server/ws_conn.c server/ws_batch.c server/ws_order.c server/ws_grab.c server/tls.c,$(wildcard server/*.c))
 FUZZ_SRC_fuzz_proto_decode := $(PROTO_SRC)
 FUZZ_SRC_fuzz_proto_strand := $(PROTO_SRC)
 FUZZ_SRC_fuzz_proto_compact := $(PROTO_SRC)

@@ -230,6 +230,22 @@ static json_t *vj_from_msg(const ptp_msg_t *m)
 		SET("about_type", json_integer(m->u.error.about_type));
 		SET("instance_id", vj_u64(m->u.error.instance_id));
 		SET("text", vj_str(m->u.error.text));
+		if (m->minor >= PTP_MINOR_GRAB) /* 1.5 appends the ref */
+			SET("ref", json_integer(m->u.error.ref));
+		break;
+	case PTP_GRAB:
+		SET("ref", json_integer(m->u.grab.ref));
+		SET("instance_id", vj_u64(m->u.grab.instance_id));
+		SET("by", vj_u64(m->u.grab.by));
+		SET("strand", json_integer(m->u.grab.strand));
+		SET("point", json_integer(m->u.grab.point));
+		SET("bone", json_integer(m->u.grab.bone));
+		break;
+	case PTP_RELEASE:
+	case PTP_GRAB_RESULT: /* the same three fields */
+		SET("ref", json_integer(m->u.release.ref));
+		SET("instance_id", vj_u64(m->u.release.instance_id));
+		SET("grab_id", vj_u64(m->u.release.grab_id));
 		break;
 	}
 #undef SET
@@ -491,6 +507,25 @@ static int vj_to_msg(const json_t *o, ptp_msg_t *m, vj_arena_t *arena)
 		m->u.error.about_type = (uint8_t)vj_get_int(o, "about_type");
 		m->u.error.instance_id = vj_get_u64(o, "instance_id");
 		m->u.error.text = vj_get_str(o, "text");
+		m->u.error.ref = (uint32_t)vj_get_int(o, "ref"); /* absent: 0 */
+		return 1;
+	case PTP_GRAB:
+		m->u.grab.ref = (uint32_t)vj_get_int(o, "ref");
+		m->u.grab.instance_id = vj_get_u64(o, "instance_id");
+		m->u.grab.by = vj_get_u64(o, "by");
+		m->u.grab.strand = (uint16_t)vj_get_int(o, "strand");
+		m->u.grab.point = (uint8_t)vj_get_int(o, "point");
+		m->u.grab.bone = (uint8_t)vj_get_int(o, "bone");
+		return 1;
+	case PTP_RELEASE:
+		m->u.release.ref = (uint32_t)vj_get_int(o, "ref");
+		m->u.release.instance_id = vj_get_u64(o, "instance_id");
+		m->u.release.grab_id = vj_get_u64(o, "grab_id");
+		return 1;
+	case PTP_GRAB_RESULT:
+		m->u.grab_result.ref = (uint32_t)vj_get_int(o, "ref");
+		m->u.grab_result.instance_id = vj_get_u64(o, "instance_id");
+		m->u.grab_result.grab_id = vj_get_u64(o, "grab_id");
 		return 1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "../../server/frame_ring.c"
 #include "../../server/instances.c"
 #include "../../server/instdoc.c"
+#include "../../server/interact.c"
 #include "../../server/jutil.c"
 #include "../../server/log.c"
 #include "../../server/registry.c"
@@ -114,9 +115,10 @@ int64_t sim_mono_ns(void)
 }
 
 static int preloaded;
-int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver)
+int sim_preload(sim_t *s, uint64_t id, const pt_instance_def *def, const driver_t *driver,
+                const interact_t *ia)
 {
-	(void)s, (void)id, (void)def, (void)driver;
+	(void)s, (void)id, (void)def, (void)driver, (void)ia;
 	preloaded++;
 	return 0;
 }
@@ -205,6 +207,7 @@ static void every_status_maps_to_http_and_protocol(void **state)
 	    {INST_CLOSED, 503, PTP_CODE_SHUTDOWN},
 	    {INST_NO_MEMORY, 503, PTP_CODE_INTERNAL},
 	    {INST_STORE, 503, PTP_CODE_INTERNAL},
+	    {INST_CONFLICT, 409, PTP_CODE_LIMIT},
 	};
 	assert_int_equal(sizeof want / sizeof want[0], sizeof status_map / sizeof status_map[0]);
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -13,6 +13,7 @@
 
 #include "../../server/driver.c"
 #include "../../server/instdoc.c"
+#include "../../server/interact.c"
 #include "../../server/jutil.c"
 #include "testdef.h"
 
@@ -87,8 +88,8 @@ static char *canonical_of(const char *create)
 	pt_instance_def *def = tdef_new();
 	driver_t drv = {0};
 	pt_error e;
-	assert_int_equal(instdoc_parse(j, def, &drv, &e), 0);
-	char *text = instdoc_canonical(def, &drv);
+	assert_int_equal(instdoc_parse(j, def, &drv, NULL, &e), 0);
+	char *text = instdoc_canonical(def, &drv, NULL);
 	assert_non_null(text);
 	json_decref(j);
 	tdef_free(def);
@@ -102,7 +103,7 @@ static doc_t *patched(const char *create, const char *patch)
 	tdef_init(&d->def);
 	char *stored = canonical_of(create);
 	json_t *p = J(patch);
-	d->rc = instdoc_patch(stored, p, &d->def, &d->drv, &d->text, &d->err);
+	d->rc = instdoc_patch(stored, p, &d->def, &d->drv, NULL, &d->text, &d->err);
 	json_decref(p);
 	free(stored);
 	return d;

@@ -31,6 +31,9 @@
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
+#include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
+#include "../../server/interact.c"
 #include "testdef.h"
 
 int log_min_level = LOG_WARN;
@@ -85,7 +88,7 @@ static void play(int workers, int ninst)
 			    pt_v3(0.03f * (float)j - 0.05f, 0.08f, -0.02f * (float)(i % 3));
 			st->direction = pt_v3(0.2f * (float)(j % 3) - 0.2f, -1.0f, -0.3f);
 		}
-		assert_int_equal(sim_preload(s, (uint64_t)(10 + i), &d, &drv), 0);
+		assert_int_equal(sim_preload(s, (uint64_t)(10 + i), &d, &drv, NULL), 0);
 		pt_instance_def_fini(&d);
 		slot[i] = sim_slot_of(s, (uint64_t)(10 + i));
 		assert_true(slot[i] >= 0);

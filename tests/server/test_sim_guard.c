@@ -26,6 +26,9 @@
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
+#include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
+#include "../../server/interact.c"
 #include "testdef.h"
 #include "world_internal.h"
 
@@ -67,7 +70,7 @@ static int setup(void **state)
 		/* Nonlinear stretch: the exact mode's follow-the-leader pass re-derives every point
 		 * from its parent and would heal the poison by itself. */
 		d.verlet.stretch = PT_STRETCH_NONLINEAR;
-		assert_int_equal(sim_preload(f->s, id, &d, &none), 0);
+		assert_int_equal(sim_preload(f->s, id, &d, &none, NULL), 0);
 		pt_instance_def_fini(&d);
 	}
 	f->deadline = sim_mono_ns();

@@ -31,6 +31,9 @@
 #include "../../server/sim_frame.c"
 #include "../../server/sim_guard.c"
 #include "../../server/sim_wind.c"
+#include "../../server/sim_touch.c"
+#include "../../server/sim_grab.c"
+#include "../../server/interact.c"
 #include "testdef.h"
 
 int log_min_level = LOG_WARN;
@@ -71,7 +74,7 @@ static int setup(void **state)
 	pt_instance_def d;
 	tdef_init(&d);
 	d.prewarm_s = 0;
-	assert_int_equal(sim_preload(f->s, ID, &d, &drv), 0);
+	assert_int_equal(sim_preload(f->s, ID, &d, &drv, NULL), 0);
 	pt_instance_def_fini(&d);
 	f->slot = sim_slot_of(f->s, ID);
 	assert_true(f->slot >= 0);
@@ -422,7 +425,7 @@ static void test_drivers_counted_and_evaluated(void **state)
 	tdef_init(&d);
 	d.prewarm_s = 0;
 	for (int i = 0; i < N; i++) /* every fourth undriven */
-		assert_int_equal(sim_preload(s, (uint64_t)(100 + i), &d, i % 4 ? &drv : &none), 0);
+		assert_int_equal(sim_preload(s, (uint64_t)(100 + i), &d, i % 4 ? &drv : &none, NULL), 0);
 	for (int round = 0; round < 3; round++) {
 		for (int k = 0; k < 3; k++) {
 			tick(f);
@@ -434,12 +437,12 @@ static void test_drivers_counted_and_evaluated(void **state)
 			assert_true(s->ndriven >= PARALLEL_MIN);
 			for (int i = 1; i < 12; i++)
 				if (i % 4)
-					assert_int_equal(inst_update(s, sim_slot_of(s, (uint64_t)(100 + i)), &d, &none), CMD_OK);
+					assert_int_equal(inst_update(s, sim_slot_of(s, (uint64_t)(100 + i)), &d, &none, NULL), CMD_OK);
 			inst_delete(s, sim_slot_of(s, 100 + 13));
 			assert_true(s->ndriven < PARALLEL_MIN);
 		} else if (round == 1) {
 			int before = s->ndriven;
-			assert_int_equal(inst_update(s, sim_slot_of(s, 100 + 4), &d, &drv), CMD_OK);
+			assert_int_equal(inst_update(s, sim_slot_of(s, 100 + 4), &d, &drv, NULL), CMD_OK);
 			assert_int_equal(s->ndriven, before + 1);
 		}
 	}
@@ -462,7 +465,7 @@ static void test_room_hint_lookup(void **state)
 	d.prewarm_s = 0;
 	for (int i = 0; i < 8; i++) {
 		snprintf(d.room, sizeof d.room, "%s", names[i % 4]);
-		assert_int_equal(sim_preload(f->s, (uint64_t)(200 + i), &d, &none), 0);
+		assert_int_equal(sim_preload(f->s, (uint64_t)(200 + i), &d, &none, NULL), 0);
 	}
 	tick(f);
 	const frame_set_t *fs = f->fs;

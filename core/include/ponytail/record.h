@@ -15,9 +15,11 @@
 #include <stdint.h>
 
 #include "ponytail/instance.h"
+#include "ponytail/touch.h"
 #include "ponytail/world.h"
 
 enum { PT_REC_VERSION = 1, PT_REC_HEADER_BYTES = 48 };
+enum { PT_REC_MAX_HANDS = 4096 }; /* touch colliders in one HANDS record */
 
 typedef enum pt_rec_type {
 	PT_REC_SNAPSHOT = 1, /* id, definition, state: the instance is now this */
@@ -30,6 +32,9 @@ typedef enum pt_rec_type {
 	PT_REC_BONE = 8,     /* id, bone, pose: pt_world_set_bone_pose */
 	PT_REC_STEP = 9,     /* tick, then (id, state hash) of every instance after it */
 	PT_REC_WIND = 10,    /* id, zones: pt_world_set_room_wind */
+	PT_REC_HANDS = 11,   /* the room's hand colliders (pt_touch) of this tick */
+	PT_REC_TOUCH = 12,   /* id, indices into the tick's HANDS: its touch from now on */
+	PT_REC_GRABS = 13,   /* id, grabs: pt_world_set_grabs for the next step */
 	PT_REC_TYPES
 } pt_rec_type;
 
@@ -67,6 +72,13 @@ void pt_rec_put_motion(pt_rec_buf *b, uint64_t id, pt_pose pose, pt_vec3 v, pt_v
 void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose);
 /* A WIND record: the room wind core was given for instance id (n zones, 0 = none). */
 void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int n);
+/* A HANDS record: the room's touch colliders of this tick (n <= PT_REC_MAX_HANDS). */
+void pt_rec_put_hands(pt_rec_buf *b, const pt_touch *t, uint32_t n);
+/* A TOUCH record: instance id's touch colliders are entries idx[0 .. n) of each tick's
+ * HANDS from now on (n <= PT_MAX_TOUCH; 0: none), until its next TOUCH. */
+void pt_rec_put_touch(pt_rec_buf *b, uint64_t id, const uint16_t *idx, int n);
+/* A GRABS record: pt_world_set_grabs(id, g, n) before the next STEP (n <= PT_MAX_GRABS). */
+void pt_rec_put_grabs(pt_rec_buf *b, uint64_t id, const pt_grab *g, int n);
 /* A STEP record of n instances, then (id, hash) pairs as they are added. */
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
                      const uint64_t *hashes);
@@ -84,10 +96,15 @@ typedef struct pt_rec_event {
 	pt_vec3 v, w;
 	float age_s;
 	pt_bone bone;
-	uint32_t n; /* STEP: instances; their ids and hashes through pt_rec_step_entry */
+	uint32_t n; /* STEP: instances (their ids and hashes through pt_rec_step_entry);
+	             * HANDS, TOUCH, GRABS: their entries */
 	const unsigned char *entries;
 	int nzones; /* WIND: the zones, checked (pt_wind_zones_validate) */
 	pt_wind_zone zones[PT_MAX_WIND_ZONES];
+	/* HANDS: n colliders at `entries` (56 bytes each, checked); TOUCH: n indices; GRABS:
+	 * n grabs (ranges checked against the instance's shape when applied) */
+	uint16_t touch[PT_MAX_TOUCH];
+	pt_grab grabs[PT_MAX_GRABS];
 } pt_rec_event;
 
 typedef struct pt_rec_reader {

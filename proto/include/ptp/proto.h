@@ -17,8 +17,9 @@
 
 enum {
 	PTP_MAJOR = 1,                 /* a different major is a different protocol */
-	PTP_MINOR = 4,                 /* newer minors only append; see PROTOCOL.md section 3 */
+	PTP_MINOR = 5,                 /* newer minors only append; see PROTOCOL.md section 3 */
 	PTP_MINOR_HASH = 4,            /* the minor from which key records carry the state hash */
+	PTP_MINOR_GRAB = 5,            /* the minor of grab, release, grab_result and error's ref */
 	PTP_STATE_HASH_SIZE = 8,       /* bytes of a record's state hash (a u64) */
 	PTP_HEADER_SIZE = 10,          /* bytes before the payload */
 	PTP_MAX_PAYLOAD = 1 << 20,     /* largest payload either side accepts, bytes */
@@ -84,11 +85,14 @@ const char *ptp_err_name(ptp_err_t e);
 	X(HEAD_POSE, 0x05, head_pose)                                                              \
 	X(KEYFRAME_REQUEST, 0x06, keyframe_request)                                                \
 	X(PING, 0x07, ping)                                                                        \
+	X(GRAB, 0x08, grab)                                                                        \
+	X(RELEASE, 0x09, release)                                                                  \
 	X(WELCOME, 0x81, welcome)                                                                  \
 	X(FRAME_BATCH, 0x82, frame_batch)                                                          \
 	X(INSTANCE_EVENT, 0x83, instance_event)                                                    \
 	X(PONG, 0x84, pong)                                                                        \
-	X(ERROR, 0x85, error)
+	X(ERROR, 0x85, error)                                                                      \
+	X(GRAB_RESULT, 0x88, grab_result)
 
 typedef enum ptp_type_t {
 #define PTP_X_ENUM(NAME, code, name) PTP_##NAME = code,
@@ -242,6 +246,32 @@ typedef struct ptp_head_pose_t {
 	ptp_bone_pose_t bones[PTP_MAX_POSE_BONES];
 } ptp_head_pose_t;
 
+/* grab (since 1.5): point `point` of strand `strand` of instance_id follows bone `bone` of
+ * instance `by`, which this connection must have authorized. */
+typedef struct ptp_grab_t {
+	uint32_t ref;         /* the client's, echoed by grab_result or error */
+	uint64_t instance_id; /* the grabbed instance */
+	uint64_t by;          /* the grabbing instance */
+	uint16_t strand;      /* [0, PTP_MAX_STRANDS) (range) */
+	uint8_t point;        /* [1, PTP_MAX_POINTS) (range): the root cannot be grabbed */
+	uint8_t bone;         /* a hand or finger bone id: 19, 23, 24..53 (range) */
+} ptp_grab_t;
+
+/* release (since 1.5): ends grab grab_id of instance_id. */
+typedef struct ptp_release_t {
+	uint32_t ref;
+	uint64_t instance_id;
+	uint64_t grab_id;
+} ptp_release_t;
+
+/* grab_result (since 1.5): a grab or release with this ref took effect at the tick before
+ * this message: grab_id is the grab made (or ended). */
+typedef struct ptp_grab_result_t {
+	uint32_t ref;
+	uint64_t instance_id;
+	uint64_t grab_id;
+} ptp_grab_result_t;
+
 typedef struct ptp_ping_t {
 	int64_t client_time_us; /* echoed by pong */
 } ptp_ping_t;
@@ -294,6 +324,7 @@ typedef struct ptp_error_t {
 	uint8_t about_type;   /* type of the message that caused it, 0 if none */
 	uint64_t instance_id; /* the instance concerned, 0 if none */
 	ptp_str_t text;       /* human-readable, <= PTP_MAX_TEXT bytes */
+	uint32_t ref;         /* since 1.5: the ref of the grab or release it answers, 0 else */
 } ptp_error_t;
 
 typedef struct ptp_msg_t {
@@ -309,6 +340,9 @@ typedef struct ptp_msg_t {
 		ptp_ids_t subscribe; /* also UNSUBSCRIBE and KEYFRAME_REQUEST */
 		ptp_head_pose_t head_pose;
 		ptp_ping_t ping;
+		ptp_grab_t grab;
+		ptp_release_t release;
+		ptp_grab_result_t grab_result;
 		ptp_welcome_t welcome;
 		ptp_frame_batch_t frame_batch;
 		ptp_instance_event_t instance_event;

@@ -53,8 +53,8 @@ test('hello 1.0 (an old client): welcome 1.0 without the new field, frames in 1.
   assert.equal((await c.next('frame_batch')).header_minor, 0);
   c.close();
   const n = await Client.open(d.ws, { minor: 9 });
-  assert.equal(n.welcome.minor, 4); /* ours since 1.4 (PROTOCOL.md 3) */
-  assert.equal(n.welcome.header_minor, 4);
+  assert.equal(n.welcome.minor, 5); /* ours since 1.5 (PROTOCOL.md 3) */
+  assert.equal(n.welcome.header_minor, 5);
   n.close();
 });
 

@@ -40,9 +40,10 @@ describe('operations', () => {
     assert.equal(i.json.ws_subprotocol, 'ponytail.v1');
     // the caps of an instance here (issue 38 item 3): a 1.3 frame's strands (core's),
     // --max-points (default 4096, core's), core's points per strand, colliders and bones;
-    // and the zones of a room's wind
+    // the zones of a room's wind; and touch and grabs' (issue 40)
     assert.deepEqual(i.json.limits,
-      { strands: 256, points: 4096, points_per_strand: 64, colliders: 128, bones: 54, wind_zones: 16 });
+      { strands: 256, points: 4096, points_per_strand: 64, colliders: 128, bones: 54, wind_zones: 16,
+        grabs: 8, hands: 64, touch: 64, allow: 64 });
     const m = await d.req('GET', '/metrics');
     assert.equal(m.status, 200);
     assert.match(m.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
