@@ -217,7 +217,7 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 			pt_touch t = {.shape = o->shape, .radius = o->radius};
 			t.a0 = tc_xform(p0, o->a), t.b0 = tc_xform(p0, o->b);
 			t.a1 = tc_xform(p1, o->a), t.b1 = tc_xform(p1, o->b);
-			T->tab[T->ntab + n++] = (ent_t){t, in->id};
+			T->tab[T->ntab + n++] = (ent_t){t, in->id, side};
 		}
 		if (own || n >= HAND_COLS)
 			continue;
@@ -234,7 +234,7 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 		pt_pose q0 = cap ? (h->active & (1u << next) ? h->prev[next] : q1) : p0;
 		pt_touch t = {.shape = cap ? PT_SHAPE_CAPSULE : PT_SHAPE_SPHERE, .radius = r};
 		t.a0 = p0.p, t.a1 = p1.p, t.b0 = q0.p, t.b1 = q1.p;
-		T->tab[T->ntab + n++] = (ent_t){t, in->id};
+		T->tab[T->ntab + n++] = (ent_t){t, in->id, side};
 	}
 	T->ntab += n;
 	return 1;
@@ -253,13 +253,34 @@ static int tc_idx_cmp(const void *a, const void *b)
 	return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
 }
 
+/* 1 when hand `side` of `owner` holds a grab of instance `inst`: that hand does not push
+ * the hair it holds (its grip is the contact; pushed out of the hand, the points next to
+ * the grabbed one would fight the grab for their lengths). */
+static int tc_grips(const sim_touch_t *T, uint64_t inst, uint64_t owner, int side)
+{
+	for (int i = 0; i < T->ngrabs; i++) {
+		const grab_info_t *g = &T->grabs[i].g;
+		int k = g->instance == inst && g->by == owner ? simtouch_hand_index(g->bone) : -1;
+		if (k >= 0 && (k < 2 ? k : (k - 2) / 15) == side)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether entry e of the room's table touches instance `in`. */
+static int tc_touches(const sim_touch_t *T, const ent_t *e, const sim_inst_t *in)
+{
+	return e->owner != in->id && simtouch_grants(in, in->touch_mode, e->owner, 1) &&
+	       !(T->ngrabs > 0 && tc_grips(T, in->id, e->owner, e->side));
+}
+
 /* The touch of instance `in` from the room's table T->tab, set in core and recorded.
  * Returns its collider count. */
 static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 {
 	int nc = 0;
 	for (int i = 0; i < T->ntab; i++)
-		if (T->tab[i].owner != in->id && simtouch_grants(in, in->touch_mode, T->tab[i].owner, 1))
+		if (tc_touches(T, &T->tab[i], in))
 			nc++;
 	if (nc == 0)
 		return 0;
@@ -280,7 +301,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 	nc = 0;
 	for (int i = 0; i < T->ntab; i++) {
 		const ent_t *e = &T->tab[i];
-		if (e->owner == in->id || !simtouch_grants(in, in->touch_mode, e->owner, 1))
+		if (!tc_touches(T, e, in))
 			continue;
 		float sweep = fmaxf(tc_len(tc_sub(e->t.a1, e->t.a0)), tc_len(tc_sub(e->t.b1, e->t.b0)));
 		float d = tc_seg_dist(c, e->t.a1, e->t.b1) - e->t.radius - sweep;

@@ -55,6 +55,7 @@ typedef struct grab_t {
 typedef struct ent_t {
 	pt_touch t;
 	uint64_t owner;
+	int side; /* 0 left hand, 1 right (with its fingers) */
 } ent_t;
 
 typedef struct cand_t {

@@ -31,7 +31,7 @@ class App {
     this.instances = new Map(); // key -> instance being drawn
     this.own = null; // {key, token, room}
     this.ownInfo = null; // GET /v1/instances/{id} of the own instance
-    this.link = new Link({ location, wsOverride: q.get('ws') });
+    this.link = new Link({ location, wsOverride: q.get('ws'), minor: 4 }); // 1.2+: the hand goes out as a body bone
     this.canvas = $('scene');
     this.ctx = this.canvas.getContext('2d');
     this.views = [];

@@ -127,13 +127,25 @@ export class HandControl {
     this.release();
   }
 
+  // POST the grab. A press that came with no hover before it (a touch screen) finds the
+  // daemon without a fresh pose of the hand yet (409 naming bone): asked again after the
+  // next poses, a few times.
   async take(near) {
     const own = this.app.own;
+    const post = () => api('POST', `/v1/instances/${near.key}/grabs`, {
+      token: own.token,
+      body: { by: Number(own.key), strand: near.strand, point: near.point, bone: 'right_hand' },
+    });
     try {
-      const g = await api('POST', `/v1/instances/${near.key}/grabs`, {
-        token: own.token,
-        body: { by: Number(own.key), strand: near.strand, point: near.point, bone: 'right_hand' },
-      });
+      let g = null;
+      for (let tries = 0; !g; tries++) {
+        try {
+          g = await post();
+        } catch (e) {
+          if (!(e instanceof ApiError && e.status === 409 && e.field === 'bone' && tries < 4 && this.held)) throw e;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
       if (!this.held) { // released before the answer came
         this.drop(near.key, g.id);
         return;
