@@ -3,10 +3,11 @@
 # and the REST frame route, against live daemons on loopback (tests/server/js/bench.mjs
 # explains each). Prints METRIC lines for tests/bench/run-bench.sh: medians of
 # PT_BENCH_RUNS runs (default 3) with their spread. Usage: bench_server.sh [all|capacity|
-# capacity1|capacity10|capacity0|latency|workers|frame|avatars] (capacity: all three audiences;
+# capacity1|capacity10|capacity0|latency|workers|frame|avatars|touch] (capacity: all three audiences;
 # capacity1 / capacity10 / capacity0: one of them: 1 or 10 watched per subscriber, or all;
 # avatars: whole avatars in rooms of 20, tests/server/js/bench_avatars.mjs, which needs
-# build/bench/bench_avatar; all runs it last); make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
+# build/bench/bench_avatar; touch: 8 users each touching 50 instances with both hands,
+# tests/server/js/bench_touch.mjs; all runs these two last); make bench PT_BENCH_EXTRA=tests/bench/bench_server.sh
 set -u
 export PT_BUILD="${PT_BUILD:-build}"
 [ -x "$PT_BUILD/bin/ponytaild" ] || { echo "bench_server: $PT_BUILD/bin/ponytaild not built" >&2; exit 1; }
@@ -24,10 +25,13 @@ node_bench() {
 }
 which="${1:-all}"
 rc=0
-if [ "$which" != avatars ]; then
+if [ "$which" != avatars ] && [ "$which" != touch ]; then
 	node_bench tests/server/js/bench.mjs "$which" || rc=$?
 fi
 if [ "$which" = avatars ] || [ "$which" = all ]; then
 	node_bench tests/server/js/bench_avatars.mjs || rc=$?
+fi
+if [ "$which" = touch ] || [ "$which" = all ]; then
+	node_bench tests/server/js/bench_touch.mjs || rc=$?
 fi
 exit "$rc"

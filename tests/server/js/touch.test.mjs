@@ -290,6 +290,11 @@ test('hands push hair of whoever grants touch, and stop within a tick of leaving
   r = await d.req('PATCH', `/v1/instances/${toucher.id}`, { room: 'h' }, bearer(toucher.token));
   await place(c);
   await until(async () => pushed(await frame(d, hair.id)), 'pushed again');
+  /* the toucher stops sending: past --hand-hold-ms (250 ms) its hand is gone, and the hair
+   * hangs back through where the hand was */
+  await settled('the hair back at rest once the toucher stopped sending');
+  await place(c);
+  await until(async () => pushed(await frame(d, hair.id)), 'pushed once it sends again');
   assert.equal((await d.req('DELETE', `/v1/instances/${toucher.id}`, undefined, bearer(toucher.token))).status, 204);
   await settled('the hair back at rest once the toucher was deleted');
 
