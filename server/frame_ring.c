@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "log.h"
 #include "ptp/compact.h"
 
@@ -194,21 +195,6 @@ void frame_ring_set_notify(frame_ring_t *r, void (*fn)(void *), void *ctx)
 	r->notify_ctx = ctx;
 }
 
-static int grow(void **p, int *cap, int need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	int nc = *cap ? *cap : 64;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, (size_t)nc * elem);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 static frame_set_t *pick(frame_ring_t *r)
 {
 	frame_set_t *fs = NULL;
@@ -242,10 +228,10 @@ frame_set_t *frame_ring_begin_deferred(frame_ring_t *r, int nslots, int nrooms)
 	for (int w = 0; w < FRAME_MAX_WORKERS; w++)
 		fs->bufs[w].len = 0;
 	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
-	if (grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
-	    grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
-	    grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
-	    grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
+	if (srv_grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
+	    srv_grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
+	    srv_grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
+	    srv_grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
 		fs->cap_slots = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
 		return NULL;
 	}
@@ -265,10 +251,10 @@ frame_set_t *frame_ring_begin(frame_ring_t *r, int nslots, int nrooms)
 	clear_set(fs);
 	/* The three arrays indexed by live instances share cap_slots (nlive <= nslots). */
 	int c1 = fs->cap_slots, c2 = fs->cap_slots, c3 = fs->cap_slots;
-	if (grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
-	    grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
-	    grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
-	    grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
+	if (srv_grow((void **)&fs->entries, &c1, nslots, sizeof *fs->entries) ||
+	    srv_grow((void **)&fs->by_id, &c2, nslots, sizeof *fs->by_id) ||
+	    srv_grow((void **)&fs->room_slots, &c3, nslots, sizeof *fs->room_slots) ||
+	    srv_grow((void **)&fs->rooms, &fs->cap_rooms, nrooms, sizeof *fs->rooms)) {
 		fs->cap_slots = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
 		return NULL;
 	}
@@ -285,14 +271,14 @@ int frame_ring_publish(frame_ring_t *r, frame_set_t *fs, frame_event_t *events, 
 	pthread_mutex_lock(&r->mu);
 	r->newest = (int)(fs - r->sets);
 	if (r->nrep[0] > 0 &&
-	    grow((void **)&r->rep[1], &r->cap_rep[1], r->nrep[1] + r->nrep[0], sizeof *r->rep[1]) == 0) {
+	    srv_grow((void **)&r->rep[1], &r->cap_rep[1], r->nrep[1] + r->nrep[0], sizeof *r->rep[1]) == 0) {
 		memcpy(r->rep[1] + r->nrep[1], r->rep[0], (size_t)r->nrep[0] * sizeof *r->rep[0]);
 		r->nrep[1] += r->nrep[0];
 	}
 	r->nrep[0] = 0;
 	if (nevents > 0) {
 		if (r->nev + nevents > MAX_EVENTS ||
-		    grow((void **)&r->ev, &r->cap_ev, r->nev + nevents, sizeof *r->ev)) {
+		    srv_grow((void **)&r->ev, &r->cap_ev, r->nev + nevents, sizeof *r->ev)) {
 			rc = -1;
 		} else {
 			memcpy(r->ev + r->nev, events, (size_t)nevents * sizeof *events);
@@ -316,7 +302,7 @@ void frame_ring_reply(frame_ring_t *r, const frame_reply_t *x)
 {
 	pthread_mutex_lock(&r->mu);
 	if (r->nrep[0] + r->nrep[1] < MAX_EVENTS &&
-	    grow((void **)&r->rep[0], &r->cap_rep[0], r->nrep[0] + 1, sizeof *r->rep[0]) == 0)
+	    srv_grow((void **)&r->rep[0], &r->cap_rep[0], r->nrep[0] + 1, sizeof *r->rep[0]) == 0)
 		r->rep[0][r->nrep[0]++] = *x;
 	pthread_mutex_unlock(&r->mu);
 }

@@ -177,7 +177,7 @@ static cmd_result_t tc_grab_new(sim_t *s, sim_touch_t *T, cmd_grab_t *c)
 	if (n == 0) /* first grab of this instance: after the smaller instance ids */
 		for (at = 0; at < T->ngrabs && T->grabs[at].g.instance < g->instance; at++)
 			;
-	if (simtouch_grow((void **)&T->grabs, &T->cap_grabs, T->ngrabs + 1, sizeof *T->grabs) != 0)
+	if (srv_grow((void **)&T->grabs, &T->cap_grabs, T->ngrabs + 1, sizeof *T->grabs) != 0)
 		return CMD_NO_MEMORY;
 	memmove(&T->grabs[at + 1], &T->grabs[at], (size_t)(T->ngrabs - at) * sizeof *T->grabs);
 	g->gid = ++T->next_gid;
@@ -195,7 +195,7 @@ cmd_result_t simtouch_cmd(sim_t *s, cmd_t *c)
 		return CMD_NO_MEMORY;
 	switch (c->kind) {
 	case CMD_GRAB: /* after this tick's poses, so a hand sent with it counts */
-		if (simtouch_grow((void **)&T->pending, &T->cap_pending, T->npending + 1, sizeof *T->pending))
+		if (srv_grow((void **)&T->pending, &T->cap_pending, T->npending + 1, sizeof *T->pending))
 			return CMD_NO_MEMORY;
 		g->g.instance = c->id;
 		T->pending[T->npending++] = c;

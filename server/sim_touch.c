@@ -39,21 +39,6 @@ struct sim_tx_t *simtouch_tx(sim_inst_t *in)
 	return in->tx;
 }
 
-int simtouch_grow(void **p, int *cap, int need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	int nc = *cap ? *cap : 16;
-	while (nc < need)
-		nc *= 2;
-	void *np = realloc(*p, (size_t)nc * size);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = nc;
-	return 0;
-}
-
 /* ---- vectors ---- */
 
 static pt_vec3 tc_add(pt_vec3 a, pt_vec3 b) { return pt_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
@@ -173,7 +158,7 @@ void simtouch_bone(sim_t *s, sim_inst_t *in, pt_bone bone, pt_pose pose, uint64_
 	struct sim_tx_t *tx = T ? simtouch_tx(in) : NULL;
 	if (tx && !tx->hands && (tx->hands = calloc(1, sizeof *tx->hands)) != NULL) {
 		int slot = (int)(in - s->inst);
-		if (simtouch_grow((void **)&T->touchers, &T->cap_touchers, T->ntouchers + 1, sizeof(int)) != 0) {
+		if (srv_grow((void **)&T->touchers, &T->cap_touchers, T->ntouchers + 1, sizeof(int)) != 0) {
 			free(tx->hands);
 			tx->hands = NULL;
 		} else
@@ -201,7 +186,7 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 	}
 	if (!on)
 		return 0;
-	if (simtouch_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0)
+	if (srv_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0)
 		return -1;
 	int n = 0;
 	for (int k = 0; k < HAND_BONES && n < HAND_COLS; k++) {
@@ -284,7 +269,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 			nc++;
 	if (nc == 0)
 		return 0;
-	if (simtouch_grow((void **)&T->cand, &T->cap_cand, T->ntab, sizeof *T->cand) != 0)
+	if (srv_grow((void **)&T->cand, &T->cap_cand, T->ntab, sizeof *T->cand) != 0)
 		return 0;
 	/* a bounding sphere of its points after the last tick */
 	pt_vec3 *pts = s->scratch[0].pts;
@@ -422,7 +407,7 @@ static void tc_hands_tick(sim_t *s, sim_touch_t *T)
 		for (int i = 0; fr && T->ntab > 0 && i < fr->count; i++) {
 			sim_inst_t *in = &s->inst[s->room_order[fr->first + i]];
 			if (in->touch_mode != INTERACT_NONE && tc_touch_one(s, T, in) > 0 &&
-			    simtouch_grow((void **)&T->touched_next, &T->cap_touched_next, T->ntouched_next + 1,
+			    srv_grow((void **)&T->touched_next, &T->cap_touched_next, T->ntouched_next + 1,
 			         sizeof(uint64_t)) == 0)
 				T->touched_next[T->ntouched_next++] = in->id;
 		}

@@ -4,6 +4,7 @@
 #define SERVER_SIM_TOUCH_INTERNAL_H
 
 #include "ponytail/touch.h"
+#include "grow.h"
 #include "sim_internal.h"
 
 /* The bones of a hand: index 0/1 the left/right hand, 2..16 the left fingers
@@ -94,7 +95,6 @@ static inline int simtouch_hand_index(int bone)
 /* sim_touch.c */
 sim_touch_t *simtouch_state(sim_t *s);      /* made on first use; NULL out of memory */
 struct sim_tx_t *simtouch_tx(sim_inst_t *in); /* the same */
-int simtouch_grow(void **p, int *cap, int need, size_t size); /* 0 or -1 */
 int simtouch_grants(const sim_inst_t *in, int mode, uint64_t who, int same_room);
 int simtouch_same_room(const sim_inst_t *a, const sim_inst_t *b);
 uint64_t simtouch_hold(const sim_t *s); /* --hand-hold-ms in ticks */
