@@ -186,6 +186,19 @@ void pt_wind_rt_free(pt_wind_rt **rt)
 	}
 }
 
+pt_wind_rt *pt_wind_rt_new(int npoints)
+{
+	pt_wind_rt *rt = calloc(1, sizeof *rt);
+	if (rt && !pt_wind_rt_fit(rt, npoints))
+		pt_wind_rt_free(&rt);
+	return rt;
+}
+
+int pt_wind_sb_own(const pt_instance_def *def)
+{
+	return def->solver == PT_SOLVER_SPRINGBONE && v3_len2(def->wind.velocity) > 0.0f;
+}
+
 int pt_wind_rt_fit(pt_wind_rt *rt, int npoints)
 {
 	if (!rt || rt->cap >= npoints)
@@ -204,12 +217,24 @@ void pt_wind_prepare(const pt_world *w, pt_inst *in, float dt)
 	pt_wind_rt *rt = in->room_wind;
 	double t = in->time + 0.5 * (double)dt; /* the middle of the tick */
 	pt_vec3 vz[PT_MAX_WIND_ZONES];
+	/* a spring bone's own wind, added after the zones' sum: velocity (1 + turbulence g),
+	 * the gust of its seed for the strand at the same instant (verlet adds its own) */
+	int own = in->solver == PT_SOLVER_SPRINGBONE && v3_len2(in->wind_velocity) > 0.0f;
 	for (int s = 0; s < in->strand_count; s++) {
 		const pt_strand_rt *st = &in->strands[s];
 		zone_velocities(rt->zones, rt->n, s, t, vz);
+		pt_vec3 wo = pt_v3(0.0f, 0.0f, 0.0f);
+		if (own) {
+			float m = 1.0f;
+			if (in->wind_turbulence > 0.0f)
+				m += in->wind_turbulence * pt_wind_gust(in->wind_seed, s, t);
+			wo = v3_scale(in->wind_velocity, m);
+		}
 		for (int j = 0; j < st->points; j++) {
 			int p = st->first + j, o = in->offset + p;
 			rt->v[p] = sum_at(rt->zones, rt->n, vz, pt_v3(w->x[o], w->y[o], w->z[o]));
+			if (own)
+				rt->v[p] = v3_add(rt->v[p], wo);
 		}
 	}
 }

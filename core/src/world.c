@@ -358,7 +358,13 @@ static int append_instance(pt_world *w, const pt_instance_def *def, pt_pose head
 	}
 	load_topology(w, in, def);
 	load_params(w, in, def);
+	if (pt_wind_sb_own(def) && !(in->room_wind = pt_wind_rt_new(n))) {
+		pt_bones_free(&in->bones);
+		free(in->strands);
+		return 0;
+	}
 	if (in->ops->init && !in->ops->init(in, def)) {
+		pt_wind_rt_free(&in->room_wind);
 		pt_bones_free(&in->bones);
 		free(in->strands);
 		return 0;
@@ -461,16 +467,28 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 		/* a new body first when the collider count changes, so that a failure below
 		 * leaves the instance untouched */
 		char *body = NULL;
-		if (def->collider_count != in->collider_count &&
-		    !(body = body_alloc(in->strand_count, def->collider_count)))
+		pt_wind_rt *own = NULL; /* a spring bone's own wind that starts to blow */
+		if (pt_wind_sb_own(def) && !in->room_wind && !(own = pt_wind_rt_new(in->npoints)))
 			return -1;
+		if (def->collider_count != in->collider_count &&
+		    !(body = body_alloc(in->strand_count, def->collider_count))) {
+			pt_wind_rt_free(&own);
+			return -1;
+		}
 		if (!pt_bones_load(&in->bones, def)) {
 			free(body);
+			pt_wind_rt_free(&own);
 			return -1;
 		}
 		if (body)
 			body_install(in, body, in->strand_count, def->collider_count);
 		load_params(w, in, def);
+		if (own)
+			in->room_wind = own;
+		else if (in->room_wind && in->room_wind->n == 0 && !pt_wind_sb_own(def))
+			pt_wind_rt_free(&in->room_wind); /* its own wind stopped, no zones */
+		if (in->solver == PT_SOLVER_SPRINGBONE)
+			pt_sb_terms_stale(in);
 		/* Masses are parameters too; they live in the pool. */
 		load_topology(w, in, def);
 		if (in->ops->update_params)
@@ -503,7 +521,15 @@ int pt_world_update_instance(pt_world *w, pt_id id, const pt_instance_def *def)
 	}
 	pt_inst *ni = &w->inst[w->count - 1];
 	ni->teleports = teleports;
-	ni->room_wind = wind;
+	if (wind && (wind->n > 0 || !ni->room_wind)) { /* the room's zones win; an own wind's
+	                                                 * runtime is the same for both */
+		pt_wind_rt_free(&ni->room_wind);
+		ni->room_wind = wind;
+	} else {
+		pt_wind_rt_free(&wind);
+	}
+	if (ni->room_wind && ni->room_wind->n == 0 && !pt_wind_sb_own(def))
+		pt_wind_rt_free(&ni->room_wind);
 	ni->touch = touch;
 	pt_touch_refit(ni);
 	pt_state_params_refresh(w, ni);
@@ -516,7 +542,12 @@ int pt_world_set_room_wind(pt_world *w, pt_id id, const pt_wind_zone *zones, int
 	if (!in || (n > 0 && !zones) || !pt_wind_zones_validate(zones, n).ok)
 		return 0;
 	if (n == 0) {
-		pt_wind_rt_free(&in->room_wind);
+		if (in->solver == PT_SOLVER_SPRINGBONE && v3_len2(in->wind_velocity) > 0.0f) {
+			if (in->room_wind)
+				in->room_wind->n = 0; /* its own wind still blows through it */
+		} else {
+			pt_wind_rt_free(&in->room_wind);
+		}
 	} else {
 		pt_wind_rt *rt = in->room_wind;
 		if (!rt) {

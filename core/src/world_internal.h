@@ -37,15 +37,22 @@ struct pt_inst;
 
 /* An instance's room wind (wind.c, pt_world_set_room_wind): its zones, and the wind of
  * the tick at each of its points (m/s; point p of the instance at v[p]), filled by
- * pt_wind_prepare before the solver steps it. Allocated while the instance has zones. */
+ * pt_wind_prepare before the solver steps it. Allocated while the instance has zones,
+ * and while a spring-bone instance's own wind blows (pt_wind_sb_own): the spring bones
+ * feel their own wind through the same per-point wind (zones or not), the verlet solver
+ * adds its own by itself. */
 typedef struct pt_wind_rt {
-	int n; /* zones, [1, PT_MAX_WIND_ZONES] */
+	int n; /* zones, [0, PT_MAX_WIND_ZONES]; 0 only for a spring bone's own wind */
 	pt_wind_zone zones[PT_MAX_WIND_ZONES];
 	int cap;    /* points v holds */
 	pt_vec3 *v; /* per point */
 } pt_wind_rt;
 
 void pt_wind_rt_free(pt_wind_rt **rt);
+/* A runtime of no zones whose v holds npoints; NULL when out of memory. */
+pt_wind_rt *pt_wind_rt_new(int npoints);
+/* 1 when a definition makes a spring-bone instance whose own wind blows (velocity not 0). */
+int pt_wind_sb_own(const pt_instance_def *def);
 /* Makes rt->v hold npoints (rt NULL: nothing to do). 1, or 0 out of memory (unchanged). */
 int pt_wind_rt_fit(pt_wind_rt *rt, int npoints);
 /* Fills in->room_wind->v for the tick about to run (dt s): every point where it is now,

@@ -1,5 +1,6 @@
 /* Room wind (ponytail/wind.h, issue 40 item 4): a steady wind tilts a free strand to the
- * angle where its air drag balances gravity, in both solvers; a sphere zone blows only
+ * angle where its air drag balances gravity, in both solvers; a spring bone's own wind
+ * adds to the room's as a zone would; a sphere zone blows only
  * inside; turbulence is deterministic per seed; only the instance given the zones moves;
  * the zones are checked field by field. */
 #include <setjmp.h>
@@ -227,6 +228,89 @@ static void test_state_hash(void **state)
 	pt_instance_def_fini(&d);
 }
 
+/* A spring bone's own `wind` blows through the same drag as a room's, added to the
+ * zones' sum: an instance with own wind V (turbulence 0.5, seed 7) moves bit for bit as
+ * one with a global zone of V and the same gusts; own V1 with a zone Z as zones {Z, V1};
+ * at the closed-form tilt atan(drag u / gravity_power) of test_springbone_steady_tilt.
+ * The own wind starts and stops with updates of the definition, and stays when the
+ * room's zones are taken away. Both spring-bone rates. */
+static void test_springbone_own_wind(void **state)
+{
+	(void)state;
+	const float drag = 0.4f, u = 2.0f;
+	for (int rate = 0; rate < 2; rate++) {
+		pt_world *w = pt_world_create(NULL);
+		pt_instance_def d, own, mixed;
+		free_strand(&d, PT_SOLVER_SPRINGBONE);
+		d.springbone.rate = rate ? PT_SPRINGBONE_RATE_SUBSTEP : PT_SPRINGBONE_RATE_FRAME;
+		for (int j = 0; j < 11; j++) {
+			d.strands[0].joints[j].stiffness = 0;
+			d.strands[0].joints[j].drag_force = drag;
+			d.strands[0].joints[j].gravity_power = 1;
+		}
+		pt_instance_def_init(&own);
+		pt_instance_def_init(&mixed);
+		assert_true(pt_instance_def_copy(&own, &d) && pt_instance_def_copy(&mixed, &d));
+		own.wind.velocity = pt_v3(u, 0, 0);
+		own.wind.turbulence = 0.5f;
+		own.wind.seed = 7;
+		mixed.wind.velocity = pt_v3(1, 0, 0);
+		assert_true(pt_instance_validate(&own).ok && pt_instance_validate(&mixed).ok);
+		pt_id a = pt_world_create_instance(w, &own, head_at(0, 1.5f, 0));
+		pt_id b = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+		pt_id c = pt_world_create_instance(w, &mixed, head_at(0, 1.5f, 0));
+		pt_id e = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+		pt_id still = pt_world_create_instance(w, &d, head_at(0, 1.5f, 0));
+		pt_wind_zone zb = global_wind(u, 0.5f, 7), z2 = global_wind(1.5f, 0, 1);
+		z2.direction = pt_v3(0, 0, 1);
+		pt_wind_zone ze[2] = {z2, global_wind(1, 0, 1)};
+		assert_int_equal(pt_world_set_room_wind(w, b, &zb, 1), 1);
+		assert_int_equal(pt_world_set_room_wind(w, c, &z2, 1), 1);
+		assert_int_equal(pt_world_set_room_wind(w, e, ze, 2), 1);
+		for (int t = 0; t < 1200; t++) {
+			pt_world_step(w, 1.0f / 60.0f, 4);
+			if (t % 100 == 0) {
+				assert_true(pt_world_instance_hash(w, a) == pt_world_instance_hash(w, b));
+				assert_true(pt_world_instance_hash(w, c) == pt_world_instance_hash(w, e));
+			}
+		}
+		assert_true(pt_world_instance_hash(w, a) != pt_world_instance_hash(w, still));
+		/* the steady tilt: without gusts, at the closed form */
+		own.wind.turbulence = 0;
+		assert_int_equal(pt_world_update_instance(w, a, &own), 1);
+		for (int t = 0; t < 1200; t++)
+			pt_world_step(w, 1.0f / 60.0f, 4);
+		pt_vec3 p[12];
+		pt_world_read_points(w, a, p, 12);
+		double want = atan((double)(drag * u)) * DEG;
+		assert_true(fabs(tilt_deg(p, 12) - want) < (rate ? 0.05 : 0.002));
+		/* the room's zones taken away from c: its own wind still blows */
+		assert_int_equal(pt_world_set_room_wind(w, c, NULL, 0), 1);
+		assert_int_equal(pt_world_get_room_wind(w, c, ze, 2), 0);
+		/* the own wind stopped by an update: a hangs straight down again */
+		own.wind.velocity = pt_v3(0, 0, 0);
+		assert_int_equal(pt_world_update_instance(w, a, &own), 1);
+		for (int t = 0; t < 1200; t++)
+			pt_world_step(w, 1.0f / 60.0f, 4);
+		pt_world_read_points(w, a, p, 12);
+		assert_true(fabs(tilt_deg(p, 12)) < 0.05);
+		pt_world_read_points(w, c, p, 12);
+		assert_true(fabs(tilt_deg(p, 12) - atan((double)drag) * DEG) < (rate ? 0.05 : 0.002));
+		/* and started by one: b's twin again (b keeps its zone: both blow u) */
+		assert_int_equal(pt_world_set_room_wind(w, b, NULL, 0), 1);
+		own.wind.velocity = pt_v3(u, 0, 0);
+		assert_int_equal(pt_world_update_instance(w, a, &own), 1);
+		for (int t = 0; t < 600; t++)
+			pt_world_step(w, 1.0f / 60.0f, 4);
+		pt_world_read_points(w, a, p, 12);
+		assert_true(fabs(tilt_deg(p, 12) - want) < (rate ? 0.05 : 0.002));
+		pt_world_destroy(w);
+		pt_instance_def_fini(&d);
+		pt_instance_def_fini(&own);
+		pt_instance_def_fini(&mixed);
+	}
+}
+
 /* Every range names its field and the allowed range; nothing is set on a refusal. */
 static void test_validate(void **state)
 {
@@ -299,6 +383,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_verlet_steady_tilt),
 	    cmocka_unit_test(test_springbone_steady_tilt),
+	    cmocka_unit_test(test_springbone_own_wind),
 	    cmocka_unit_test(test_sphere_zone),
 	    cmocka_unit_test(test_turbulence_deterministic),
 	    cmocka_unit_test(test_state_hash),

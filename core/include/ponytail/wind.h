@@ -5,8 +5,9 @@
  *   verlet:     a = D (W_own + W_room(x) - v), D = wind.drag (1/s);
  *   springbone: the joint's drag_force makes the tail's velocity relax toward W_room(x)
  *               instead of toward rest air: per 1/60 s frame v' = (1 - d) v + d W, so
- *               the push per step is W h (1 - kept) (the spring bones take no `wind` of
- *               their own: their instance wind stays unused, as before).
+ *               the push per step is W h (1 - kept); for them W also carries the
+ *               instance's own wind, V (1 + turbulence g(seed, strand, t)) at the
+ *               tick's middle, added after the zones' sum.
  *
  * W_room(x) is the sum over the zones of weight(x) V (1 + turbulence g(seed, strand, t)):
  * V = strength * direction / |direction|, g the gust of the instance wind (three seeded
