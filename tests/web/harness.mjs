@@ -56,8 +56,9 @@ export async function until(what, fn, timeoutMs = WAIT_MS, everyMs = 50) {
 // closed before the daemon binds them could be taken in between by a test running beside
 // (an outgoing connection's local port, say). A restart binds the same ports again.
 export class Daemon {
-  constructor(dataDir, logPath) {
-    Object.assign(this, { httpPort: 0, wsPort: 0, dataDir, logPath, proc: null, base: null });
+  // extraArgs: more ponytaild flags (a test that needs one says why).
+  constructor(dataDir, logPath, extraArgs = []) {
+    Object.assign(this, { httpPort: 0, wsPort: 0, dataDir, logPath, proc: null, base: null, extraArgs });
   }
 
   async start() {
@@ -67,6 +68,7 @@ export class Daemon {
       '--bind', '127.0.0.1', '--http-port', String(this.httpPort), '--ws-port', String(this.wsPort),
       '--data', this.dataDir, '--web-root', path.join(ROOT, 'clients/web'),
       '--proto-js', path.join(ROOT, 'proto/js'), '--workers', '1', '--log-level', 'info',
+      ...this.extraArgs,
     ], { cwd: ROOT, stdio: ['ignore', log, log] });
     fs.closeSync(log);
     const exited = new Promise((r) => this.proc.once('exit', (code, sig) => r({ code, sig })));

@@ -19,7 +19,12 @@ describe('touch and wind in the page', () => {
 
   before(async () => {
     tmp = process.env.PT_WEB_TMP || fs.mkdtempSync(path.join(os.tmpdir(), 'ponytail-touch-'));
-    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'));
+    /* The page sends its hand every 50 ms from its animation frames, which a loaded
+     * machine's headless Chromium can stall for longer than the default 250 ms hold: a
+     * grab would end with its stale hand (server/README.md), which is not what this test
+     * is about. A hand left still lingers that long: each test leaves it away from the
+     * hair or waits it out. */
+    daemon = new Daemon(path.join(tmp, 'data'), path.join(tmp, 'ponytaild.log'), ['--hand-hold-ms', '2000']);
     await daemon.start();
     const r = await daemon.api('POST', '/v1/instances', {
       name: 'target', room: ROOM,
@@ -50,7 +55,16 @@ describe('touch and wind in the page', () => {
 
   const points = (p = page) => p.evaluate((k) => window.ponytail.points(k), String(target.id));
   const hand = () => page.evaluate(() => window.ponytail.hand);
-  const screen = (p) => page.evaluate((q) => window.ponytail.screenOf('front', q), p);
+  /* Where world point p is on the page. The views glide to the heads in the room over
+   * about half a second (app.mjs frameScene), so a position is taken once it holds still:
+   * two readings 300 ms apart within half a pixel. */
+  const screenNow = (p) => page.evaluate((q) => window.ponytail.screenOf('front', q), p);
+  const screen = (p) => until('the view at rest', async () => {
+    const a = await screenNow(p);
+    await page.waitForTimeout(300);
+    const b = await screenNow(p);
+    return a && b && Math.hypot(a.x - b.x, a.y - b.y) < 0.5 && b;
+  });
   const frame = async () => (await daemon.api('GET', `/v1/instances/${target.id}/frame`)).json;
   const restingAt = async (rest, eps) => {
     const pts = await points();
@@ -79,35 +93,38 @@ describe('touch and wind in the page', () => {
     await until('the hair hanging again', () => restingAt(rest, 0.003), 20000, 200);
   });
 
-  test('a press on a hair point grabs it; it follows the hand; release ends the grab', async () => {
+  test('a press in the hair grabs a point near the hand; it follows the hand; release ends it', async () => {
     const rest = await points();
     const tip = rest[rest.length - 1];
     const at = await screen(tip);
+    // the hand out over the tip pushes it away: the press takes the nearest point in reach
     await page.mouse.move(at.x, at.y);
+    await until('the hand out over the tip', async () => (await hand()).p !== null);
     await page.mouse.down();
     const grabs = async () => (await daemon.api('GET', `/v1/instances/${target.id}/grabs`)).json;
-    const g = await until('the grab', async () => { const l = await grabs(); return l?.grabs?.length === 1 && l.grabs[0]; });
+    const g = await until('the grab', async () => { const l = await grabs(); return l?.grabs?.length === 1 && l.grabs[0]; })
+      .catch(async (e) => {
+        const near = await page.evaluate(({ x, y }) => `${JSON.stringify(window.ponytail.hand)} over ${document.elementFromPoint(x, y)?.id}`, at);
+        throw new Error(`${e.message}; the page's hand ${near}, its note "${await page.locator('#own-note').textContent()}", pressed at ${JSON.stringify(at)} over the tip ${JSON.stringify(tip)}`);
+      });
     const own = await page.evaluate(() => window.ponytail.own.key);
     assert.equal(String(g.by), own);
-    assert.equal(g.point, rest.length - 1);
-    // lift the hand 6 cm and hold it: the tip follows to the hand
+    assert.deepEqual([g.strand, g.bone], [0, 'right_hand']);
+    assert.ok(g.point >= rest.length - 3, `a point near the tip (${g.point})`);
+    // lift the hand 6 cm and hold it: the grabbed point follows to the hand
     const up = await screen([tip[0] + 0.04, tip[1] + 0.06, tip[2]]);
     for (let i = 1; i <= 10; i++) {
       await page.mouse.move(at.x + (up.x - at.x) * i / 10, at.y + (up.y - at.y) * i / 10);
       await page.waitForTimeout(30);
     }
-    const held = await until('the tip at the hand', async () => {
+    const held = await until('the grabbed point at the hand', async () => {
       const h = await hand();
-      const f = await frame();
-      const t = f.strands[0][f.strands[0].length - 1];
+      const t = (await frame()).strands[0][g.point];
       return dist(t, h.p) <= 0.003 && { h, t };
-    }, 20000, 100);
-    assert.ok(dist(held.t, tip) > 0.05, 'the tip moved with the hand');
-    // the second viewer draws the grabbed tip where the daemon has it
-    await until('the viewer sees it', async () => {
-      const v = await points(viewer);
-      return dist(v[v.length - 1], held.t) <= 0.003;
-    }, 20000, 100);
+    }, 30000, 100);
+    assert.ok(dist(held.t, rest[g.point]) > 0.04, 'the point moved with the hand');
+    // the second viewer draws the grabbed point where the daemon has it
+    await until('the viewer sees it', async () => dist((await points(viewer))[g.point], held.t) <= 0.003, 30000, 100);
     await page.mouse.up();
     await until('no grab after the release', async () => (await grabs())?.grabs?.length === 0);
     assert.equal((await hand()).grab, null);

@@ -625,7 +625,7 @@ class App {
         return { x: r.left + pr[0] / app.dpr, y: r.top + pr[1] / app.dpr };
       },
       // The pointer hand: where it is, the grab it holds, grabs made.
-      get hand() { return { on: app.hand.on, p: app.hand.p, grab: app.hand.grab, grabs: app.hand.grabs }; },
+      get hand() { const h = app.hand; return { on: h.on, p: h.p, grab: h.grab, grabs: h.grabs, presses: h.presses, tries: h.tries }; },
       // The camera control: its status line, frames and faces seen, poses published.
       get camera() {
         const c = app.camera;

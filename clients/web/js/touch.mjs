@@ -4,9 +4,9 @@
 // of this page's own instance. The page publishes it with every head pose as the body
 // bone right_hand (protocol 1.2 bones), and the daemon makes it a collider on every other
 // instance of the room that grants this instance touch: the hair it passes through is
-// pushed, for every viewer alike. Pressing on a hair point of another instance grabs that
-// point (POST /v1/instances/{id}/grabs with this page's token); the point then follows
-// the hand until the button is released (DELETE). The hand's depth (the coordinate the
+// pushed, for every viewer alike. A press grabs the nearest hair point of another
+// instance within the hand's reach (POST /v1/instances/{id}/grabs with this page's
+// token); the point then follows the hand until the button is released (DELETE). The hand's depth (the coordinate the
 // view does not show) is that of the nearest hair point under the pointer, kept while a
 // button is held; with none near, the own head's.
 //
@@ -19,7 +19,7 @@ import { strandsOf } from './render.mjs';
 
 export const RIGHT_HAND = 23; // the bone id of right_hand (proto/PROTOCOL.md, pt_bone)
 const NEAR_PX = 60; // a hair point this near the pointer gives the hand its depth
-const PICK_PX = 14; // a press this near a hair point grabs it
+const PICK_PX = 14; // a press this near a hair point grabs it (at least)
 const HAND_RADIUS_M = 0.05; // the daemon's default hand sphere (server/README.md)
 
 // The world point under canvas pixel (x, y) of an orthographic view, at depth `depth`
@@ -61,6 +61,8 @@ export class HandControl {
     this.held = null; // {view, depth} while a button is down
     this.grab = null; // {key, id} of the grab in place
     this.grabs = 0; // grabs made (for tests)
+    this.presses = 0; // presses the hand took (for tests)
+    this.tries = 0; // grab requests sent (for tests)
   }
 
   bind() {
@@ -115,10 +117,13 @@ export class HandControl {
   // takes the press (Hand on, a front or side view).
   down(view, x, y) {
     if (!this.on || view.kind === 'orbit' || !this.app.own) return false;
+    this.presses++;
     const near = nearestPoint(view, this.app.instances.values(), this.app.own.key, x, y);
     this.held = { view, depth: near && near.px < NEAR_PX ? near.depth : 0 };
     this.move(view, x, y);
-    if (near && near.px < PICK_PX) this.take(near);
+    // the hand pushes the hair it hovers over out of itself: a press takes the nearest
+    // point within the hand's reach (its radius and 1 cm more), not only under the pointer
+    if (near && near.px < Math.max(PICK_PX, (HAND_RADIUS_M + 0.01) * view.ppm)) this.take(near);
     return true;
   }
 
@@ -127,9 +132,9 @@ export class HandControl {
     this.release();
   }
 
-  // POST the grab. A press that came with no hover before it (a touch screen) finds the
-  // daemon without a fresh pose of the hand yet (409 naming bone): asked again after the
-  // next poses, a few times.
+  // POST the grab. A press that came with no hover before it (a touch screen), or before
+  // the hover's first pose reached the daemon, finds it without a fresh pose of the hand
+  // (409 naming bone): asked again every 100 ms while the button is held, for up to 3 s.
   async take(near) {
     const own = this.app.own;
     const post = () => api('POST', `/v1/instances/${near.key}/grabs`, {
@@ -140,9 +145,10 @@ export class HandControl {
       let g = null;
       for (let tries = 0; !g; tries++) {
         try {
+          this.tries++;
           g = await post();
         } catch (e) {
-          if (!(e instanceof ApiError && e.status === 409 && e.field === 'bone' && tries < 4 && this.held)) throw e;
+          if (!(e instanceof ApiError && e.status === 409 && e.field === 'bone' && tries < 30 && this.held)) throw e;
           await new Promise((r) => setTimeout(r, 100));
         }
       }
