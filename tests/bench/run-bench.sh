@@ -11,8 +11,9 @@
 # within a minute of each other on the same machine; merge.py reports each metric as the
 # median of its rounds with min and max, and the peers' ratios per round. Then the
 # kernels under callgrind (PT_BENCH_CALLGRIND=0 to skip): instructions per point-substep
-# on reduced scenes, counted inside bench_step / time_encode only, 3 runs as well (they
-# agree exactly: the range shows it). Last, the live-daemon scripts (PT_BENCH_EXTRA),
+# on reduced scenes, counted inside bench_step / time_encode only, PT_BENCH_CALLGRIND_RUNS
+# runs each (default 2: they agree exactly, the range shows it; a third added a minute
+# and a half to a make bench held to 10). Last, the live-daemon scripts (PT_BENCH_EXTRA),
 # PT_BENCH_EXTRA_RUNS times (default 1: each repeats its capacity search 3 times itself and
 # takes minutes: bench_server.sh about 13, bench_load.sh about 5 on the quiet machine;
 # make bench-live runs them alone).
@@ -64,7 +65,7 @@ done
 cg() {
 	local key="$1" desc="$2" toggle="$3"; shift 3
 	local r f
-	for r in 1 2 3; do
+	for r in $(seq 1 "${PT_BENCH_CALLGRIND_RUNS:-2}"); do
 		f="$runs/callgrind.$key.$r"
 		echo "== callgrind $key (run $r)" >&2
 		if ! PTP_BENCH_REPS=1 valgrind --tool=callgrind --callgrind-out-file="$f.out" \
