@@ -170,17 +170,25 @@ void pt_rec_put_bone(pt_rec_buf *b, uint64_t id, pt_bone bone, pt_pose pose)
 	}
 }
 
-void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int n)
+/* A record of an instance's id, a count n and n elements of `size` bytes (WIND, TOUCH,
+ * GRABS): little-endian hosts only, as every record; the elements' structs are their
+ * four-byte members in order. */
+static void put_id_array(pt_rec_buf *b, pt_rec_type type, uint64_t id, const void *a, int n,
+                         size_t size)
 {
-	/* little-endian hosts only (as every record): the struct is the 15 members in order */
-	unsigned char *at = record_at(b, PT_REC_WIND, 12 + (size_t)n * ZONE_BYTES);
+	unsigned char *at = record_at(b, type, 12 + (size_t)n * size);
 	if (at) {
 		uint32_t k = (uint32_t)n;
 		memcpy(at, &id, 8);
 		memcpy(at + 8, &k, 4);
 		if (n > 0)
-			memcpy(at + 12, zones, (size_t)n * ZONE_BYTES);
+			memcpy(at + 12, a, (size_t)n * size);
 	}
+}
+
+void pt_rec_put_wind(pt_rec_buf *b, uint64_t id, const pt_wind_zone *zones, int n)
+{
+	put_id_array(b, PT_REC_WIND, id, zones, n, ZONE_BYTES);
 }
 
 void pt_rec_put_hands(pt_rec_buf *b, const pt_touch *t, uint32_t n)
@@ -195,26 +203,12 @@ void pt_rec_put_hands(pt_rec_buf *b, const pt_touch *t, uint32_t n)
 
 void pt_rec_put_touch(pt_rec_buf *b, uint64_t id, const uint16_t *idx, int n)
 {
-	unsigned char *at = record_at(b, PT_REC_TOUCH, 12 + (size_t)n * 2);
-	if (at) {
-		uint32_t k = (uint32_t)n;
-		memcpy(at, &id, 8);
-		memcpy(at + 8, &k, 4);
-		if (n > 0)
-			memcpy(at + 12, idx, (size_t)n * 2);
-	}
+	put_id_array(b, PT_REC_TOUCH, id, idx, n, 2);
 }
 
 void pt_rec_put_grabs(pt_rec_buf *b, uint64_t id, const pt_grab *g, int n)
 {
-	unsigned char *at = record_at(b, PT_REC_GRABS, 12 + (size_t)n * GRAB_BYTES);
-	if (at) {
-		uint32_t k = (uint32_t)n;
-		memcpy(at, &id, 8);
-		memcpy(at + 8, &k, 4);
-		if (n > 0)
-			memcpy(at + 12, g, (size_t)n * GRAB_BYTES);
-	}
+	put_id_array(b, PT_REC_GRABS, id, g, n, GRAB_BYTES);
 }
 
 void pt_rec_put_step(pt_rec_buf *b, uint64_t tick, uint32_t n, const uint64_t *ids,
