@@ -186,7 +186,8 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 	}
 	if (!on)
 		return 0;
-	if (srv_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0)
+	if (srv_grow((void **)&T->tab, &T->cap_tab, T->ntab + HAND_COLS, sizeof *T->tab) != 0 ||
+	    srv_grow((void **)&T->who, &T->cap_who, T->ntab + HAND_COLS, sizeof *T->who) != 0)
 		return -1;
 	int n = 0;
 	for (int k = 0; k < HAND_BONES && n < HAND_COLS; k++) {
@@ -202,7 +203,8 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 			pt_touch t = {.shape = o->shape, .radius = o->radius};
 			t.a0 = tc_xform(p0, o->a), t.b0 = tc_xform(p0, o->b);
 			t.a1 = tc_xform(p1, o->a), t.b1 = tc_xform(p1, o->b);
-			T->tab[T->ntab + n++] = (ent_t){t, in->id, side};
+			T->tab[T->ntab + n] = t;
+			T->who[T->ntab + n++] = (ent_t){in->id, side};
 		}
 		if (own || n >= HAND_COLS)
 			continue;
@@ -219,7 +221,8 @@ static int tc_build_hand(sim_t *s, sim_touch_t *T, const sim_inst_t *in, int sid
 		pt_pose q0 = cap ? (h->active & (1u << next) ? h->prev[next] : q1) : p0;
 		pt_touch t = {.shape = cap ? PT_SHAPE_CAPSULE : PT_SHAPE_SPHERE, .radius = r};
 		t.a0 = p0.p, t.a1 = p1.p, t.b0 = q0.p, t.b1 = q1.p;
-		T->tab[T->ntab + n++] = (ent_t){t, in->id, side};
+		T->tab[T->ntab + n] = t;
+		T->who[T->ntab + n++] = (ent_t){in->id, side};
 	}
 	T->ntab += n;
 	return 1;
@@ -252,9 +255,10 @@ static int tc_grips(const sim_touch_t *T, uint64_t inst, uint64_t owner, int sid
 	return 0;
 }
 
-/* Whether entry e of the room's table touches instance `in`. */
-static int tc_touches(const sim_touch_t *T, const ent_t *e, const sim_inst_t *in)
+/* Whether collider i of the room's table touches instance `in`. */
+static int tc_touches(const sim_touch_t *T, int i, const sim_inst_t *in)
 {
+	const ent_t *e = &T->who[i];
 	return e->owner != in->id && simtouch_grants(in, in->touch_mode, e->owner, 1) &&
 	       !(T->ngrabs > 0 && tc_grips(T, in->id, e->owner, e->side));
 }
@@ -265,7 +269,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 {
 	int nc = 0;
 	for (int i = 0; i < T->ntab; i++)
-		if (tc_touches(T, &T->tab[i], in))
+		if (tc_touches(T, i, in))
 			nc++;
 	if (nc == 0)
 		return 0;
@@ -285,11 +289,11 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 	float R = tc_len(tc_sub(hi, c)) + in->touch_margin + TOUCH_SLACK;
 	nc = 0;
 	for (int i = 0; i < T->ntab; i++) {
-		const ent_t *e = &T->tab[i];
-		if (!tc_touches(T, e, in))
+		const pt_touch *e = &T->tab[i];
+		if (!tc_touches(T, i, in))
 			continue;
-		float sweep = fmaxf(tc_len(tc_sub(e->t.a1, e->t.a0)), tc_len(tc_sub(e->t.b1, e->t.b0)));
-		float d = tc_seg_dist(c, e->t.a1, e->t.b1) - e->t.radius - sweep;
+		float sweep = fmaxf(tc_len(tc_sub(e->a1, e->a0)), tc_len(tc_sub(e->b1, e->b0)));
+		float d = tc_seg_dist(c, e->a1, e->b1) - e->radius - sweep;
 		if (d <= R)
 			T->cand[nc++] = (cand_t){d, i};
 	}
@@ -303,7 +307,7 @@ static int tc_touch_one(sim_t *s, sim_touch_t *T, sim_inst_t *in)
 	qsort(idx, (size_t)nc, sizeof *idx, tc_idx_cmp);
 	pt_touch t[PT_MAX_TOUCH];
 	for (int i = 0; i < nc; i++)
-		t[i] = T->tab[idx[i]].t;
+		t[i] = T->tab[idx[i]];
 	if (nc > 0 && pt_world_set_touch(s->world, in->pid, t, nc) != 1)
 		return 0;
 	if (in->rec) {
@@ -393,17 +397,8 @@ static void tc_hands_tick(sim_t *s, sim_touch_t *T)
 		rec_room_t *rec = NULL;
 		for (int i = 0; fr && i < fr->count && !rec; i++)
 			rec = s->inst[s->room_order[fr->first + i]].rec;
-		if (rec && T->ntab > 0) {
-			pt_rec_buf *b = rec_stage(rec);
-			pt_touch *all = malloc((size_t)T->ntab * sizeof *all);
-			if (!all)
-				b->failed = 1;
-			for (int i = 0; all && i < T->ntab; i++)
-				all[i] = T->tab[i].t;
-			if (all)
-				pt_rec_put_hands(b, all, (uint32_t)T->ntab);
-			free(all);
-		}
+		if (rec && T->ntab > 0)
+			pt_rec_put_hands(rec_stage(rec), T->tab, (uint32_t)T->ntab);
 		for (int i = 0; fr && T->ntab > 0 && i < fr->count; i++) {
 			sim_inst_t *in = &s->inst[s->room_order[fr->first + i]];
 			if (in->touch_mode != INTERACT_NONE && tc_touch_one(s, T, in) > 0 &&
@@ -490,6 +485,7 @@ void simtouch_destroy(sim_t *s)
 	free(T->touched);
 	free(T->touched_next);
 	free(T->tab);
+	free(T->who);
 	free(T->cand);
 	free(T);
 	s->touch = NULL;

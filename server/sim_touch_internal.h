@@ -53,8 +53,7 @@ typedef struct grab_t {
 	int has_last;   /* t1 holds last tick's target */
 } grab_t;
 
-typedef struct ent_t {
-	pt_touch t;
+typedef struct ent_t { /* whose a collider of the hand table is */
 	uint64_t owner;
 	int side; /* 0 left hand, 1 right (with its fingers) */
 } ent_t;
@@ -72,8 +71,9 @@ struct sim_touch_t {
 	int ntouchers, cap_touchers;
 	uint64_t *touched, *touched_next; /* ids given touch last tick / this tick */
 	int ntouched, ntouched_next, cap_touched, cap_touched_next;
-	ent_t *tab; /* one room's hands, this tick */
-	int ntab, cap_tab;
+	pt_touch *tab; /* one room's hand table, this tick: its colliders (as recorded) */
+	ent_t *who;    /* and whose each is */
+	int ntab, cap_tab, cap_who;
 	cand_t *cand;
 	int cap_cand;
 	cmd_t **pending; /* CMD_GRABs of this tick: checked after its poses (simgrab_tick) */
