@@ -1,6 +1,7 @@
 #include "scenario.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collide.h"
@@ -122,4 +123,62 @@ ptp_shape_t scenario_shape(const pt_instance_def *d)
 		s.strands[i].direction[2] = st->direction.z;
 	}
 	return s;
+}
+
+pt_collider_def *scenario_add_collider(pt_instance_def *d, pt_shape shape, pt_attach attach)
+{
+	pt_collider_def *c = &d->colliders[d->collider_count++];
+	memset(c, 0, sizeof *c);
+	c->shape = shape, c->attach = attach, c->radius_b = -1.0f;
+	return c;
+}
+
+static void add_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir, int points, float len)
+{
+	pt_strand_def *s = pt_instance_def_add_strand(d);
+	if (!s)
+		abort();
+	s->anchor = anchor, s->direction = dir, s->points = points, s->segment_length = len;
+}
+
+const char *const scenario_style_name[SCENARIO_STYLES] = {"bangs", "long hair", "on a plane",
+                                                         "ellipsoid"};
+
+void scenario_resting_style(pt_instance_def *d, int k)
+{
+	tdef_init(d);
+	d->prewarm_s = 0;
+	tdef_strands(d, 0);
+	d->collider_count = 0;
+	pt_collider_def *c;
+	switch (k) {
+	case SCENARIO_STYLE_BANGS: /* three 6 x 2 cm strands lying on the forehead (the case) */
+		add_strand(d, pt_v3(-0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		add_strand(d, pt_v3(0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		add_strand(d, pt_v3(0, 0.095f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
+		c = scenario_add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
+		c->radius = 0.1f;
+		break;
+	case SCENARIO_STYLE_LONG: /* 20 x 3 cm strands over the head sphere, a shoulder and the neck */
+		add_strand(d, pt_v3(0.06f, 0.06f, -0.06f), pt_v3(0.35f, -1, 0.05f), 20, 0.03f);
+		add_strand(d, pt_v3(-0.02f, 0.095f, -0.03f), pt_v3(-0.2f, 0.2f, -1), 20, 0.03f);
+		c = scenario_add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
+		c->radius = 0.1f;
+		c = scenario_add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
+		c->a = pt_v3(0.05f, -0.25f, 0), c->b = pt_v3(0.25f, -0.27f, 0), c->radius = 0.06f;
+		c = scenario_add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
+		c->a = pt_v3(0, -0.08f, 0), c->b = pt_v3(0, -0.2f, 0), c->radius = 0.05f;
+		break;
+	case SCENARIO_STYLE_PLANE: /* a 12 x 3 cm strand lying on a world floor 2 cm under its root */
+		add_strand(d, pt_v3(0, -0.48f, 0), pt_v3(1, -0.05f, 0), 12, 0.03f);
+		c = scenario_add_collider(d, PT_SHAPE_PLANE, PT_ATTACH_WORLD);
+		c->center = pt_v3(0, 1.0f, 0), c->normal = pt_v3(0, 1, 0);
+		break;
+	default: /* hair over the top of an ellipsoid head (the per-instance path) */
+		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0, 0.1f, -1), 12, 0.03f);
+		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0.7f, 0.1f, -0.7f), 12, 0.03f);
+		c = scenario_add_collider(d, PT_SHAPE_ELLIPSOID, PT_ATTACH_HEAD);
+		c->radii = pt_v3(0.08f, 0.11f, 0.1f);
+		break;
+	}
 }

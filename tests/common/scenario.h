@@ -41,4 +41,16 @@ scenario_stats scenario_run(pt_world *w, pt_id id, const pt_instance_def *def,
 			    const pt_motion *motion, double seconds, double tick_hz, int substeps,
 			    double still_from, double *settle_s);
 
+/* Appends a collider of `shape` attached by `attach`, zeroed otherwise (radius_b -1). */
+pt_collider_def *scenario_add_collider(pt_instance_def *d, pt_shape shape, pt_attach attach);
+
+/* Hairstyles that rest in contact (test_hairstyles.c, test_touch_contact.c): bangs on the
+ * forehead, long hair over the head, a shoulder and the neck, a strand on a world plane,
+ * hair over an ellipsoid head. scenario_resting_style initialises *d (finish it with
+ * pt_instance_def_fini) as style k, released from its rest pose with no prewarm. */
+enum { SCENARIO_STYLE_BANGS, SCENARIO_STYLE_LONG, SCENARIO_STYLE_PLANE, SCENARIO_STYLE_ELLIPSOID,
+       SCENARIO_STYLES };
+extern const char *const scenario_style_name[SCENARIO_STYLES];
+void scenario_resting_style(pt_instance_def *d, int k);
+
 #endif

@@ -21,65 +21,6 @@ static pt_pose still_head(void)
 	return p;
 }
 
-static pt_collider_def *add_collider(pt_instance_def *d, pt_shape shape, pt_attach attach)
-{
-	pt_collider_def *c = &d->colliders[d->collider_count++];
-	memset(c, 0, sizeof *c);
-	c->shape = shape, c->attach = attach, c->radius_b = -1.0f;
-	return c;
-}
-
-static void add_strand(pt_instance_def *d, pt_vec3 anchor, pt_vec3 dir, int points, float len)
-{
-	pt_strand_def *s = pt_instance_def_add_strand(d);
-	if (!s)
-		abort();
-	s->anchor = anchor, s->direction = dir, s->points = points, s->segment_length = len;
-}
-
-enum { STYLE_BANGS, STYLE_LONG, STYLE_PLANE, STYLE_ELLIPSOID, STYLE_COUNT };
-static const char *style_name[STYLE_COUNT] = {"bangs", "long hair", "on a plane", "ellipsoid"};
-
-/* Hairstyles that rest in contact, released from their rest pose with no prewarm. */
-static void style(pt_instance_def *d, int k)
-{
-	tdef_init(d);
-	d->prewarm_s = 0;
-	tdef_strands(d, 0);
-	d->collider_count = 0;
-	pt_collider_def *c;
-	switch (k) {
-	case STYLE_BANGS: /* three 6 x 2 cm strands lying on the forehead (the case) */
-		add_strand(d, pt_v3(-0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		add_strand(d, pt_v3(0.03f, 0.09f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		add_strand(d, pt_v3(0, 0.095f, 0.06f), pt_v3(0, -0.2f, 1), 6, 0.02f);
-		c = add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
-		c->radius = 0.1f;
-		break;
-	case STYLE_LONG: /* 20 x 3 cm strands over the head sphere, a shoulder and the neck */
-		add_strand(d, pt_v3(0.06f, 0.06f, -0.06f), pt_v3(0.35f, -1, 0.05f), 20, 0.03f);
-		add_strand(d, pt_v3(-0.02f, 0.095f, -0.03f), pt_v3(-0.2f, 0.2f, -1), 20, 0.03f);
-		c = add_collider(d, PT_SHAPE_SPHERE, PT_ATTACH_HEAD);
-		c->radius = 0.1f;
-		c = add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
-		c->a = pt_v3(0.05f, -0.25f, 0), c->b = pt_v3(0.25f, -0.27f, 0), c->radius = 0.06f;
-		c = add_collider(d, PT_SHAPE_CAPSULE, PT_ATTACH_HEAD);
-		c->a = pt_v3(0, -0.08f, 0), c->b = pt_v3(0, -0.2f, 0), c->radius = 0.05f;
-		break;
-	case STYLE_PLANE: /* a 12 x 3 cm strand lying on a world floor 2 cm under its root */
-		add_strand(d, pt_v3(0, -0.48f, 0), pt_v3(1, -0.05f, 0), 12, 0.03f);
-		c = add_collider(d, PT_SHAPE_PLANE, PT_ATTACH_WORLD);
-		c->center = pt_v3(0, 1.0f, 0), c->normal = pt_v3(0, 1, 0);
-		break;
-	default: /* hair over the top of an ellipsoid head (the per-instance path) */
-		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0, 0.1f, -1), 12, 0.03f);
-		add_strand(d, pt_v3(0, 0.115f, 0), pt_v3(0.7f, 0.1f, -0.7f), 12, 0.03f);
-		c = add_collider(d, PT_SHAPE_ELLIPSOID, PT_ATTACH_HEAD);
-		c->radii = pt_v3(0.08f, 0.11f, 0.1f);
-		break;
-	}
-}
-
 /* Largest speed of any point (m/s, per tick) from `from` s to `to` s, head still. */
 static double max_speed_after(const pt_instance_def *d, int substeps, double from, double to)
 {
@@ -113,18 +54,18 @@ static void test_resting_contact_settles(void **state)
 {
 	(void)state;
 	const int subs[] = {1, 2, 4, 8, 16};
-	for (int k = 0; k < STYLE_COUNT; k++)
+	for (int k = 0; k < SCENARIO_STYLES; k++)
 		for (size_t si = 0; si < sizeof subs / sizeof subs[0]; si++) {
 			double worst = 0;
 			for (int it = 1; it <= 8; it++) {
 				pt_instance_def d;
-				style(&d, k);
+				scenario_resting_style(&d, k);
 				d.verlet.iterations = it;
 				double v = max_speed_after(&d, subs[si], 3.0, 8.0);
 				worst = v > worst ? v : worst;
 				pt_instance_def_fini(&d);
 			}
-			print_message("%-11s %2d substeps: max speed after 3 s %.4f m/s\n", style_name[k],
+			print_message("%-11s %2d substeps: max speed after 3 s %.4f m/s\n", scenario_style_name[k],
 				      subs[si], worst);
 			assert_true(worst < 0.01);
 		}
@@ -317,21 +258,21 @@ static void lane_scene(pt_instance_def *d, int k)
 		scenario_twin_tails(d);
 		break;
 	case 1:
-		style(d, STYLE_BANGS);
+		scenario_resting_style(d, SCENARIO_STYLE_BANGS);
 		d->verlet.bend_stiffness = 0.3f;
 		break;
 	case 2:
-		style(d, STYLE_LONG);
+		scenario_resting_style(d, SCENARIO_STYLE_LONG);
 		break;
 	case 3:
-		style(d, STYLE_ELLIPSOID);
+		scenario_resting_style(d, SCENARIO_STYLE_ELLIPSOID);
 		break;
 	case 4: /* nonlinear stretch inside a capsule, on a plane */
-		style(d, STYLE_PLANE);
+		scenario_resting_style(d, SCENARIO_STYLE_PLANE);
 		d->verlet.stretch = PT_STRETCH_NONLINEAR;
-		c = add_collider(d, PT_SHAPE_INSIDE_CAPSULE, PT_ATTACH_HEAD);
+		c = scenario_add_collider(d, PT_SHAPE_INSIDE_CAPSULE, PT_ATTACH_HEAD);
 		c->a = pt_v3(0, -0.5f, 0), c->b = pt_v3(0.3f, -0.5f, 0), c->radius = 0.05f;
-		c = add_collider(d, PT_SHAPE_INSIDE_SPHERE, PT_ATTACH_HEAD);
+		c = scenario_add_collider(d, PT_SHAPE_INSIDE_SPHERE, PT_ATTACH_HEAD);
 		c->radius = 0.6f;
 		break;
 	default: /* self-collision */
