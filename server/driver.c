@@ -9,14 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int reject(pt_error *err, const char *field, const char *msg)
-{
-	err->ok = 0;
-	snprintf(err->field, sizeof err->field, "%s", field);
-	snprintf(err->message, sizeof err->message, "%s", msg);
-	return -1;
-}
-
 static int number(const json_t *v, double lo, double hi, double *out)
 {
 	if (!json_is_number(v))
@@ -37,7 +29,7 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 	if (!d || json_is_null(d))
 		return 0;
 	if (!json_is_object(d))
-		return reject(err, "driver", "expected an object or null");
+		return jutil_reject(err, "driver", "expected an object or null");
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)(uintptr_t)d, key, v)
@@ -46,18 +38,18 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 		    strcmp(key, "position")) {
 			char f[96];
 			snprintf(f, sizeof f, "driver.%.80s", key);
-			return reject(err, f, "unknown field");
+			return jutil_reject(err, f, "unknown field");
 		}
 	}
 	const json_t *m = json_object_get(d, "motion");
 	int kind = json_is_string(m) ? pt_motion_from_name(json_string_value(m)) : -1;
 	if (kind < 0)
-		return reject(err, "driver.motion",
+		return jutil_reject(err, "driver.motion",
 		              "expected one of still, shake, nod, jump, circle, stress, jog");
 	pt_motion mo = pt_motion_default((pt_motion_kind)kind);
 	const json_t *amp = json_object_get(d, "amplitude"), *per = json_object_get(d, "period");
 	if (kind == PT_MOTION_STRESS && (amp || per))
-		return reject(err, amp ? "driver.amplitude" : "driver.period",
+		return jutil_reject(err, amp ? "driver.amplitude" : "driver.period",
 		              "the stress motion is fixed (no amplitude or period)");
 	double x;
 	if (amp) {
@@ -69,13 +61,13 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 			         : kind == PT_MOTION_CIRCLE ? "radius, m"
 			         : kind == PT_MOTION_JOG    ? "vertical bob, m"
 			                                    : "degrees");
-			return reject(err, "driver.amplitude", msg);
+			return jutil_reject(err, "driver.amplitude", msg);
 		}
 		mo.amplitude = (float)x;
 	}
 	if (per) {
 		if (number(per, 0.01, 3600, &x) != 0)
-			return reject(err, "driver.period",
+			return jutil_reject(err, "driver.period",
 			              "expected a number in [0.01, 3600] (seconds)");
 		mo.period = (float)x;
 	}
@@ -83,10 +75,10 @@ int driver_parse(const json_t *doc, driver_t *out, pt_error *err)
 	if (pos) {
 		double c[3];
 		if (!json_is_array(pos) || json_array_size(pos) != 3)
-			return reject(err, "driver.position", "expected [x, y, z] in metres");
+			return jutil_reject(err, "driver.position", "expected [x, y, z] in metres");
 		for (size_t i = 0; i < 3; i++)
 			if (number(json_array_get(pos, i), -1000, 1000, &c[i]) != 0)
-				return reject(err, "driver.position",
+				return jutil_reject(err, "driver.position",
 				              "expected [x, y, z], each a number in [-1000, 1000]");
 		mo.base.p = pt_v3((float)c[0], (float)c[1], (float)c[2]);
 	}

@@ -1,19 +1,12 @@
 /* Touch and grab grants: see interact.h. */
 #include "interact.h"
+#include "jutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const ia_MODES[] = {"none", "room", "listed"};
-
-static int ia_reject(pt_error *err, const char *field, const char *msg)
-{
-	err->ok = 0;
-	snprintf(err->field, sizeof err->field, "%s", field);
-	snprintf(err->message, sizeof err->message, "%s", msg);
-	return -1;
-}
 
 interact_t interact_default(void)
 {
@@ -51,7 +44,7 @@ int interact_parse(const json_t *doc, interact_t *out, pt_error *err)
 	if (!d || json_is_null(d))
 		return 0;
 	if (!json_is_object(d))
-		return ia_reject(err, "interaction", "expected an object or null");
+		return jutil_reject(err, "interaction", "expected an object or null");
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)(uintptr_t)d, key, v)
@@ -59,24 +52,24 @@ int interact_parse(const json_t *doc, interact_t *out, pt_error *err)
 		if (strcmp(key, "touch") && strcmp(key, "grab") && strcmp(key, "allow")) {
 			char f[96];
 			snprintf(f, sizeof f, "interaction.%.80s", key);
-			return ia_reject(err, f, "unknown field (touch, grab, allow)");
+			return jutil_reject(err, f, "unknown field (touch, grab, allow)");
 		}
 	}
 	const json_t *t = json_object_get(d, "touch"), *g = json_object_get(d, "grab");
 	if (t && ia_mode(t, &out->touch) != 0)
-		return ia_reject(err, "interaction.touch", "must be one of none, room, listed");
+		return jutil_reject(err, "interaction.touch", "must be one of none, room, listed");
 	if (g && ia_mode(g, &out->grab) != 0)
-		return ia_reject(err, "interaction.grab", "must be one of none, room, listed");
+		return jutil_reject(err, "interaction.grab", "must be one of none, room, listed");
 	const json_t *a = json_object_get(d, "allow");
 	if (!a)
 		return 0;
 	if (!json_is_array(a))
-		return ia_reject(err, "interaction.allow", "expected an array of instance ids");
+		return jutil_reject(err, "interaction.allow", "expected an array of instance ids");
 	if (json_array_size(a) > INTERACT_MAX_ALLOW) {
 		char m[96];
 		snprintf(m, sizeof m, "at most %d instance ids (limits.allow), got %zu",
 		         INTERACT_MAX_ALLOW, json_array_size(a));
-		return ia_reject(err, "interaction.allow", m);
+		return jutil_reject(err, "interaction.allow", m);
 	}
 	for (size_t i = 0; i < json_array_size(a); i++) {
 		const json_t *x = json_array_get(a, i);
@@ -84,11 +77,11 @@ int interact_parse(const json_t *doc, interact_t *out, pt_error *err)
 		snprintf(f, sizeof f, "interaction.allow[%zu]", i);
 		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
 		    json_integer_value(x) >= (json_int_t)1 << 53)
-			return ia_reject(err, f, "expected an instance id (an integer in [1, 2^53))");
+			return jutil_reject(err, f, "expected an instance id (an integer in [1, 2^53))");
 		uint64_t id = (uint64_t)json_integer_value(x);
 		for (int k = 0; k < out->nallow; k++)
 			if (out->allow[k] == id)
-				return ia_reject(err, f, "listed twice");
+				return jutil_reject(err, f, "listed twice");
 		out->allow[out->nallow++] = id;
 	}
 	qsort(out->allow, (size_t)out->nallow, sizeof *out->allow, ia_cmp_u64);

@@ -42,3 +42,11 @@ json_t *jutil_float(float f)
 	}
 	return json_real(strtod(buf, NULL));
 }
+
+int jutil_reject(pt_error *err, const char *field, const char *msg)
+{
+	err->ok = 0;
+	snprintf(err->field, sizeof err->field, "%s", field);
+	snprintf(err->message, sizeof err->message, "%s", msg);
+	return -1;
+}
